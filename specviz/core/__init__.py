@@ -1,0 +1,44 @@
+"""The exact core: rational distributions, integer-ticket sampling, the speculative verifier.
+
+Pure Python and numpy: no UI, no torch. Same names, signatures, semantics and
+exception types (as subclasses) as the reference oracle, draw for draw.
+"""
+
+from .arithmetic import acceptance, residual, residual_mass, residual_with_mass
+from .categorical import Categorical, fp32_weights
+from .errors import (
+    BlockError,
+    MaskError,
+    ProcessorError,
+    ProposalError,
+    SessionError,
+    SpecvizError,
+    SupportError,
+    TokenError,
+    TopKError,
+    VocabularyMismatchError,
+    WeightTypeError,
+    WeightValueError,
+)
+from .streams import Owner, RandomStreams
+from .trace import Trace
+from .verifier import (
+    MAX_DEPTH,
+    Block,
+    Model,
+    Prefix,
+    Processor,
+    Proposal,
+    Result,
+    Verifier,
+    identity_processor,
+    propose,
+)
+
+__all__ = [
+    "MAX_DEPTH", "Block", "BlockError", "Categorical", "MaskError", "Model", "Owner", "Prefix",
+    "Processor", "ProcessorError", "Proposal", "ProposalError", "RandomStreams", "Result",
+    "SessionError", "SpecvizError", "SupportError", "TokenError", "TopKError", "Trace", "Verifier",
+    "VocabularyMismatchError", "WeightTypeError", "WeightValueError", "acceptance", "fp32_weights",
+    "identity_processor", "propose", "residual", "residual_mass", "residual_with_mass",
+]

@@ -1,0 +1,213 @@
+"""Exact integer ticket vectors: the integer weights t_i that a Categorical samples from.
+
+A Categorical with probabilities p_i = t_i / T draws ``randrange(T)`` and walks the
+tickets in ascending id order. Two storages hold the same integers:
+
+* ``DyadicTickets`` for float inputs: every float is m * 2**e, so after a common
+  scale each ticket is ``mant << shift`` with a small integer mantissa. Sums,
+  gcds and the sampling walk run in numpy; Python big integers appear only in a
+  handful of per-exponent group sums.
+* ``IntTickets``: a plain list of Python ints, for Fraction inputs and residuals.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from functools import cached_property
+from itertools import accumulate
+
+import numpy as np
+
+from .errors import SupportError
+
+_HALF = 26  # mantissas (< 2**53) are split in two halves so float64 bincounts stay exact
+_LOW_MASK = (1 << _HALF) - 1
+ZERO_KEY = -(1 << 62)  # order key of a zero ticket: below every real exponent, safe to negate
+_EMPTY_MESSAGE = (
+    "empty effective support (all zero or all masked): every listed token has weight 0; "
+    "give at least one allowed token a positive weight"
+)
+
+
+def decompose(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split finite non-negative float64 values exactly into int64 mantissas and exponents."""
+    fraction, exponent = np.frexp(values)
+    mantissa = np.ldexp(fraction, 53).astype(np.int64)
+    return mantissa, exponent.astype(np.int64) - 53
+
+
+def _group_total(mant: np.ndarray, shift: np.ndarray) -> int:
+    """Exact sum of mant << shift, with one Python big-int step per distinct shift."""
+    if mant.size == 0:
+        return 0
+    length = int(shift.max()) + 1
+    high = np.bincount(shift, weights=(mant >> _HALF).astype(np.float64), minlength=length)
+    low = np.bincount(shift, weights=(mant & _LOW_MASK).astype(np.float64), minlength=length)
+    total = 0
+    for s in np.flatnonzero((high != 0) | (low != 0)).tolist():
+        total += ((int(high[s]) << _HALF) + int(low[s])) << s
+    return total
+
+
+class DyadicTickets:
+    """Tickets ``mant[i] << shift[i]`` stored as two aligned int64 arrays."""
+
+    def __init__(self, mant: np.ndarray, shift: np.ndarray, total: int):
+        self.mant = mant
+        self.shift = shift
+        self.total = total
+
+    @classmethod
+    def from_parts(cls, mantissa: np.ndarray, exponent: np.ndarray) -> DyadicTickets:
+        """Normalize weights mantissa * 2**exponent into the smallest integer tickets."""
+        nonzero = mantissa != 0
+        if not nonzero.any():
+            raise SupportError(_EMPTY_MESSAGE)
+        mm = mantissa[nonzero]
+        lowest_bit = mm & -mm
+        trailing = np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
+        mm = mm >> trailing
+        ee = exponent[nonzero] + trailing
+        # odd mantissas: the 2-adic part of the gcd is 2**min(exponent), the odd part gcd(mm)
+        mm = mm // np.gcd.reduce(mm)
+        mant = np.zeros(mantissa.shape, dtype=np.int64)
+        shift = np.zeros(mantissa.shape, dtype=np.int64)
+        mant[nonzero] = mm
+        shift[nonzero] = ee - ee.min()
+        return cls(mant, shift, _group_total(mm, shift[nonzero]))
+
+    @classmethod
+    def from_floats(cls, values: np.ndarray) -> DyadicTickets:
+        return cls.from_parts(*decompose(values))
+
+    def __len__(self) -> int:
+        return self.mant.size
+
+    def at(self, position: int) -> int:
+        return int(self.mant[position]) << int(self.shift[position])
+
+    def as_ints(self) -> list[int]:
+        return [m << s for m, s in zip(self.mant.tolist(), self.shift.tolist())]
+
+    def nonzero(self) -> np.ndarray:
+        return self.mant != 0
+
+    def select(self, positions: np.ndarray) -> DyadicTickets:
+        """The tickets at positions, renormalized to the smallest integers."""
+        return DyadicTickets.from_parts(self.mant[positions], self.shift[positions])
+
+    def masked(self, keep: np.ndarray) -> DyadicTickets:
+        return DyadicTickets.from_parts(np.where(keep, self.mant, 0), self.shift)
+
+    def prefix_total(self, stop: int) -> int:
+        return _group_total(self.mant[:stop], self.shift[:stop])
+
+    @cached_property
+    def _unit_scale(self) -> int:
+        return self.total.bit_length()
+
+    @cached_property
+    def _small_cumsum(self) -> np.ndarray | None:
+        """Exact int64 running sums when the total fits in 62 bits."""
+        if self._unit_scale > 62:
+            return None
+        return np.cumsum(self.mant << self.shift)
+
+    @cached_property
+    def _float_cumsum(self) -> np.ndarray:
+        return np.cumsum(np.ldexp(self.mant.astype(np.float64), self.shift - self._unit_scale))
+
+    def floats(self) -> np.ndarray:
+        """t_i / T as float64 (rounded; for display and for bracketing exact searches)."""
+        scale = self.total / (1 << self._unit_scale)
+        return np.ldexp(self.mant.astype(np.float64), self.shift - self._unit_scale) / scale
+
+    def position_of(self, draw: int) -> int:
+        """Index of the first ticket whose running sum exceeds draw (the reference's walk)."""
+        small = self._small_cumsum
+        if small is not None:
+            return int(np.searchsorted(small, draw, side="right"))
+        # a float running sum brackets the answer; the bracket is then walked exactly
+        running = self._float_cumsum
+        x = draw / (1 << self._unit_scale)
+        slack = (len(self) + 8) * 2.0**-52
+        low = int(np.searchsorted(running, x - slack, side="right"))
+        exact = self.prefix_total(low)
+        for index in range(low, len(self)):
+            exact += self.at(index)
+            if exact > draw:
+                return index
+        raise AssertionError("categorical integer sampler exhausted its support")
+
+    def order_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """(exponent, fraction) pairs that order tickets exactly: t = fraction * 2**exponent."""
+        fraction, bits = np.frexp(self.mant.astype(np.float64))
+        exponent = np.where(self.mant != 0, self.shift + bits, ZERO_KEY)
+        return exponent, fraction
+
+    def equals(self, other: DyadicTickets) -> bool:
+        return np.array_equal(self.mant, other.mant) and np.array_equal(self.shift, other.shift)
+
+
+class IntTickets:
+    """Tickets as a list of Python ints (any size)."""
+
+    def __init__(self, values: list[int], total: int):
+        self.values = values
+        self.total = total
+
+    @classmethod
+    def from_ints(cls, values: list[int]) -> IntTickets:
+        """Normalize non-negative integer weights into the smallest integer tickets."""
+        divisor = math.gcd(*values)
+        if divisor == 0:
+            raise SupportError(_EMPTY_MESSAGE)
+        if divisor > 1:
+            values = [v // divisor for v in values]
+        return cls(values, sum(values))
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def at(self, position: int) -> int:
+        return self.values[position]
+
+    def as_ints(self) -> list[int]:
+        return self.values
+
+    def nonzero(self) -> np.ndarray:
+        return np.fromiter((v != 0 for v in self.values), dtype=bool, count=len(self.values))
+
+    def select(self, positions: np.ndarray) -> IntTickets:
+        return IntTickets.from_ints([self.values[i] for i in positions.tolist()])
+
+    def masked(self, keep: np.ndarray) -> IntTickets:
+        return IntTickets.from_ints([v if k else 0 for v, k in zip(self.values, keep.tolist())])
+
+    @cached_property
+    def _cumulative(self) -> list[int]:
+        return list(accumulate(self.values))
+
+    def floats(self) -> np.ndarray:
+        total = self.total
+        return np.array([v / total for v in self.values], dtype=np.float64)
+
+    def position_of(self, draw: int) -> int:
+        return bisect_right(self._cumulative, draw)
+
+    def order_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """Exact rank keys: the tickets' ranks in ascending order, as (rank, 0)."""
+        ranks = np.empty(len(self.values), dtype=np.int64)
+        order = sorted(range(len(self.values)), key=self.values.__getitem__)
+        previous, rank = None, -1
+        for index in order:
+            value = self.values[index]
+            if value != previous:
+                rank, previous = rank + 1, value
+            ranks[index] = rank
+        ranks[np.array([v == 0 for v in self.values], dtype=bool)] = ZERO_KEY
+        return ranks, np.zeros(len(self.values))
+
+
+Tickets = DyadicTickets | IntTickets

@@ -1,0 +1,212 @@
+"""Drafting a block and verifying it: standard tokenwise speculative sampling, exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .arithmetic import acceptance, residual_with_mass
+from .categorical import Categorical
+from .errors import BlockError, ProposalError, SessionError, VocabularyMismatchError
+from .streams import Owner, RandomStreams
+from .trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, ResultEvent, StopEvent, Trace
+from .validation import check_token
+
+Prefix = tuple[int, ...]
+Model = Callable[[Prefix], Categorical]
+Processor = Callable[[Prefix, Categorical], Categorical]
+MAX_DEPTH = 5
+
+
+def identity_processor(prefix: Prefix, distribution: Categorical) -> Categorical:
+    return distribution
+
+
+@dataclass(frozen=True)
+class Proposal:
+    token: int
+    q: Categorical
+
+
+@dataclass(frozen=True)
+class Block:
+    owner: Owner
+    round_id: int
+    prefix: Prefix
+    context_id: str
+    fixed_depth: int
+    proposals: tuple[Proposal, ...]
+    stop_ids: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Result:
+    tokens: tuple[int, ...]
+    accepted_drafts: int
+    rejected: bool
+    stopped: bool
+
+
+def _check_depth(depth: object) -> None:
+    if type(depth) is not int or not 1 <= depth <= MAX_DEPTH:
+        raise BlockError(f"reference fixed depth must be in 1..{MAX_DEPTH}: got {depth!r}")
+
+
+def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, context_id: str,
+            stop_ids: frozenset[int] = frozenset(), trace: Trace | None = None) -> Block:
+    """Draft up to depth tokens from model; depth is fixed before any draw, a stop token ends early."""
+    _check_depth(depth)
+    if not context_id:
+        raise BlockError(
+            "processor/model context identity is required: pass a nonempty context_id naming the "
+            "model and processor settings"
+        )
+    proposals: list[Proposal] = []
+    current = prefix
+    for position in range(depth):
+        q = model(current)
+        for token in (*current, *stop_ids):
+            check_token(token, q.vocab_size)
+        token, draw = q.draw(streams.proposal)
+        if trace is not None:
+            trace.append(DraftEvent(streams.round_id, position, current, q, draw, q.total, token))
+        proposals.append(Proposal(token, q))
+        current += (token,)
+        if token in stop_ids:
+            if trace is not None:
+                trace.append(StopEvent(streams.round_id, position, token, "draft"))
+            break
+    return Block(streams.owner, streams.round_id, prefix, context_id, depth, tuple(proposals), stop_ids)
+
+
+class Verifier:
+    """One request's session: commits only the accepted prefix plus a correction or bonus token.
+
+    Processors must be pure functions of the supplied prefix. Invalid state raises;
+    there is no hidden fallback to target-only sampling.
+    """
+
+    def __init__(self, owner: Owner, prefix: Prefix, context_id: str, target: Model, *,
+                 processor: Processor = identity_processor, stop_ids: frozenset[int] = frozenset()):
+        self.owner = owner
+        self.prefix = prefix
+        self.context_id = context_id
+        self.target = target
+        self.processor = processor
+        self.stop_ids = stop_ids
+        self.last_round = -1
+        self.stopped = False
+        self.failed = False
+
+    def reset(self, prefix: Prefix | None = None) -> None:
+        """Clear a stop or a failed verification (optionally moving to a new prefix); rounds stay fresh."""
+        self.stopped = False
+        self.failed = False
+        if prefix is not None:
+            self.prefix = prefix
+
+    def _check_session(self, block: Block, streams: RandomStreams) -> None:
+        if self.stopped:
+            raise SessionError("request has already stopped: a stop token was committed; call reset() to continue")
+        if self.failed:
+            raise SessionError(
+                "failed verification requires explicit session reset: the previous verify raised; call reset()"
+            )
+        if block.owner != self.owner or streams.owner != self.owner:
+            raise SessionError(
+                f"request/generation RNG or block ownership mismatch: session {self.owner}, block "
+                f"{block.owner}, streams {streams.owner}"
+            )
+        if block.round_id != streams.round_id or block.round_id <= self.last_round:
+            raise SessionError(
+                f"stale/reused round or wrong RNG round: block round {block.round_id}, streams round "
+                f"{streams.round_id}, last verified round {self.last_round}; use a new, larger round id for both"
+            )
+        if block.prefix != self.prefix or block.context_id != self.context_id:
+            raise SessionError(
+                "stale prefix or changed model/processor context: draft from the committed prefix with "
+                f"context {self.context_id!r}"
+            )
+        if block.stop_ids != self.stop_ids:
+            raise SessionError(
+                f"stop policy mismatch: block stops on {sorted(block.stop_ids)}, session on {sorted(self.stop_ids)}"
+            )
+
+    def _check_block(self, block: Block) -> int:
+        depth, proposals = block.fixed_depth, block.proposals
+        if type(depth) is not int or not 1 <= depth <= MAX_DEPTH or not 1 <= len(proposals) <= depth:
+            raise BlockError(
+                f"invalid fixed-depth block: depth {depth!r} must be in 1..{MAX_DEPTH} with 1..depth proposals "
+                f"(got {len(proposals)})"
+            )
+        if len(proposals) != depth and proposals[-1].token not in self.stop_ids:
+            raise BlockError(
+                f"depth may shorten only on a terminal token: {len(proposals)} of {depth} proposals and the "
+                "last is not a stop token"
+            )
+        vocab = proposals[0].q.vocab_size
+        for proposal in proposals:
+            if proposal.q.vocab_size != vocab or proposal.q.prob(proposal.token) == 0:
+                raise ProposalError(
+                    f"invalid proposal distribution/token: token {proposal.token} needs q > 0 and every q "
+                    f"on the vocabulary of {vocab} tokens"
+                )
+        for token in (*self.prefix, *self.stop_ids):
+            check_token(token, vocab)
+        return vocab
+
+    def verify(self, block: Block, streams: RandomStreams, *, trace: Trace | None = None) -> Result:
+        """Verify block with the acceptance and correction streams; record events into trace if given."""
+        self._check_session(block, streams)
+        vocab = self._check_block(block)
+        round_id = block.round_id
+        self.last_round = round_id
+        self.failed = True  # cleared only if the round completes
+        current = self.prefix
+        output: list[int] = []
+        accepted = 0
+        rejected = False
+        for position, proposal in enumerate(block.proposals):
+            p = self.processor(current, self.target(current))
+            a = acceptance(p, proposal.q, proposal.token)
+            draw = streams.acceptance.randrange(a.denominator)
+            ok = draw < a.numerator
+            if trace is not None:
+                trace.append(CheckEvent(round_id, position, current, p, proposal.q, proposal.token,
+                                        p.prob(proposal.token), proposal.q.prob(proposal.token), a, draw,
+                                        a.denominator, ok))
+            if ok:
+                token = proposal.token
+                accepted += 1
+            else:
+                corrected, mass = residual_with_mass(p, proposal.q)
+                token, draw = corrected.draw(streams.correction)
+                rejected = True
+                if trace is not None:
+                    trace.append(CorrectionEvent(round_id, position, current, p, proposal.q, corrected, mass,
+                                                 draw, corrected.total, token))
+            output.append(token)
+            current += (token,)
+            if rejected or token in self.stop_ids:
+                break
+        if not rejected and output[-1] not in self.stop_ids:
+            p = self.processor(current, self.target(current))
+            if p.vocab_size != vocab:
+                raise VocabularyMismatchError(
+                    f"bonus target vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}"
+                )
+            token, draw = p.draw(streams.correction)
+            if trace is not None:
+                trace.append(BonusEvent(round_id, len(output), current, p, draw, p.total, token))
+            output.append(token)
+            current += (token,)
+        start = self.prefix
+        self.prefix = current
+        self.stopped = output[-1] in self.stop_ids
+        self.failed = False
+        result = Result(tuple(output), accepted, rejected, self.stopped)
+        if trace is not None:
+            if self.stopped:
+                trace.append(StopEvent(round_id, len(output) - 1, output[-1], "commit"))
+            trace.append(ResultEvent(round_id, len(output), start, result.tokens, accepted, rejected, self.stopped))
+        return result

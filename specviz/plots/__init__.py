@@ -1,0 +1,1 @@
+"""Pure figure builders: data in, plotly Figure out (no Streamlit)."""

@@ -1,0 +1,142 @@
+"""Shared chart style: the Okabe–Ito colour-blind-safe palette, a second cue per origin, projector fonts.
+
+Every page draws with these constants so that "target p", "draft q", "accepted draft",
+"correction" and "bonus" look the same everywhere. Colour is never the only cue: each
+origin also has a bar pattern and a marker symbol, and each role a pattern.
+
+Usage::
+
+    from specviz.plots import style
+    fig.add_bar(x=..., y=..., marker=style.bar_marker("p"))
+    style.apply_layout(fig, title="...", presenter=True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour deficiencies.
+OKABE_ITO: dict[str, str] = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+GREY = "#999999"
+LIGHT_GREY = "#DDDDDD"
+
+
+@dataclass(frozen=True)
+class Cue:
+    """How one kind of thing looks: a colour plus a non-colour cue (bar pattern, marker, dash, text glyph)."""
+
+    label: str
+    color: str
+    pattern: str  # plotly bar pattern shape: "", "/", "\\", "x", "-", "|", "+", "."
+    symbol: str  # plotly marker symbol
+    dash: str  # plotly line dash
+    glyph: str  # a text glyph for tables and inline text
+
+    def css(self) -> str:
+        """Inline CSS for a token chip in HTML text."""
+        return f"color:{self.color};"
+
+
+# --- roles: the distributions on the charts ------------------------------------------------
+ROLES: dict[str, Cue] = {
+    "p": Cue("target p", OKABE_ITO["blue"], "", "circle", "solid", "●"),
+    "q": Cue("draft q", OKABE_ITO["orange"], "/", "diamond", "dash", "◆"),
+    "residual": Cue("residual (p − q)+", OKABE_ITO["vermillion"], "x", "triangle-up", "dot", "▲"),
+    "overlap": Cue("min(p, q)", GREY, "", "square", "solid", "■"),
+    "theory": Cue("theory", OKABE_ITO["black"], "", "line-ew", "dash", "—"),
+    "empirical": Cue("measured", OKABE_ITO["sky_blue"], ".", "circle-open", "solid", "○"),
+}
+
+# --- origins: where a committed token came from ---------------------------------------------
+ORIGINS: dict[str, Cue] = {
+    "accepted": Cue("accepted draft", OKABE_ITO["bluish_green"], "", "circle", "solid", "✓"),
+    "correction": Cue("correction", OKABE_ITO["vermillion"], "x", "x", "dash", "✗"),
+    "bonus": Cue("bonus", OKABE_ITO["reddish_purple"], ".", "star", "dot", "★"),
+    "prompt": Cue("earlier round", OKABE_ITO["black"], "", "circle-open", "solid", "·"),
+}
+
+# the token under discussion (drafted, proposed, drawn) is outlined in black
+HIGHLIGHT_LINE = {"color": OKABE_ITO["black"], "width": 3}
+
+# --- fonts --------------------------------------------------------------------------------
+FONT_FAMILY = "Inter, 'Source Sans Pro', Arial, sans-serif"
+FONT_SIZE = 18  # readable from the back of a lecture room
+PRESENTER_FONT_SIZE = 24
+TITLE_SCALE = 1.25
+CHART_HEIGHT = 420
+PRESENTER_CHART_HEIGHT = 520
+
+
+def role(name: str) -> Cue:
+    return ROLES[name]
+
+
+def origin(name: str) -> Cue:
+    return ORIGINS[name]
+
+
+def font_size(presenter: bool = False) -> int:
+    return PRESENTER_FONT_SIZE if presenter else FONT_SIZE
+
+
+def bar_marker(cue: Cue | str, *, highlight: list[bool] | None = None, opacity: float = 1.0) -> dict[str, Any]:
+    """A plotly bar ``marker`` dict with the cue's colour and pattern; highlighted bars get a black outline."""
+    if isinstance(cue, str):
+        cue = ROLES.get(cue) or ORIGINS[cue]
+    marker: dict[str, Any] = {
+        "color": cue.color,
+        "opacity": opacity,
+        "pattern": {"shape": cue.pattern, "fgcolor": "#FFFFFF" if cue.pattern else cue.color,
+                    "solidity": 0.35},
+        "line": {"color": cue.color, "width": 1},
+    }
+    if highlight is not None:
+        marker["line"] = {
+            "color": [HIGHLIGHT_LINE["color"] if h else cue.color for h in highlight],
+            "width": [HIGHLIGHT_LINE["width"] if h else 1 for h in highlight],
+        }
+    return marker
+
+
+def scatter_marker(cue: Cue | str, size: int = 14) -> dict[str, Any]:
+    if isinstance(cue, str):
+        cue = ROLES.get(cue) or ORIGINS[cue]
+    return {"color": cue.color, "symbol": cue.symbol, "size": size,
+            "line": {"color": OKABE_ITO["black"], "width": 1}}
+
+
+def apply_layout(fig: Any, *, title: str | None = None, presenter: bool = False,
+                 height: int | None = None, **layout: Any) -> Any:
+    """Projector-sized fonts, white background, legend on top; returns the figure for chaining."""
+    size = font_size(presenter)
+    fig.update_layout(
+        template="plotly_white",
+        font={"family": FONT_FAMILY, "size": size, "color": OKABE_ITO["black"]},
+        title={"text": title, "font": {"size": round(size * TITLE_SCALE)}} if title else None,
+        height=height or (PRESENTER_CHART_HEIGHT if presenter else CHART_HEIGHT),
+        margin={"l": 60, "r": 20, "t": 70 if title else 30, "b": 60},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0,
+                "font": {"size": size}},
+        hoverlabel={"font": {"size": size, "family": FONT_FAMILY}},
+        **layout,
+    )
+    return fig
+
+
+def legend_html(names: tuple[str, ...] = ("accepted", "correction", "bonus")) -> str:
+    """An inline HTML legend of origins (colour + glyph), for committed-text displays."""
+    parts = [
+        f"<span style='{ORIGINS[n].css()}font-weight:600'>{ORIGINS[n].glyph} {ORIGINS[n].label}</span>"
+        for n in names
+    ]
+    return " &nbsp; ".join(parts)
