@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
 
 from .categorical import Categorical
 from .errors import ProposalError, SupportError, VocabularyMismatchError
-from .tickets import DyadicTickets, IntTickets
+from .tickets import DifferenceTickets, DyadicTickets, IntTickets
 
 _MISMATCH = "target/proposal vocabulary mismatch: p has {} tokens, q has {}; draft and target must share one vocabulary"
 
@@ -44,62 +43,53 @@ def _dense_dyadic(c: Categorical) -> DyadicTickets:
     return DyadicTickets(mant, shift, tickets.total)
 
 
-def _positive_part_dyadic(p: Categorical, q: Categorical) -> tuple[list[int], list[int]]:
-    """Ids and numerators t_i*U - u_i*T of (p - q)+ where both are dyadic (numpy fast path)."""
-    t, u = _dense_dyadic(p), _dense_dyadic(q)
+def _positive_mask(t: DyadicTickets, u: DyadicTickets) -> np.ndarray:
+    """Exactly where t_i/T > u_i/U: clear signs from floats, near-ties in integers."""
     big_t, big_u = t.total, u.total
-    difference = t.floats() - u.floats()
+    pf, qf = t.floats(), u.floats()
+    difference = pf - qf
     # both float vectors carry a relative error of a few ulps: decide only clear signs in floats
-    margin = 2.0**-48 * (t.floats() + u.floats()) + 2.0**-1000
+    margin = 2.0**-48 * (pf + qf) + 2.0**-1000
     positive = difference > margin
-    unclear = np.flatnonzero((np.abs(difference) <= margin) & (t.mant != 0))
-    for i in unclear.tolist():
+    for i in np.flatnonzero((np.abs(difference) <= margin) & (t.mant != 0)).tolist():
         positive[i] = t.at(i) * big_u > u.at(i) * big_t
-    ids = np.flatnonzero(positive)
-    values = [
-        (a << s) * big_u - (b << v) * big_t
-        for a, s, b, v in zip(t.mant[ids].tolist(), t.shift[ids].tolist(), u.mant[ids].tolist(), u.shift[ids].tolist())
-    ]
-    return ids.tolist(), values
+    return positive
 
 
-def _positive_part(p: Categorical, q: Categorical) -> tuple[list[int], list[int], int]:
-    """(ids, numerators, denominator) of the positive part (p - q)+ over the full vocabulary."""
+def _difference_tickets(p: Categorical, q: Categorical) -> tuple[DifferenceTickets | IntTickets, int]:
+    """Tickets of (p - q)+ over the full vocabulary and their raw sum over the denominator T*U.
+
+    Raises SupportError when p <= q everywhere (then the raw sum is 0).
+    """
     _check_same_vocab(p, q)
     if isinstance(p._tickets, DyadicTickets) and isinstance(q._tickets, DyadicTickets):
-        ids, values = _positive_part_dyadic(p, q)
-    else:
-        big_t, big_u = p.total, q.total
-        ids, values = [], []
-        for i, (a, b) in enumerate(zip(p.ticket_ints(), q.ticket_ints())):
-            value = a * big_u - b * big_t
-            if value > 0:
-                ids.append(i)
-                values.append(value)
-    return ids, values, p.total * q.total
+        t, u = _dense_dyadic(p), _dense_dyadic(q)
+        tickets = DifferenceTickets(t, u, _positive_mask(t, u))
+        return tickets, tickets.raw_total
+    big_t, big_u = p.total, q.total
+    values = [max(a * big_u - b * big_t, 0) for a, b in zip(p.ticket_ints(), q.ticket_ints())]
+    return IntTickets.from_ints(values), sum(values)
 
 
 def residual_mass(p: Categorical, q: Categorical) -> Fraction:
     """sum_x (p(x) - q(x))+ = 1 - sum_x min(p(x), q(x)): the rejection probability."""
-    _, values, denominator = _positive_part(p, q)
-    return Fraction(sum(values), denominator)
+    try:
+        return Fraction(_difference_tickets(p, q)[1], p.total * q.total)
+    except SupportError:
+        return Fraction(0)
 
 
 def residual_with_mass(p: Categorical, q: Categorical) -> tuple[Categorical, Fraction]:
     """The normalized residual (p - q)+ over the full vocabulary, and its mass before normalizing."""
-    ids, values, denominator = _positive_part(p, q)
-    if not values:
+    try:
+        tickets, raw_total = _difference_tickets(p, q)
+    except SupportError as error:
         raise SupportError(
             "empty effective support (all zero or all masked): the residual (p - q)+ is zero because "
             "q covers p everywhere (p = q), so a rejection cannot happen"
-        )
-    mass = Fraction(sum(values), denominator)
-    full = [0] * p.vocab_size
-    divisor = math.gcd(*values)
-    for i, value in zip(ids, values):
-        full[i] = value // divisor
-    tickets = IntTickets(full, sum(values) // divisor)
-    return Categorical._from_tickets(p.vocab_size, np.arange(p.vocab_size, dtype=np.int64), tickets), mass
+        ) from error
+    residual_dist = Categorical._from_tickets(p.vocab_size, np.arange(p.vocab_size, dtype=np.int64), tickets)
+    return residual_dist, Fraction(raw_total, p.total * q.total)
 
 
 def residual(p: Categorical, q: Categorical) -> Categorical:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from fractions import Fraction
 from functools import cached_property
 from itertools import accumulate
 
@@ -210,4 +211,113 @@ class IntTickets:
         return ranks, np.zeros(len(self.values))
 
 
-Tickets = DyadicTickets | IntTickets
+
+
+def _powers_of_two_mod(shifts: np.ndarray, modulus: int) -> np.ndarray:
+    table = np.array([pow(2, s, modulus) for s in range(int(shifts.max()) + 1)], dtype=np.int64)
+    return table[shifts]
+
+
+class DifferenceTickets:
+    """Residual tickets (t_i*U - u_i*T) / g on the positive set, kept as the two dyadic vectors.
+
+    Sums, the gcd and the sampling walk run on the dyadic parts in numpy; the big
+    integers of single entries are only formed near the draw (or for display).
+    """
+
+    _EXACT_HEAD = 16  # entries whose exact gcd usually settles the divisor at 1
+
+    def __init__(self, t: DyadicTickets, u: DyadicTickets, positive: np.ndarray):
+        self.t, self.u, self.positive = t, u, positive
+        self._tm = np.where(positive, t.mant, 0)
+        self._um = np.where(positive, u.mant, 0)
+        self.raw_total = self._raw_prefix(len(positive))
+        if self.raw_total == 0:
+            raise SupportError(_EMPTY_MESSAGE)
+        self.divisor = self._divisor()
+        self.total = self.raw_total // self.divisor
+
+    def _raw_prefix(self, stop: int) -> int:
+        """Exact sum of the raw differences over positions < stop."""
+        return (self.u.total * _group_total(self._tm[:stop], self.t.shift[:stop])
+                - self.t.total * _group_total(self._um[:stop], self.u.shift[:stop]))
+
+    def _raw_at(self, i: int) -> int:
+        return self.t.at(i) * self.u.total - self.u.at(i) * self.t.total
+
+    def _divisor(self) -> int:
+        ids = np.flatnonzero(self.positive)
+        divisor = 0
+        for i in ids[: self._EXACT_HEAD].tolist():
+            divisor = math.gcd(divisor, self._raw_at(i))
+            if divisor == 1:
+                return 1
+        if ids.size <= self._EXACT_HEAD:
+            return divisor
+        if divisor < 2**31:
+            # gcd(g, x_i) = gcd(g, x_i mod g): residues of small g fit int64 products
+            g = divisor
+            t_mod = (self.t.mant[ids] % g) * _powers_of_two_mod(self.t.shift[ids], g) % g
+            u_mod = (self.u.mant[ids] % g) * _powers_of_two_mod(self.u.shift[ids], g) % g
+            residues = (t_mod * (self.u.total % g) - u_mod * (self.t.total % g)) % g
+            return math.gcd(g, int(np.gcd.reduce(residues)))
+        return math.gcd(*(self._raw_at(i) for i in ids.tolist()))
+
+    def __len__(self) -> int:
+        return self.positive.size
+
+    def at(self, position: int) -> int:
+        return self._raw_at(position) // self.divisor if self.positive[position] else 0
+
+    @cached_property
+    def _ints(self) -> list[int]:
+        values = [0] * len(self)
+        for i in np.flatnonzero(self.positive).tolist():
+            values[i] = self._raw_at(i) // self.divisor
+        return values
+
+    def as_ints(self) -> list[int]:
+        return self._ints
+
+    def nonzero(self) -> np.ndarray:
+        return self.positive
+
+    @cached_property
+    def _differences(self) -> np.ndarray:
+        """p_i - q_i on the positive set as floats (absolute error a few ulps of p_i + q_i)."""
+        return np.where(self.positive, np.maximum(self.t.floats() - self.u.floats(), 0.0), 0.0)
+
+    @cached_property
+    def _running(self) -> np.ndarray:
+        return np.cumsum(self._differences)
+
+    def floats(self) -> np.ndarray:
+        return self._differences / float(Fraction(self.raw_total, self.t.total * self.u.total))
+
+    def position_of(self, draw: int) -> int:
+        goal = draw * self.divisor  # compare raw running sums against the draw in raw units
+        x = goal / (self.t.total * self.u.total)
+        slack = (len(self) + 16) * 2.0**-50
+        low = int(np.searchsorted(self._running, x - slack, side="right"))
+        exact = self._raw_prefix(low)
+        for index in range(low, len(self)):
+            if self.positive[index]:
+                exact += self._raw_at(index)
+                if exact > goal:
+                    return index
+        raise AssertionError("categorical integer sampler exhausted its support")
+
+    def _as_int_tickets(self) -> IntTickets:
+        return IntTickets(self._ints, self.total)
+
+    def select(self, positions: np.ndarray) -> IntTickets:
+        return self._as_int_tickets().select(positions)
+
+    def masked(self, keep: np.ndarray) -> IntTickets:
+        return self._as_int_tickets().masked(keep)
+
+    def order_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._as_int_tickets().order_keys()
+
+
+Tickets = DyadicTickets | IntTickets | DifferenceTickets

@@ -106,3 +106,50 @@ def test_exact_marginal_of_the_first_committed_token(wp, wq):
     for x in range(n):
         total = accepted.get(x, Fraction(0)) + (reject * r.prob(x) if r else 0)
         assert total == p.prob(x)
+
+
+small_dyadic = st.lists(st.sampled_from([0, 2, 4, 6, 8, 12, 24, 0.5, 3 * 2.0**-20]), min_size=2, max_size=60)
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_dyadic, small_dyadic, st.sampled_from([1, 4, 16]), st.randoms(use_true_random=False))
+def test_difference_tickets_divisor_and_walk(wp, wq, head, rng):
+    """The residual's gcd (every branch) and its sampling walk agree with plain Python integers."""
+    from specviz.core.tickets import DifferenceTickets
+
+    n = min(len(wp), len(wq))
+    wp, wq = wp[:n], wq[:n]
+    if not any(wp) or not any(wq):
+        return
+    p, q = Categorical.dense(wp), Categorical.dense(wq)
+    exact_p, exact_q = Categorical.dense(list(p.probabilities)), Categorical.dense(list(q.probabilities))
+    if p == q or residual_mass(p, q) == 0:
+        return
+    original = DifferenceTickets._EXACT_HEAD
+    DifferenceTickets._EXACT_HEAD = head
+    try:
+        fast = residual(p, q)
+    finally:
+        DifferenceTickets._EXACT_HEAD = original
+    slow = residual(exact_p, exact_q)
+    assert fast.tickets == slow.tickets and fast.total == slow.total
+    for _ in range(10):
+        draw = rng.randrange(fast.total)
+        assert fast.token_at_draw(draw) == slow.token_at_draw(draw)
+
+
+def test_residual_walk_on_a_wide_exponent_range():
+    rng = np.random.default_rng(5)
+    vocab = 3000
+    p = Categorical.dense(np.exp(rng.normal(0, 30, vocab)))
+    q = Categorical.dense(np.exp(rng.normal(0, 30, vocab)))
+    fast = residual(p, q)
+    slow = residual(Categorical.dense(list(p.probabilities)), Categorical.dense(list(q.probabilities)))
+    assert fast == slow
+    cumulative, draws = 0, []
+    for ticket in slow.tickets:
+        if ticket:
+            cumulative += ticket
+            draws += [cumulative - 1, min(cumulative, slow.total - 1)]
+    for draw in draws[:400] + draws[-50:]:
+        assert fast.token_at_draw(draw) == slow.token_at_draw(draw)
