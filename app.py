@@ -6,6 +6,11 @@ st.set_page_config(page_title="specviz: exact speculative sampling", page_icon="
 
 PAGES = [
     st.Page("pages/home.py", title="Overview", icon="🎯", default=True),
+    st.Page("pages/playground.py", title="Playground", icon="🎛️"),
+    st.Page("pages/exactness_lab.py", title="Exactness lab", icon="🧪"),
+    st.Page("pages/theory.py", title="Theory and speedup", icon="📈"),
+    st.Page("pages/edge_cases.py", title="Edge-case gallery", icon="🃏"),
+    st.Page("pages/real_models.py", title="Real models", icon="🤖"),
 ]
 
 st.navigation(PAGES).run()

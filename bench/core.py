@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -120,10 +121,45 @@ import core as bench
 rows_p, rows_q = bench.softmax_rows({vocab}, 1)
 seed = bench.rejecting_seed(rows_p, rows_q)
 bench.run_once(bench.core, rows_p, rows_q, seed, as_lists=False)
-print(json.dumps({{"base_mb": base, "hwm_mb": status('VmHWM'), "traced_mb": tracemalloc.get_traced_memory()[1] / 2**20}}))
+traced = tracemalloc.get_traced_memory()[1] / 2**20
+print(json.dumps({{"base_mb": base, "hwm_mb": status('VmHWM'), "traced_mb": traced}}))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def table_row(vocab: int, reference: ModuleType | None, args: argparse.Namespace) -> str:
+    """One markdown row: specviz's median, the reference's where affordable, ratio, identical Result."""
+    rows_p, rows_q = softmax_rows(vocab, 1)
+    seed = rejecting_seed(rows_p, rows_q)
+    ours, result = timed(partial(run_once, core, rows_p, rows_q, seed, as_lists=False), args.repeats)
+    ref_cell, ratio_cell, same_cell = "-", "-", "-"
+    if reference is not None and vocab <= args.reference_max_vocab:
+        repeats = max(1, min(3, args.repeats))
+        ref_time, ref_result = timed(partial(run_once, reference, rows_p, rows_q, seed, as_lists=True), repeats)
+        ref_cell, ratio_cell = f"{ref_time * 1e3:.0f}", f"{ref_time / ours:.0f}x"
+        same = (tuple(ref_result.tokens), ref_result.accepted_drafts, ref_result.rejected, ref_result.stopped)
+        same_cell = "yes" if same == (result.tokens, result.accepted_drafts, result.rejected, result.stopped) else "NO"
+    return f"| {vocab} | {ours * 1e3:.1f} | {ref_cell} | {ratio_cell} | {same_cell} |"
+
+
+def toy_rounds_per_second(impl: ModuleType, rounds: int) -> float:
+    """Rounds/s of a fresh session per round at V=8, depth 3, integer weights (the lecture-size case)."""
+    target_weights, draft_weights = (5, 3, 2, 2, 1, 1, 1, 1), (3, 3, 3, 2, 2, 1, 1, 1)
+
+    def target(prefix):
+        return impl.Categorical(8, range(8), target_weights)
+
+    def draft(prefix):
+        return impl.Categorical(8, range(8), draft_weights)
+
+    owner = impl.Owner("toy", 0)
+    start = time.perf_counter()
+    for seed in range(rounds):
+        verifier = impl.Verifier(owner, (), "toy", target)
+        streams = impl.RandomStreams(seed, owner, 0)
+        verifier.verify(impl.propose(draft, (), streams, depth=3, context_id="toy"), streams)
+    return rounds / (time.perf_counter() - start)
 
 
 def main() -> int:
@@ -141,17 +177,15 @@ def main() -> int:
     print("| V | specviz (ms) | reference (ms) | speed-up | identical Result |")
     print("|---:|---:|---:|---:|:---:|")
     for vocab in args.sizes:
-        rows_p, rows_q = softmax_rows(vocab, 1)
-        seed = rejecting_seed(rows_p, rows_q)
-        ours, result = timed(lambda: run_once(core, rows_p, rows_q, seed, as_lists=False), args.repeats)
-        ref_cell, ratio_cell, same_cell = "-", "-", "-"
-        if reference is not None and vocab <= args.reference_max_vocab:
-            ref_time, ref_result = timed(lambda: run_once(reference, rows_p, rows_q, seed, as_lists=True),
-                                         max(1, min(3, args.repeats)))
-            ref_cell, ratio_cell = f"{ref_time * 1e3:.0f}", f"{ref_time / ours:.0f}x"
-            same_cell = "yes" if tuple(ref_result.tokens) == result.tokens and \
-                ref_result.accepted_drafts == result.accepted_drafts and ref_result.rejected == result.rejected else "NO"
-        print(f"| {vocab} | {ours * 1e3:.1f} | {ref_cell} | {ratio_cell} | {same_cell} |")
+        print(table_row(vocab, reference, args))
+    print()
+    ours_toy = statistics.median(toy_rounds_per_second(core, 2000) for _ in range(3))
+    if reference is not None:
+        ref_toy = statistics.median(toy_rounds_per_second(reference, 2000) for _ in range(3))
+        print(f"toy rounds (V=8, depth 3): specviz {ours_toy:,.0f} rounds/s, reference {ref_toy:,.0f} rounds/s "
+              f"({ours_toy / ref_toy:.1f}x)")
+    else:
+        print(f"toy rounds (V=8, depth 3): specviz {ours_toy:,.0f} rounds/s")
     largest = max(args.sizes)
     memory = peak_memory(largest)
     print()

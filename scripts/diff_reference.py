@@ -51,112 +51,107 @@ def random_weights(rng: random.Random, n: int, kind: str) -> list:
     return weights
 
 
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except (ValueError, TypeError) as error:
-        return ("error", type(error).__mro__[1].__name__ if type(error).__module__ != "builtins" else type(error).__name__)
-
-
 def error_kind(error: Exception) -> str:
     return "TypeError" if isinstance(error, TypeError) else "ValueError"
 
 
-def run_pair(ref, rng_seed: int):
-    """Build one random scenario, run both implementations, return (ref_log, ours_log)."""
-    logs = []
-    for impl in (ref, core):
-        rng = random.Random(rng_seed)
-        vocab = rng.choice([2, 3, 5, 8, 17, 64, 300])
-        kind = rng.choice(["int", "fraction", "float", "fp32"])
-        depth = rng.choice([1, 2, 3, 5, 5, 6]) if rng.random() < 0.97 else 0
-        stop_ids = frozenset(rng.sample(range(vocab), rng.choice([0, 0, 1, 2])))
-        topk = rng.choice([None, None, 1, 2, vocab])
-        mask = None if rng.random() < 0.7 else [rng.random() < 0.7 for _ in range(vocab)]
-        sparse = rng.random() < 0.3
-        table_seed = rng.randrange(2**32)
+def run_scenario(impl, rng_seed: int) -> list:
+    """Build the random scenario of rng_seed with impl's classes and log everything it does."""
+    rng = random.Random(rng_seed)
+    vocab = rng.choice([2, 3, 5, 8, 17, 64, 300])
+    kind = rng.choice(["int", "fraction", "float", "fp32"])
+    depth = rng.choice([1, 2, 3, 5, 5, 6]) if rng.random() < 0.97 else 0
+    stop_ids = frozenset(rng.sample(range(vocab), rng.choice([0, 0, 1, 2])))
+    topk = rng.choice([None, None, 1, 2, vocab])
+    mask = None if rng.random() < 0.7 else [rng.random() < 0.7 for _ in range(vocab)]
+    sparse = rng.random() < 0.3
+    table_rng = random.Random(rng.randrange(2**32))
+    row_kind = "float" if kind == "fp32" else kind
+    target_rows = [random_weights(table_rng, vocab, row_kind) for _ in range(vocab + 1)]
+    draft_rows = [random_weights(table_rng, vocab, row_kind) for _ in range(vocab + 1)]
 
-        def make(weights, vocab=vocab):
-            ids = list(range(vocab))
-            if sparse:
-                keep = sorted(random.Random(len(weights)).sample(ids, max(1, vocab // 2)))
-                ids, weights = keep, [weights[i] for i in keep]
-            if kind == "fp32":
-                return impl.fp32_weights(vocab, ids, weights)
-            return impl.Categorical(vocab, ids, weights)
+    def make(weights):
+        ids = list(range(vocab))
+        if sparse:
+            ids = sorted(random.Random(len(weights)).sample(ids, max(1, vocab // 2)))
+            weights = [weights[i] for i in ids]
+        if kind == "fp32":
+            return impl.fp32_weights(vocab, ids, weights)
+        return impl.Categorical(vocab, ids, weights)
 
-        trng = random.Random(table_seed)
-        target_rows = [random_weights(trng, vocab, "float" if kind == "fp32" else kind) for _ in range(vocab + 1)]
-        draft_rows = [random_weights(trng, vocab, "float" if kind == "fp32" else kind) for _ in range(vocab + 1)]
+    def target(prefix):
+        return make(target_rows[prefix[-1] if prefix else vocab])
 
-        def target(prefix):
-            return make(target_rows[prefix[-1] if prefix else vocab])
+    def draft(prefix):
+        q = make(draft_rows[prefix[-1] if prefix else vocab])
+        return q if topk is None else q.sparse_topk(topk)
 
-        def draft(prefix):
-            q = make(draft_rows[prefix[-1] if prefix else vocab])
-            return q if topk is None else q.sparse_topk(topk)
+    def processor(prefix, dist):
+        return dist if mask is None else dist.masked(mask)
 
-        def processor(prefix, dist):
-            return dist if mask is None else dist.masked(mask)
+    log: list = []
+    owner = impl.Owner("req", 1)
+    try:
+        verifier = impl.Verifier(owner, (), "ctx", target, processor=processor, stop_ids=stop_ids)
+        for round_id in range(3):
+            streams = impl.RandomStreams(rng_seed, owner, round_id)
+            block = impl.propose(draft, verifier.prefix, streams, depth=depth, context_id="ctx", stop_ids=stop_ids)
+            log.append(("block", tuple((p.token, p.q.ids, p.q.probabilities, p.q.tickets) for p in block.proposals)))
+            p0 = processor(verifier.prefix, target(verifier.prefix))
+            log.append(("p", p0.ids, p0.probabilities, p0.tickets))
+            try:
+                r = impl.residual(p0, block.proposals[0].q)
+                log.append(("residual", r.ids, r.probabilities, r.tickets))
+            except ValueError as error:
+                log.append(("residual-error", error_kind(error)))
+            result = verifier.verify(block, streams)
+            log.append(("result", result.tokens, result.accepted_drafts, result.rejected, result.stopped))
+            if verifier.stopped:
+                break
+    except (ValueError, TypeError) as error:
+        log.append(("error", error_kind(error)))
+    return log
 
-        log = []
-        owner = impl.Owner("req", 1)
-        try:
-            verifier = impl.Verifier(owner, (), "ctx", target, processor=processor, stop_ids=stop_ids)
-            for round_id in range(3):
-                streams = impl.RandomStreams(rng_seed, owner, round_id)
-                block = impl.propose(draft, verifier.prefix, streams, depth=depth, context_id="ctx", stop_ids=stop_ids)
-                log.append(("block", tuple((p.token, p.q.ids, p.q.probabilities, p.q.tickets) for p in block.proposals)))
-                p0 = processor(verifier.prefix, target(verifier.prefix))
-                q0 = block.proposals[0].q
-                log.append(("p", p0.ids, p0.probabilities, p0.tickets))
-                try:
-                    r = impl.residual(p0, q0)
-                    log.append(("residual", r.ids, r.probabilities, r.tickets))
-                except ValueError as error:
-                    log.append(("residual-error", error_kind(error)))
-                result = verifier.verify(block, streams)
-                log.append(("result", result.tokens, result.accepted_drafts, result.rejected, result.stopped))
-                if verifier.stopped:
-                    break
-        except (ValueError, TypeError) as error:
-            log.append(("error", error_kind(error)))
-        logs.append(log)
-    return logs
+
+def run_pair(ref, rng_seed: int) -> tuple[list, list]:
+    return run_scenario(ref, rng_seed), run_scenario(core, rng_seed)
+
+
+def large_vocab_run(impl, rng_seed: int, vocab: int) -> list:
+    """Two FP32 verifications at a larger vocabulary, softmax-like weights spanning many exponents."""
+    import numpy as np
+
+    rng = np.random.default_rng(rng_seed)
+    logits_p = rng.normal(0, 6, size=(6, vocab))
+    logits_q = logits_p + rng.normal(0, 2, size=(6, vocab))
+    p_rows = [np.exp(row - row.max()).astype(np.float32).tolist() for row in logits_p]
+    q_rows = [np.exp(row - row.max()).astype(np.float32).tolist() for row in logits_q]
+
+    def target(prefix):
+        return impl.fp32_weights(vocab, list(range(vocab)), p_rows[len(prefix) % 6])
+
+    def draft(prefix):
+        return impl.fp32_weights(vocab, list(range(vocab)), q_rows[len(prefix) % 6])
+
+    owner = impl.Owner("big", 0)
+    verifier = impl.Verifier(owner, (), "ctx", target)
+    out = []
+    for round_id in range(2):
+        streams = impl.RandomStreams(rng_seed, owner, round_id)
+        block = impl.propose(draft, verifier.prefix, streams, depth=5, context_id="ctx")
+        r = verifier.verify(block, streams)
+        out.append((r.tokens, r.accepted_drafts, r.rejected, r.stopped))
+    return out
 
 
 def large_vocab_check(ref, rng_seed: int, vocab: int) -> bool:
-    """One FP32 verification at a larger vocabulary, softmax-like weights spanning many exponents."""
-    import numpy as np
-
-    results = []
-    for impl in (ref, core):
-        rng = np.random.default_rng(rng_seed)
-        logits_p = rng.normal(0, 6, size=(6, vocab))
-        logits_q = logits_p + rng.normal(0, 2, size=(6, vocab))
-        p_rows = [np.exp(row - row.max()).astype(np.float32).tolist() for row in logits_p]
-        q_rows = [np.exp(row - row.max()).astype(np.float32).tolist() for row in logits_q]
-
-        def target(prefix):
-            return impl.fp32_weights(vocab, list(range(vocab)), p_rows[len(prefix) % 6])
-
-        def draft(prefix):
-            return impl.fp32_weights(vocab, list(range(vocab)), q_rows[len(prefix) % 6])
-
-        owner = impl.Owner("big", 0)
-        verifier = impl.Verifier(owner, (), "ctx", target)
-        out = []
-        for round_id in range(2):
-            streams = impl.RandomStreams(rng_seed, owner, round_id)
-            block = impl.propose(draft, verifier.prefix, streams, depth=5, context_id="ctx")
-            out.append(verifier.verify(block, streams))
-        results.append([(r.tokens, r.accepted_drafts, r.rejected, r.stopped) for r in out])
-    return results[0] == results[1]
+    return large_vocab_run(ref, rng_seed, vocab) == large_vocab_run(core, rng_seed, vocab)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reference", default=str(Path(__file__).resolve().parents[2] / "shared/seed/reference_oracle.py"))
+    default_reference = Path(__file__).resolve().parents[2] / "shared/seed/reference_oracle.py"
+    parser.add_argument("--reference", default=str(default_reference))
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--large", type=int, default=4, help="number of large-vocabulary FP32 checks")
     parser.add_argument("--seed", type=int, default=0)
@@ -168,7 +163,7 @@ def main() -> int:
         if ref_log != our_log:
             mismatches += 1
             if mismatches <= 3:
-                print(f"case {case}: MISMATCH\n  reference: {str(ref_log)[:600]}\n  specviz:   {str(our_log)[:600]}")
+                print(f"case {case}: MISMATCH\n  reference: {str(ref_log)[:600]}\n  specviz: {str(our_log)[:600]}")
     large_ok = sum(large_vocab_check(ref, args.seed + i, 2048) for i in range(args.large))
     print(f"{args.cases - mismatches}/{args.cases} random scenarios identical; "
           f"{large_ok}/{args.large} large-vocabulary FP32 runs identical")

@@ -16,9 +16,9 @@ Enumeration is exponential in the depth (V^(depth+1) sequences) and meant for to
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +34,6 @@ from .core import (
 )
 from .scenario import Scenario
 
-Number = TypeVar("Number", Fraction, float)
 Sequence_ = tuple[int, ...]
 
 # ---------------------------------------------------------------------------------------------
@@ -67,7 +66,8 @@ def _check_depth(depth: object) -> int:
 
 
 def _check_cost(cost_ratio: Any) -> None:
-    if isinstance(cost_ratio, bool) or not isinstance(cost_ratio, (int, float, Fraction)) or not cost_ratio >= 0:
+    number = isinstance(cost_ratio, (int, float, Fraction)) and not isinstance(cost_ratio, bool)
+    if not number or not cost_ratio >= 0:
         raise ValueError(f"cost ratio c (draft call / target call) must be >= 0, got {cost_ratio!r}")
 
 
@@ -176,36 +176,36 @@ def scenario_state(prefix: Prefix) -> Hashable:
     return prefix[-1] if prefix else None
 
 
-def round_models(source: Scenario | RoundModels | Model, *, draft: Model | None = None,
+def round_models(source: Source, *, draft: Model | None = None,
                  depth: int | None = None, processor: Processor | None = None,
                  stop_ids: Iterable[int] | None = None) -> RoundModels:
     """RoundModels from a Scenario, a RoundModels, or a target model plus keyword settings."""
+    changes: dict[str, Any] = {}
     if isinstance(source, RoundModels):
         models = source
     elif isinstance(source, Scenario):
         models = RoundModels(source.target_model(), source.draft_model(), source.depth,
                              source.processor(), frozenset(source.stop_ids), scenario_state,
                              source.vocab_size)
-    else:
+    elif callable(source):
         if draft is None or depth is None:
-            raise ValueError("pass a Scenario, or a target model with draft= and depth=")
+            raise ValueError("pass a Scenario, a RoundModels, or a target model with draft= and depth=")
         models = RoundModels(source, draft, depth)
-    changes: dict[str, Any] = {}
-    if draft is not None and not callable(source) or (draft is not None and isinstance(source, Scenario)):
-        changes["draft"] = draft
-    if depth is not None:
-        changes["depth"] = depth
-    if processor is not None:
-        changes["processor"] = processor
+    else:
+        raise TypeError(f"expected a Scenario, RoundModels or target model, got {type(source).__name__}")
+    for name, value in (("draft", draft), ("depth", depth), ("processor", processor)):
+        if value is not None:
+            changes[name] = value
     if stop_ids is not None:
         changes["stop_ids"] = frozenset(stop_ids)
     if changes:
-        from dataclasses import replace
-
         models = replace(models, **changes)
     if type(models.depth) is not int or models.depth < 1:
         raise ValueError(f"depth must be an int >= 1, got {models.depth!r}")
     return models
+
+
+Source = Scenario | RoundModels | Model
 
 
 @dataclass
@@ -290,10 +290,10 @@ class RoundAnalysis:
     @property
     def position_alphas(self) -> list[Fraction | None]:
         """P(accept at position k | verification reached position k); None where never reached."""
-        return [a / r if r else None for a, r in zip(self.accepted, self.reached)]
+        return [a / r if r else None for a, r in zip(self.accepted, self.reached, strict=True)]
 
 
-def analyze_round(source: Scenario | RoundModels | Model, prefix: Prefix = (), **settings: Any) -> RoundAnalysis:
+def analyze_round(source: Source, prefix: Prefix = (), **settings: Any) -> RoundAnalysis:
     """Enumerate one propose + verify round from prefix exactly, as the core does it.
 
     Drafts after the first rejection are never examined by the verifier, so they are summed
@@ -331,7 +331,7 @@ def analyze_round(source: Scenario | RoundModels | Model, prefix: Prefix = (), *
     return RoundAnalysis(outcomes, reached, accepted)
 
 
-def block_distribution(source: Scenario | RoundModels | Model, prefix: Prefix = (),
+def block_distribution(source: Source, prefix: Prefix = (),
                        **settings: Any) -> dict[Sequence_, Fraction]:
     """Exact distribution of the committed token tuple of one round from prefix.
 
@@ -341,15 +341,15 @@ def block_distribution(source: Scenario | RoundModels | Model, prefix: Prefix = 
     return analyze_round(source, prefix, **settings).blocks
 
 
-def target_distribution(source: Scenario | RoundModels | Model, prefix: Prefix = (), length: int | None = None,
+def target_distribution(source: Source, prefix: Prefix = (), length: int | None = None,
                         **settings: Any) -> dict[Sequence_, Fraction]:
     """The target's autoregressive law over length tokens (default depth + 1), ending early on a stop."""
     models = round_models(source, **settings)
     return _complete(_Cache(models), models, prefix, {(): Fraction(1)}, length or models.depth + 1)
 
 
-def complete_with_target(source: Scenario | RoundModels | Model, blocks: Mapping[Sequence_, Fraction],
-                         prefix: Prefix = (), length: int | None = None, **settings: Any) -> dict[Sequence_, Fraction]:
+def complete_with_target(source: Source, blocks: Mapping[Sequence_, Fraction], prefix: Prefix = (),
+                         length: int | None = None, **settings: Any) -> dict[Sequence_, Fraction]:
     """Extend every block with target sampling to length tokens (default depth + 1) or a stop token."""
     models = round_models(source, **settings)
     return _complete(_Cache(models), models, prefix, blocks, length or models.depth + 1)
@@ -465,7 +465,7 @@ class ExactnessReport:
         return out
 
 
-def exactness_report(source: Scenario | RoundModels | Model, prefix: Prefix = (), **settings: Any) -> ExactnessReport:
+def exactness_report(source: Source, prefix: Prefix = (), **settings: Any) -> ExactnessReport:
     """Compare one round's exact block law with the target's own law, sequence and position wise."""
     models = round_models(source, **settings)
     cache = _Cache(models)

@@ -36,7 +36,7 @@ def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int)
         if outside.any():
             check_token(int(array[np.flatnonzero(outside)[0]]), vocab_size)
     elif isinstance(ids, range) and ids.step == 1 and 0 <= ids.start and ids.stop <= vocab_size:
-        array = np.arange(ids.start, ids.stop, dtype=np.int64)
+        return np.arange(ids.start, ids.stop, dtype=np.int64)  # ascending: no duplicates possible
     else:
         for token in ids:
             check_token(token, vocab_size)
@@ -47,6 +47,29 @@ def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int)
         if repeated.size:
             raise SupportError(f"duplicate global token ID {int(repeated[0])} in the support; list each id once")
     return array
+
+
+SMALL = 256  # below this many weights, plain Python integers beat numpy's per-call overhead
+
+
+def _small_int_tickets(weights: Sequence[Weight]) -> IntTickets:
+    """Exact tickets of a short weight list without numpy: the common denominator of the weights."""
+    numerators, denominators = [], []
+    for index, value in enumerate(weights):
+        kind = type(value)
+        if kind is int and value >= 0:
+            numerators.append(value)
+            denominators.append(1)
+        elif kind is float and value >= 0 and value != math.inf:
+            numerator, denominator = value.as_integer_ratio()
+            numerators.append(numerator)
+            denominators.append(denominator)
+        else:
+            fraction = check_weight(value, index)  # raises for bad values, normalizes subclasses
+            numerators.append(fraction.numerator)
+            denominators.append(fraction.denominator)
+    common = math.lcm(*denominators)
+    return IntTickets.from_ints([n * (common // d) for n, d in zip(numerators, denominators)])
 
 
 def _float_weights(weights: Sequence[Weight] | np.ndarray) -> np.ndarray | None:
@@ -84,6 +107,15 @@ class Categorical:
     def __init__(self, vocab_size: int, ids: Sequence[int] | np.ndarray, weights: Sequence[Weight] | np.ndarray):
         _check_vocab_size(vocab_size)
         id_array = _check_ids(vocab_size, ids, len(weights))
+        if not isinstance(weights, np.ndarray) and len(weights) <= SMALL:
+            sorted_order = all(a < b for a, b in zip(id_array[:-1].tolist(), id_array[1:].tolist()))
+            if sorted_order:
+                self._init(vocab_size, id_array, _small_int_tickets(weights))
+            else:
+                order = np.argsort(id_array, kind="stable")
+                listed = list(weights)
+                self._init(vocab_size, id_array[order], _small_int_tickets([listed[i] for i in order.tolist()]))
+            return
         floats = _float_weights(weights)
         sorted_order = id_array.size < 2 or bool(np.all(id_array[1:] > id_array[:-1]))
         order = None if sorted_order else np.argsort(id_array, kind="stable")
@@ -278,7 +310,8 @@ def _mask_array(allowed: Sequence[bool] | np.ndarray, vocab_size: int) -> np.nda
     return np.array(allowed, dtype=bool)
 
 
-def fp32_weights(vocab_size: int, ids: Sequence[int] | np.ndarray, weights: Sequence[Weight] | np.ndarray) -> Categorical:
+def fp32_weights(vocab_size: int, ids: Sequence[int] | np.ndarray,
+                 weights: Sequence[Weight] | np.ndarray) -> Categorical:
     """Quantize every weight to FP32 first (round to nearest even), then normalize exactly."""
     if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
         check_weight_array(weights)

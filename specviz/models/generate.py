@@ -15,8 +15,9 @@ from specviz.models.drafts import Draft, DraftSpec, build_draft
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel, encode_prompt
+from specviz.models.view import event_views
 
-ACCEPTED, CORRECTED, BONUS = "accepted", "corrected", "bonus"
+ACCEPTED, CORRECTED, BONUS = "accepted", "correction", "bonus"
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class Settings:
     draft_top_k: int = 0
     chat: bool = True
     request_id: str = "specviz"
+    ignore_eos: bool = False
 
 
 @dataclass
@@ -54,6 +56,7 @@ class RoundRecord:
     wall_s: float
     target_forwards: int
     events: list[dict] | None = None
+    views: list[dict] | None = None
     trace: Trace | None = None
 
 
@@ -101,13 +104,15 @@ class Session:
     """One speculative generation on real models; iterate `rounds()` to animate, or call `run()`."""
 
     def __init__(self, target: LoadedModel, draft_spec: DraftSpec, settings: Settings, prompt: str | Prefix, *,
-                 draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False):
+                 draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False,
+                 view_top_n: int | None = None):
         if not 1 <= settings.depth <= MAX_DEPTH:
             raise ValueError(f"depth must be in 1..{MAX_DEPTH}")
         self.target = target
         self.settings = settings
         self.top_n = top_n
         self.keep_raw = keep_raw
+        self.view_top_n = view_top_n
         self.target_lm = CausalLM(target.model, target.vocab_size, target.device, settings.temperature)
         self.target_model = TargetModel(self.target_lm)
         self.processor = target_processor(settings)
@@ -117,7 +122,7 @@ class Session:
         if isinstance(prompt, str):
             prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
         self.owner = Owner(settings.request_id, 0)
-        self.stop_ids = frozenset(target.stop_ids)
+        self.stop_ids = frozenset() if settings.ignore_eos else frozenset(target.stop_ids)
         ctx = context_id(target, self.draft, settings)
         self.context = ctx if len(ctx) < 200 else hashlib.sha256(ctx.encode()).hexdigest()
         self.verifier = Verifier(self.owner, tuple(prompt), self.context, self.target_model,
@@ -165,6 +170,7 @@ class Session:
             target_forward_s=fwd2 - fwd1, verify_s=(t2 - t1) - (fwd2 - fwd1), wall_s=wall,
             target_forwards=count2 - count0, trace=trace if self.keep_raw else None,
             events=trace.to_dict(self.top_n)["events"] if self.top_n else None,
+            views=event_views(trace, self.view_top_n) if self.view_top_n else None,
         )
         gen.tokens.extend(tokens)
         gen.origins.extend(record.origins)

@@ -137,6 +137,8 @@ def load_model(spec: str = BUNDLED, device: str | None = None) -> LoadedModel:
         raise _explain(spec, error) from error
     model.to(chosen).eval().requires_grad_(False)
     vocab = int(model.get_output_embeddings().weight.shape[0])
+    with torch.no_grad():  # warm-up: the first forward pays one-off kernel setup costs
+        model(input_ids=torch.zeros((1, 2), dtype=torch.long, device=chosen), use_cache=False)
     return LoadedModel(
         name=spec, model=model, tokenizer=tokenizer, device=chosen, dtype=dtype, vocab_size=vocab,
         n_layers=n_layers_of(model), load_seconds=time.perf_counter() - start,

@@ -1,0 +1,60 @@
+"""Overview: what speculative sampling is, and one exact verification round on a small example."""
+
+import streamlit as st
+
+from specviz.core.trace import CheckEvent
+from specviz.playground.presets import default_scenario
+from specviz.playground.view import committed_html, step_view
+from specviz.plots.playground import check_figure, round_figure
+
+st.title("specviz: exact speculative sampling")
+st.markdown(
+    "A cheap **draft** model *q* proposes a few tokens; the expensive **target** *p* checks them all in one "
+    "pass. Every probability here is an exact fraction and every draw an integer ticket, so what you see is "
+    "what the mathematics says, draw for draw."
+)
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.markdown("**Accept** the drafted token *x* with probability")
+    st.latex(r"a(x) = \min\left(1, \frac{p(x)}{q(x)}\right)")
+    st.markdown("At the first rejection, draw a **correction** from the normalized residual")
+    st.latex(r"r(x) = \frac{\left(p(x) - q(x)\right)_+}{\sum_y \left(p(y) - q(y)\right)_+}")
+    st.markdown(
+        "If every draft is accepted, draw a **bonus** token from *p*. The committed tokens are distributed "
+        "exactly as if *p* had sampled them one by one, and a round of depth *g* commits "
+        r"$\frac{1 - \alpha^{g+1}}{1 - \alpha}$ tokens on average, with $\alpha = \sum_x \min(p(x), q(x))$."
+    )
+with right:
+    st.markdown("**Where to go next**")
+    st.page_link("pages/playground.py", label="Playground: set p and q, step through the verifier", icon="🎛️")
+    st.page_link("pages/exactness_lab.py", label="Exactness lab: the proof, the Monte Carlo, float bugs", icon="🧪")
+    st.page_link("pages/theory.py", label="Theory and speedup: alpha, expected tokens, optimal depth", icon="📈")
+    st.page_link("pages/edge_cases.py", label="Edge-case gallery: zero mass, masks, stops, FP32", icon="🃏")
+    st.page_link("pages/real_models.py", label="Real models: SmolLM2 at vocabulary 49152", icon="🤖")
+
+st.divider()
+st.subheader("One verification round")
+scenario = default_scenario()
+seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
+                       help="The same seed gives the same drafts, checks and tokens on every machine.")
+scenario = scenario.with_changes(seed=int(seed))
+
+first = step_view(scenario, 0)
+round_events = first.round_events
+last = step_view(scenario, len(round_events) - 1)
+
+st.markdown(f"Vocabulary: {', '.join(f'`{w}`' for w in scenario.vocab)} · draft depth {scenario.depth}")
+chart_left, chart_right = st.columns(2, gap="large")
+check = next((e for e in round_events if isinstance(e, CheckEvent)), None)
+with chart_left:
+    if check is not None:
+        st.plotly_chart(check_figure(check, scenario.vocab), width="stretch")
+with chart_right:
+    st.plotly_chart(round_figure(round_events, scenario.vocab, scenario.depth), width="stretch")
+
+st.markdown("**What the verifier did, step by step**")
+for step in range(len(round_events)):
+    st.markdown(f"{step + 1}. {step_view(scenario, step).headline}")
+st.markdown("**Committed text**")
+st.html(committed_html(last, scenario.vocab))

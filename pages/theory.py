@@ -1,0 +1,91 @@
+"""Theory and speedup: alpha, expected tokens per round, walltime speedup, and measurements against theory."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from specviz import theory
+from specviz.core import SpecvizError
+from specviz.lab import measured, picker
+from specviz.plots import theory as plots
+
+ss = st.session_state
+
+
+@st.cache_data(show_spinner=False)
+def position_alphas(key: str) -> list:
+    return theory.analyze_round(picker.from_key(key)).position_alphas
+
+
+st.title("Theory and speedup")
+scenario = picker.pick("th")
+key = picker.to_key(scenario)
+try:
+    p = scenario.processor()((), scenario.target_model()(()))
+    q = scenario.draft_model()(())
+except SpecvizError as error:
+    st.error(f"The core refuses this scenario: {error}")
+    st.stop()
+alpha = theory.alpha(p, q)
+
+# --- alpha ---------------------------------------------------------------------------------------
+st.header("α = Σ min(p, q) = 1 − TV(p, q)")
+st.markdown("A drafted token x ~ q is accepted with probability min(1, p(x)/q(x)); averaged over x that is "
+            "Σ_x min(p(x), q(x)): the shaded overlap of the two bar charts.")
+cols = st.columns(3)
+cols[0].metric("α (exact)", str(alpha) if len(str(alpha)) < 24 else f"≈ {float(alpha):.6f}")
+cols[1].metric("TV(p, q) = 1 − α", f"{float(1 - alpha):.4f}")
+cols[2].metric("depth g", scenario.depth)
+st.plotly_chart(plots.alpha_bars(p, q, scenario.vocab), width="stretch")
+
+# --- expected tokens and speedup -----------------------------------------------------------------
+st.header("Tokens per round and walltime speedup")
+st.markdown(r"With the same α at every position, a round commits $\frac{1-\alpha^{g+1}}{1-\alpha}$ tokens on "
+            r"average and costs $g\,c + 1$ target-call units, so the speedup over target-only decoding is "
+            r"$\frac{1-\alpha^{g+1}}{(1-\alpha)(g c + 1)}$, where c = (draft call time) / (target call time).")
+c = st.slider("Cost ratio c", 0.0, 1.0, 0.05, 0.01, key="th_c")
+best = theory.optimal_depth(alpha, c)
+st.plotly_chart(plots.depth_curves(alpha, c), width="stretch")
+st.caption(f"Optimal depth at c = {c:g}: g = {best}, speedup {float(theory.speedup(alpha, best, c)):.3f}.")
+
+st.subheader("Leviathan, Kalman and Matias (2023)")
+st.plotly_chart(plots.leviathan_curves(c, current_alpha=float(alpha)), width="stretch")
+grid_c = st.radio("Grid at cost ratio", [0.0, c], format_func=lambda x: f"c = {x:g}", horizontal=True,
+                  key="th_grid_c")
+st.markdown("Expected speedup from the formula (at c = 0 this is the tokens per round; e.g. α = 0.8, g = 5 gives "
+            "3.69):")
+st.dataframe(pd.DataFrame(plots.grid_rows(grid_c)), hide_index=True, width="stretch")
+st.markdown("Measured α from their Table 3 (the markers above):")
+st.dataframe(pd.DataFrame([{"target": t, "draft": d, "temperature": temp, "α": a}
+                           for t, d, temp, a in theory.LEVIATHAN_ALPHAS]), hide_index=True, width="stretch")
+
+# --- measured against theory ---------------------------------------------------------------------
+st.header("Measured against theory")
+st.warning("The formula assumes the same α at every position, independently. It is exact when p and q do not "
+           "depend on the position (fixed mode, no stop tokens); in Markov mode, with stop tokens, or for real "
+           "models α changes from position to position and the formula is only a guide.")
+found = measured.collect(ss)
+if not found:
+    st.info("Nothing measured in this session yet: play some rounds in the Playground or generate with the "
+            "real-model page, then come back. The exact value for this scenario is shown as a star.")
+st.plotly_chart(plots.measured_vs_theory(scenario.depth, [m.measurement for m in found],
+                                         theory_alpha=float(alpha)), width="stretch")
+if found:
+    st.dataframe(pd.DataFrame([{"source": m.measurement.source,
+                                "acceptance rate": round(m.measurement.acceptance_rate, 4),
+                                "tokens per round": m.measurement.tokens_per_round, "depth": m.measurement.depth,
+                                "checks": m.measurement.checks,
+                                "per-position acceptance": ", ".join("–" if a is None else f"{a:.3f}"
+                                                                     for a in (m.by_position or []))}
+                               for m in found]), hide_index=True, width="stretch")
+
+alphas = position_alphas(key)
+if len({a for a in alphas if a is not None}) > 1:
+    st.markdown("In this scenario α differs by position (exact, P(accept at k | verification reached k)):")
+    st.plotly_chart(plots.position_alphas(alphas, alpha), width="stretch")
+    exact_tokens = theory.mean_length(theory.block_distribution(scenario))
+    st.caption(f"Exact expected tokens per round {float(exact_tokens):.4f} vs the i.i.d. formula "
+               f"{float(theory.expected_tokens(alpha, scenario.depth)):.4f}.")
+else:
+    st.success(f"In this scenario α is the same at every position ({alpha}): the formula is exact here.")

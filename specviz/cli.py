@@ -1,0 +1,159 @@
+"""The command line: `python -m specviz generate "prompt" --model smollm2 --draft early-exit:8 ...`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+ANSI = {"accepted": "\033[32m", "correction": "\033[31;1m", "bonus": "\033[35;1m"}
+RESET = "\033[0m"
+MARKS = {"accepted": ("", ""), "correction": ("[", "]"), "bonus": ("{", "}")}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with its subcommands."""
+    parser = argparse.ArgumentParser(prog="specviz", description="Exact speculative sampling, visualised.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    gen = sub.add_parser("generate", help="generate text with exact speculative sampling on a real model")
+    gen.add_argument("prompt")
+    gen.add_argument("--model", default="smollm2", help="smollm2 (bundled), a hub id, a folder or a .gguf file")
+    gen.add_argument("--draft", default="early-exit:8",
+                     help="early-exit:K | target:temperature=T,top_k=K | lookup:N | model:HUB_ID_OR_FOLDER")
+    gen.add_argument("--depth", type=int, default=4, help="drafted tokens per round (1..5)")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--max-new-tokens", type=int, default=64)
+    gen.add_argument("--temperature", type=float, default=1.0)
+    gen.add_argument("--top-k", type=int, default=0, help="target top-k (0: off)")
+    gen.add_argument("--top-p", type=float, default=1.0, help="target top-p (1: off)")
+    gen.add_argument("--draft-top-k", type=int, default=0, help="cut the draft's q to its top k (0: off)")
+    gen.add_argument("--device", default=None, help="cuda, mps or cpu (default: the best available)")
+    gen.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
+    gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    gen.add_argument("--top-n", type=int, default=10, help="entries of each distribution kept in --json")
+    gen.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    return parser
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self, total: int, stream: TextIO = sys.stderr):
+        self.total, self.stream = total, stream
+        self.enabled = stream.isatty()
+        self.began = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * min(done, self.total) / max(self.total, 1))
+        rate = done / max(time.perf_counter() - self.began, 1e-9)
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} tokens {rate:.1f}/s")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def marked_text(pieces: Sequence[str], origins: Sequence[str], color: bool) -> str:
+    """The generated text with each token marked by origin (ANSI colours, or brackets without)."""
+    out = []
+    for piece, origin in zip(pieces, origins):
+        if color:
+            out.append(f"{ANSI[origin]}{piece}{RESET}")
+        else:
+            left, right = MARKS[origin]
+            out.append(f"{left}{piece}{right}")
+    return "".join(out)
+
+
+def legend(color: bool) -> str:
+    """What the marks mean."""
+    if color:
+        return " ".join(f"{ANSI[o]}{o}{RESET}" for o in ANSI)
+    return "accepted draft: plain, [correction], {bonus}"
+
+
+def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list[str]) -> dict:
+    """The full trace of a generation as JSON-ready data."""
+    from specviz.models.text import token_label
+
+    def label_events(events: list[dict]) -> list[dict]:
+        for event in events:
+            for key in ("p", "q", "residual"):
+                if isinstance(event.get(key), dict):
+                    for entry in event[key]["top"]:
+                        entry["text"] = token_label(target.tokenizer, entry["token"])
+            if "token" in event:
+                event["text"] = target.tokenizer.decode([event["token"]])
+        return events
+
+    return {
+        "prompt": args.prompt, "model": args.model, "draft": args.draft, "device": gen.device,
+        "settings": {k: getattr(args, k) for k in ("depth", "seed", "max_new_tokens", "temperature", "top_k",
+                                                   "top_p", "draft_top_k")},
+        "context_id": gen.context_id,
+        "prompt_tokens": list(gen.prompt_ids),
+        "text": "".join(pieces),
+        "tokens": [{"id": t, "text": s, "origin": o} for t, s, o in zip(gen.tokens, pieces, gen.origins)],
+        "rounds": [{"round_id": r.round_id, "drafted": list(r.drafted), "tokens": list(r.tokens),
+                    "origins": list(r.origins), "accepted": r.accepted, "rejected": r.rejected,
+                    "stopped": r.stopped, "alphas": list(r.alphas),
+                    "time_s": {"draft_forward": r.draft_forward_s, "draft_exact": r.draft_exact_s,
+                               "target_forward": r.target_forward_s, "verify": r.verify_s, "wall": r.wall_s},
+                    "target_forwards": r.target_forwards, "events": label_events(r.events or [])}
+                   for r in gen.rounds],
+        "summary": summary.to_dict(),
+    }
+
+
+def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run one speculative generation and print it."""
+    from specviz.models import ModelLoadError, Session, Settings, load_model, parse_draft
+    from specviz.models.drafts import TokenizerMismatchError
+    from specviz.models.stats import format_summary, summarize
+    from specviz.models.text import token_pieces
+
+    try:
+        spec = parse_draft(args.draft)
+        settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=args.max_new_tokens,
+                            temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+                            draft_top_k=args.draft_top_k, chat=not args.no_chat)
+        err.write(f"loading {args.model} ...\n")
+        target = load_model(args.model, args.device)
+        draft_model = load_model(spec.model, args.device) if spec.kind == "model" else None
+        err.write(f"loaded in {target.load_seconds:.1f}s on {target.device_name}\n")
+        session = Session(target, spec, settings, args.prompt, draft_model=draft_model,
+                          top_n=args.top_n if args.json else None)
+    except (ModelLoadError, TokenizerMismatchError, ValueError) as error:
+        err.write(f"error: {error}\n")
+        return 2
+    progress = Progress(settings.max_new_tokens, err)
+    gen = session.run(lambda record: progress.update(len(session.generation.tokens)))
+    progress.close()
+    summary = summarize(gen, settings.depth)
+    pieces = token_pieces(target.tokenizer, gen.tokens)
+    if args.json:
+        json.dump(generation_json(args, target, gen, summary, pieces), out, indent=1)
+        out.write("\n")
+        return 0
+    color = args.color == "always" or (args.color == "auto" and out.isatty())
+    out.write(marked_text(pieces, gen.origins, color) + "\n\n")
+    out.write(legend(color) + "\n")
+    out.write(format_summary(summary) + "\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Entry point of `python -m specviz` and the `specviz` script."""
+    args = build_parser().parse_args(argv)
+    out, err = out or sys.stdout, err or sys.stderr
+    if args.command == "generate":
+        return cmd_generate(args, out, err)
+    return 1

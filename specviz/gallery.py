@@ -1,0 +1,198 @@
+"""The edge-case gallery as data: small scenarios, what happens, and the exact expected outcome.
+
+Each card's ``expected`` maps a fact name to its exact value; ``observe(card)`` computes the same
+facts from the library (``specviz.theory``, the core, ``specviz.lab.float_verifier``), and a test
+asserts that they agree. Fact names:
+
+``alpha``                 sum_x min(p, q) at the first position
+``mean tokens``           expected committed tokens per round (exact enumeration)
+``expected tokens (formula)``  (1 - alpha^(g+1)) / (1 - alpha)
+``P(length = n)``         probability that the round commits n tokens
+``P(first = t)``          probability that the first committed token is t
+``P(t committed)``        probability that token t is in the committed block
+``P(t accepted)``         probability that t is committed as an accepted draft
+``P(t corrected)``        probability that t is committed as a correction (from the residual)
+``P(bonus)``              probability that the round ends with a bonus token
+``P(stop in draft)``      probability that an accepted stop token ends the block (no bonus)
+``residual mass``         sum (p - q)+ at the first position: the rejection probability
+``p(t)``                  the processed target's probability of t at the first position
+``refused``               the name of the error the core raises for the scenario (or None)
+``accept t exact`` / ``accept t engine <`` / ``accept t engine <=``  acceptance probability of a
+                          drafted t by the exact verifier and by the float32 engine verifier
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from . import theory
+from .core import SpecvizError
+from .scenario import Scenario, Table
+
+_WORDS = ("the", "cat", "sat", "on", "mat", ".")
+
+
+@dataclass(frozen=True)
+class Card:
+    slug: str
+    title: str
+    text: str
+    scenario: Scenario
+    expected: dict[str, Any]
+
+
+def _s(target: tuple, draft: tuple, vocab: tuple[str, ...] = ("a", "b", "c", "d"), **kw: Any) -> Scenario:
+    return Scenario(vocab=vocab, target=Table(target), draft=Table(draft), **kw)
+
+
+F = Fraction
+
+CARDS: tuple[Card, ...] = (
+    Card("p-equals-q", "p = q: always accepted",
+         "The draft is the target. Every acceptance probability min(1, p/q) is 1, so every draft is accepted "
+         "and every round commits depth + 1 tokens. The residual (p − q)+ has no mass and is never needed.",
+         _s((4, 3, 2, 1), (4, 3, 2, 1), depth=3),
+         {"alpha": F(1), "residual mass": F(0), "P(length = 4)": F(1), "P(bonus)": F(1), "mean tokens": F(4)}),
+    Card("disjoint", "Disjoint supports: always rejected",
+         "q only proposes c and d, which p forbids: min(1, p/q) = 0 for every draft. Each round rejects its first "
+         "draft and commits one correction drawn from the residual, which here is p itself.",
+         _s((1, 2, 0, 0), (0, 0, 1, 1), depth=3),
+         {"alpha": F(0), "P(length = 1)": F(1), "P(first = a)": F(1, 3), "P(first = b)": F(2, 3),
+          "P(c committed)": F(0), "P(d committed)": F(0)}),
+    Card("q-zero", "q is zero where p is positive",
+         "The draft never proposes c, yet the target gives it mass 1/4. Only the residual can produce c: after a "
+         "rejection, (p − q)+ puts its mass where q falls short of p. The first token is still distributed as p.",
+         _s((1, 1, 2, 0), (1, 1, 0, 0), depth=2),
+         {"P(c accepted)": F(0), "P(first = c)": F(1, 2), "P(first = a)": F(1, 4), "alpha": F(1, 2)}),
+    Card("p-zero", "p is zero where q is positive: a mask",
+         "A grammar mask forbids d in the target, so p(d) = 0 while the draft still likes d. Drafting d gives "
+         "acceptance min(1, 0/q) = 0: d is always rejected and never emitted.",
+         _s((1, 1, 1, 1), (1, 1, 1, 3), depth=3, target_mask=(True, True, True, False)),
+         {"p(d)": F(0), "P(d committed)": F(0), "P(first = a)": F(1, 3), "alpha": F(1, 2)}),
+    Card("topk-excludes-mode", "A top-k draft that excludes the target's mode",
+         "The target's favourite is b, but the draft keeps only its top 2 tokens, a and c. b is never drafted; "
+         "it appears exactly as often as p says, all of it through corrections.",
+         _s((1, 4, 2, 1), (4, 1, 3, 2), depth=2, draft_topk=2),
+         {"P(b accepted)": F(0), "P(first = b)": F(1, 2), "alpha": F(3, 8),
+          # corrections at position 0 (5/8 * 4/5) and 1 (3/8 * 5/8 * 4/5); the rest of b is bonus tokens
+          "P(b corrected)": F(11, 16), "P(b committed)": F(11, 16) + F(3, 8) ** 2 * F(1, 2)}),
+    Card("one-hot", "A one-hot draft (prompt lookup)",
+         "Prompt lookup proposes the continuation it found in the prompt with certainty: q is one-hot on b. The "
+         "draft is accepted with probability p(b), so alpha = p(b); on rejection the residual is p without b.",
+         _s((2, 5, 2, 1), (0, 1, 0, 0), depth=3),
+         {"alpha": F(1, 2), "P(first = b)": F(1, 2), "P(length = 4)": F(1, 8), "residual mass": F(1, 2)}),
+    Card("stop-in-draft", "A stop token inside the draft",
+         "“.” is a stop token and the draft likes it. When the draft proposes it, drafting ends early; when "
+         "the verifier accepts it the block ends there: no bonus token, and the request stops.",
+         _s((3, 3, 2), (1, 1, 4), vocab=("cat", "sat", "."), depth=3, stop_ids=frozenset({2})),
+         # each position: draft "." (2/3) accepted with 3/8, or cat/sat (1/3) always accepted
+         {"P(stop in draft)": F(1, 4) * (1 + F(1, 3) + F(1, 9)), "alpha": F(7, 12)}),
+    Card("fp32-tiny", "FP32 quantization of tiny weights",
+         "With the FP32 switch on, weights are rounded to float32 before the exact stage. 1e-46 is below the "
+         "smallest float32 (about 1.4e-45) and becomes 0: b can never be emitted. 1e-40 survives as a "
+         "subnormal, with fewer significant bits, and keeps its (tiny) mass exactly.",
+         _s((1.0, 1e-46, 1e-40, 1.0), (1.0, 1.0, 1.0, 1.0), depth=2, fp32=True),
+         {"p(b)": F(0), "P(b committed)": F(0), "p(c) > 0": True}),
+    Card("mask-all", "A mask that removes every token",
+         "The target's mask allows nothing, so the target distribution would be empty. The core refuses the "
+         "round with an explanation instead of quietly falling back to the draft or to target-only sampling.",
+         _s((1, 1, 1, 1), (1, 1, 1, 1), depth=2, target_mask=(False, False, False, False)),
+         {"refused": "SupportError"}),
+    Card("boundary", "Equal draws on the acceptance boundary",
+         "p(a)/q(a) = 1/2. The exact verifier draws an integer in {0, 1} and accepts when it is < 1: exactly 1/2. "
+         "An engine's float32 u on the grid k/2^24 accepts with 1/2 under u < p/q but 1/2 + 2^-24 under "
+         "u <= p/q: the draw u = 1/2 sits on the boundary.",
+         _s((1, 1), (2, 0), vocab=("a", "b"), depth=1),
+         {"accept a exact": F(1, 2), "accept a engine <": F(1, 2), "accept a engine <=": F(1, 2) + F(1, 2**24)}),
+    Card("deep-bonus", "Depth 5 with alpha near 1: the bonus token",
+         "q is almost p (alpha = 19/20), so most rounds accept all five drafts and then draw a sixth, bonus token "
+         "from p. Expected tokens per round: (1 − α^6)/(1 − α) ≈ 5.30, matched exactly by the enumeration.",
+         _s((5, 5, 5, 5), (6, 5, 5, 4), depth=5),
+         {"alpha": F(19, 20), "P(bonus)": F(19, 20) ** 5, "mean tokens": theory.expected_tokens(F(19, 20), 5),
+          "expected tokens (formula)": theory.expected_tokens(F(19, 20), 5)}),
+)
+
+BY_SLUG: dict[str, Card] = {c.slug: c for c in CARDS}
+
+
+def _token(scenario: Scenario, label: str) -> int:
+    return scenario.vocab.index(label)
+
+
+def observe(card: Card | Scenario, keys: list[str] | None = None) -> dict[str, Any]:
+    """The facts named in keys (default: the card's expected keys), computed from the library."""
+    scenario = card.scenario if isinstance(card, Card) else card
+    keys = list(card.expected) if keys is None and isinstance(card, Card) else list(keys or ())
+    out: dict[str, Any] = {}
+    try:
+        analysis = theory.analyze_round(scenario)
+    except SpecvizError as error:
+        return {k: (type(error).__name__ if k == "refused" else None) for k in keys}
+    blocks = analysis.blocks
+    p = scenario.processor()((), scenario.target_model()(()))
+    q = scenario.draft_model()(())
+    a = theory.alpha(p, q)
+    lengths = theory.length_distribution(blocks, scenario.depth)
+    first = theory.first_token_marginal(blocks, scenario.vocab_size)
+    for key in keys:
+        if key == "alpha":
+            out[key] = a
+        elif key == "refused":
+            out[key] = None
+        elif key == "residual mass":
+            out[key] = 1 - a
+        elif key == "mean tokens":
+            out[key] = theory.mean_length(blocks)
+        elif key == "expected tokens (formula)":
+            out[key] = theory.expected_tokens(a, scenario.depth)
+        elif key == "P(bonus)":
+            out[key] = sum((pr for o, pr in analysis.outcomes.items() if o.ending == "bonus"), Fraction(0))
+        elif key == "P(stop in draft)":
+            out[key] = sum((pr for o, pr in analysis.outcomes.items() if o.ending == "stop"), Fraction(0))
+        elif m := re.fullmatch(r"P\(length = (\d+)\)", key):
+            n = int(m.group(1))
+            out[key] = lengths[n] if n < len(lengths) else Fraction(0)
+        elif m := re.fullmatch(r"P\(first = (.+)\)", key):
+            out[key] = first[_token(scenario, m.group(1))]
+        elif m := re.fullmatch(r"P\((.+) (committed|accepted|corrected)\)", key):
+            t, how = _token(scenario, m.group(1)), m.group(2)
+            total = Fraction(0)
+            for o, pr in analysis.outcomes.items():
+                accepted, rest = o.tokens[: o.accepted], o.tokens[o.accepted:]
+                corrected = rest[:1] if o.ending == "correction" else ()
+                hit = {"committed": t in o.tokens, "accepted": t in accepted, "corrected": t in corrected}[how]
+                total += pr if hit else 0
+            out[key] = total
+        elif m := re.fullmatch(r"p\((.+)\)( > 0)?", key):
+            value = p.prob(_token(scenario, m.group(1)))
+            out[key] = value > 0 if m.group(2) else value
+        elif m := re.fullmatch(r"accept (.+) (exact|engine <|engine <=)", key):
+            from .lab import float_verifier as fv
+
+            t = _token(scenario, m.group(1))
+            if m.group(2) == "exact":
+                out[key] = theory.acceptance(p, q, t)
+            else:
+                ratio = fv.ratio32(fv.to_float32(p), fv.to_float32(q), t)
+                out[key] = fv.acceptance_probability32(ratio, m.group(2).split()[1])
+        else:
+            raise KeyError(f"unknown gallery fact {key!r}")
+    return out
+
+
+def check(card: Card) -> dict[str, tuple[Any, Any]]:
+    """Facts that disagree: {key: (expected, observed)}; empty when the card's outcome holds."""
+    seen = observe(card)
+    return {k: (v, seen.get(k)) for k, v in card.expected.items() if seen.get(k) != v}
+
+
+def format_fact(value: Any) -> str:
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return str(value.numerator)
+        text = f"{value.numerator}/{value.denominator}"
+        return text if len(text) <= 24 else f"≈ {float(value):.6g}"
+    return str(value)

@@ -1,0 +1,94 @@
+"""Running measurements other pages leave in the Streamlit session, read without importing them.
+
+* The Playground keeps its scenario in ``pg_scenario`` and its animation state in ``pg_state``
+  (a ``PlayState`` with ``step``); its running statistics are ``view.step_view(...).stats``.
+* The real-model page keeps a ``specviz.models.stats.Summary`` (found by its fields, so torch is
+  never imported here) under any session key.
+* Any page may also publish ``theory_measurements``: {name: {"acceptance_rate", "tokens_per_round",
+  "depth", "checks", optional "alpha_by_position"}}.
+
+Everything here degrades to "nothing measured" when a key is absent or malformed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..plots.theory import Measurement
+from ..scenario import Scenario
+
+PLAYGROUND_SCENARIO = "pg_scenario"
+PLAYGROUND_STATE = "pg_state"
+PUBLISHED = "theory_measurements"
+_SUMMARY_FIELDS = ("accepted", "drafted", "tokens_per_round", "rounds", "reached", "acceptance_by_position")
+
+
+@dataclass(frozen=True)
+class Measured:
+    measurement: Measurement
+    by_position: list[float | None] | None = None
+
+
+def playground_scenario(session: Mapping[str, Any]) -> Scenario | None:
+    scenario = session.get(PLAYGROUND_SCENARIO)
+    return scenario if isinstance(scenario, Scenario) else None
+
+
+def from_playground(session: Mapping[str, Any]) -> Measured | None:
+    scenario = playground_scenario(session)
+    play = session.get(PLAYGROUND_STATE)
+    if scenario is None or play is None or not hasattr(play, "step"):
+        return None
+    try:
+        from ..playground import view
+
+        stats = view.step_view(scenario, int(play.step)).stats
+    except Exception:  # noqa: BLE001 - a refused or half-edited scenario measures nothing
+        return None
+    if not stats.checks:
+        return None
+    tokens = float(stats.tokens_per_round) if stats.tokens_per_round is not None else None
+    return Measured(Measurement("Playground", float(stats.acceptance_rate), tokens, scenario.depth, stats.checks))
+
+
+def _looks_like_summary(value: Any) -> bool:
+    return all(hasattr(value, name) for name in _SUMMARY_FIELDS)
+
+
+def from_real_model(session: Mapping[str, Any]) -> list[Measured]:
+    out = []
+    for key in list(session.keys()):
+        value = session.get(key)
+        if not _looks_like_summary(value) or not value.drafted:
+            continue
+        depth = len(value.reached) or 1
+        rate = value.accepted / value.drafted
+        out.append(Measured(Measurement(f"Real model ({getattr(value, 'device', '?')})", rate,
+                                        float(value.tokens_per_round), depth, int(value.drafted)),
+                            list(value.acceptance_by_position)))
+    return out
+
+
+def from_published(session: Mapping[str, Any]) -> list[Measured]:
+    published = session.get(PUBLISHED)
+    if not isinstance(published, Mapping):
+        return []
+    out = []
+    for name, data in published.items():
+        try:
+            out.append(Measured(Measurement(str(name), float(data["acceptance_rate"]),
+                                            None if data.get("tokens_per_round") is None
+                                            else float(data["tokens_per_round"]),
+                                            int(data["depth"]), int(data.get("checks", 0))),
+                                data.get("alpha_by_position")))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def collect(session: Mapping[str, Any]) -> list[Measured]:
+    """Every measurement found in the session, Playground first."""
+    found = [m for m in [from_playground(session)] if m is not None]
+    return found + from_real_model(session) + from_published(session)

@@ -1,0 +1,52 @@
+"""The scenario picker the lab and theory pages share: the Playground's scenario, or a preset."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from ..playground import presets
+from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict
+from .measured import playground_scenario
+
+PLAYGROUND = "The Playground's scenario"
+PRESET = "A preset"
+_LETTERS = "abcdefghijkl"
+
+
+def preset_scenario(name: str, vocab_size: int, depth: int, markov: bool) -> Scenario:
+    vocab = presets.DEFAULT_VOCAB if vocab_size == len(presets.DEFAULT_VOCAB) else tuple(_LETTERS[:vocab_size])
+    base = Scenario(vocab=vocab, target=Table((1,) * vocab_size), draft=Table((1,) * vocab_size), depth=depth)
+    return presets.apply_preset(base, name, markov)
+
+
+def pick(key: str, *, default_preset: str = "close", default_vocab: int = 6, default_depth: int = 3) -> Scenario:
+    """Widgets in the sidebar; returns the scenario the page should analyse."""
+    ss = st.session_state
+    from_playground = playground_scenario(ss)
+    with st.sidebar:
+        st.subheader("Scenario")
+        options = [PLAYGROUND, PRESET] if from_playground is not None else [PRESET]
+        source = st.radio("Analyse", options, key=f"{key}_source")
+        if source == PLAYGROUND and from_playground is not None:
+            st.caption("Open the Playground to change it; its settings carry over here.")
+            return from_playground
+        if from_playground is None:
+            st.caption("No Playground scenario in this session yet: pick a preset (or open the Playground).")
+        name = st.selectbox("Preset", list(presets.PRESETS), index=list(presets.PRESETS).index(default_preset),
+                            key=f"{key}_preset")
+        st.caption(presets.PRESETS[name].description)
+        vocab_size = st.slider("Vocabulary size V", 2, 8, default_vocab, key=f"{key}_vocab")
+        depth = st.slider("Depth g", 1, 5, default_depth, key=f"{key}_depth")
+        markov = st.toggle("Markov (p, q depend on the previous token)", key=f"{key}_markov")
+    return preset_scenario(name, vocab_size, depth, markov)
+
+
+def to_key(scenario: Scenario) -> str:
+    """A JSON text that identifies the scenario exactly (for st.cache_data)."""
+    return json.dumps(scenario_to_dict(scenario), sort_keys=True)
+
+
+def from_key(text: str) -> Scenario:
+    return scenario_from_dict(json.loads(text))

@@ -1,0 +1,105 @@
+"""Per-generation statistics: acceptance by draft position, measured alpha vs theory, time split."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from specviz.models.generate import Generation
+from specviz.theory import expected_tokens
+
+TIME_PARTS = ("draft_forward_s", "draft_exact_s", "target_forward_s", "verify_s")
+TIME_LABELS = {"draft_forward_s": "draft forward", "draft_exact_s": "draft sampling (exact)",
+               "target_forward_s": "target forward", "verify_s": "exact verification"}
+
+
+@dataclass
+class Summary:
+    """What a generation measured, ready for a table or JSON."""
+
+    device: str
+    rounds: int
+    tokens: int
+    drafted: int
+    accepted: int
+    corrections: int
+    bonuses: int
+    reached: list[int]
+    accepted_at: list[int]
+    acceptance_by_position: list[float | None]
+    alpha_by_position: list[float | None]
+    mean_alpha: float | None
+    tokens_per_round: float
+    expected_tokens_per_round: float | None
+    target_forwards: int
+    tokens_per_target_forward: float
+    time_s: dict[str, float]
+    wall_s: float
+    tokens_per_s: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready."""
+        return asdict(self)
+
+
+def summarize(gen: Generation, depth: int) -> Summary:
+    """Summary statistics of a generation drafted at the given depth."""
+    rounds = gen.rounds
+    reached, accepted_at = [0] * depth, [0] * depth
+    alpha_sums = [0.0] * depth
+    for r in rounds:
+        for position, value in enumerate(r.alphas[:depth]):
+            reached[position] += 1
+            alpha_sums[position] += value
+            accepted_at[position] += position < r.accepted
+    checked = [a for r in rounds for a in r.alphas]
+    mean_alpha = float(np.mean(checked)) if checked else None
+    wall = sum(r.wall_s for r in rounds)
+    forwards = sum(r.target_forwards for r in rounds)
+    n_tokens = len(gen.tokens)
+    origins = [o for r in rounds for o in r.origins]
+    return Summary(
+        device=gen.device,
+        rounds=len(rounds),
+        tokens=n_tokens,
+        drafted=sum(len(r.drafted) for r in rounds),
+        accepted=sum(r.accepted for r in rounds),
+        corrections=origins.count("correction"),
+        bonuses=origins.count("bonus"),
+        reached=reached,
+        accepted_at=accepted_at,
+        acceptance_by_position=[a / n if n else None for a, n in zip(accepted_at, reached)],
+        alpha_by_position=[s / n if n else None for s, n in zip(alpha_sums, reached)],
+        mean_alpha=mean_alpha,
+        tokens_per_round=n_tokens / len(rounds) if rounds else 0.0,
+        expected_tokens_per_round=float(expected_tokens(min(1.0, mean_alpha), depth)) if checked else None,
+        target_forwards=forwards,
+        tokens_per_target_forward=n_tokens / forwards if forwards else 0.0,
+        time_s={part: sum(getattr(r, part) for r in rounds) for part in TIME_PARTS},
+        wall_s=wall,
+        tokens_per_s=n_tokens / wall if wall else 0.0,
+    )
+
+
+def format_summary(s: Summary) -> str:
+    """A plain-text block of the statistics for the terminal."""
+    def pct(value: float | None) -> str:
+        return "  -  " if value is None else f"{100 * value:5.1f}%"
+
+    lines = [
+        f"device: {s.device}",
+        f"tokens: {s.tokens} in {s.rounds} rounds ({s.tokens_per_round:.2f} per round; theory "
+        f"{s.expected_tokens_per_round:.2f} at mean alpha)" if s.expected_tokens_per_round is not None
+        else f"tokens: {s.tokens} in {s.rounds} rounds",
+        f"drafts: {s.accepted}/{s.drafted} accepted; {s.corrections} corrections, {s.bonuses} bonus tokens",
+        f"tokens per target forward: {s.tokens_per_target_forward:.2f} ({s.target_forwards} forwards)",
+        "position  reached  accepted  measured  alpha(p,q)",
+    ]
+    for i, (n, a, rate, alpha) in enumerate(zip(s.reached, s.accepted_at, s.acceptance_by_position,
+                                                 s.alpha_by_position)):
+        lines.append(f"{i + 1:>8}  {n:>7}  {a:>8}  {pct(rate):>8}  {pct(alpha):>10}")
+    wall = s.wall_s or 1.0
+    split = ", ".join(f"{TIME_LABELS[k]} {v:.2f}s ({100 * v / wall:.0f}%)" for k, v in s.time_s.items())
+    lines.append(f"time: {s.wall_s:.2f}s, {s.tokens_per_s:.1f} tokens/s; {split}")
+    return "\n".join(lines)

@@ -1,0 +1,57 @@
+"""Round events as small display data: top-N entries of each distribution (aligned for p vs q) plus the rest."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from specviz.core import Categorical, Trace
+
+
+def _exact(value: Fraction) -> dict[str, Any]:
+    return {"exact": f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator),
+            "float": float(value)}
+
+
+def _top(c: Categorical, n: int, extra: tuple[int, ...] = ()) -> list[int]:
+    """The n most probable tokens of c, then any extra tokens not among them."""
+    tokens = [t for t, _ in c.top(n)]
+    return tokens + [t for t in extra if t not in tokens]
+
+
+def _bars(tokens: list[int], *dists: Categorical) -> dict[str, Any]:
+    """Per distribution: probabilities of tokens (floats) and the exact rest of the mass."""
+    out: dict[str, Any] = {"tokens": tokens}
+    for i, c in enumerate(dists):
+        values = [c.prob(t) for t in tokens]
+        out[f"values{i}"] = [float(v) for v in values]
+        out[f"rest{i}"] = float(1 - sum(values, Fraction()))
+    return out
+
+
+def event_views(trace: Trace, top_n: int = 10) -> list[dict[str, Any]]:
+    """One display dict per event of a round's trace."""
+    views: list[dict[str, Any]] = []
+    for e in trace.events:
+        base = {"kind": e.kind, "position": e.position}
+        if e.kind == "draft":
+            bars = _bars(_top(e.q, top_n, (e.token,)), e.q)
+            views.append({**base, "token": e.token, "q": bars, "draw": e.draw, "draw_range": e.draw_range})
+        elif e.kind == "check":
+            tokens = _top(e.p, top_n, (e.token,))
+            tokens += [t for t in _top(e.q, top_n) if t not in tokens]
+            views.append({**base, "token": e.token, "pq": _bars(tokens, e.p, e.q), "p_token": _exact(e.p_token),
+                          "q_token": _exact(e.q_token), "acceptance": _exact(e.acceptance), "draw": e.draw,
+                          "draw_range": e.draw_range, "accepted": e.accepted})
+        elif e.kind == "correction":
+            views.append({**base, "token": e.token, "residual": _bars(_top(e.residual, top_n, (e.token,)), e.residual),
+                          "residual_mass": _exact(e.residual_mass), "draw": e.draw, "draw_range": e.draw_range})
+        elif e.kind == "bonus":
+            views.append({**base, "token": e.token, "p": _bars(_top(e.p, top_n, (e.token,)), e.p),
+                          "draw": e.draw, "draw_range": e.draw_range})
+        elif e.kind == "stop":
+            views.append({**base, "token": e.token, "stage": e.stage})
+        else:
+            views.append({**base, "tokens": list(e.tokens), "accepted_drafts": e.accepted_drafts,
+                          "rejected": e.rejected, "stopped": e.stopped})
+    return views

@@ -1,0 +1,295 @@
+"""What the page shows at one step: the narrative with exact fractions, the coloured text, history, stats.
+
+``step_view(scenario, step)`` is a pure function of its arguments (through the memoized
+timeline); the page renders the returned data and the plots module draws its figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent, StopEvent
+from ..scenario import Scenario
+from .state import Timeline, timeline_for
+
+
+def fmt_fraction(value: Fraction | int, digits: int = 4) -> str:
+    """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    exact = f"{value.numerator}/{value.denominator}"
+    return f"{exact} ≈ {float(value):.{digits}f}"
+
+
+def fmt_draw(draw: int, draw_range: int) -> str:
+    """The integer draw over its range and the point it marks on [0, 1)."""
+    return f"draw {draw} of 0..{draw_range - 1} (u = {fmt_fraction(Fraction(draw, draw_range))})"
+
+
+def label(scenario: Scenario, token: int) -> str:
+    return f"‘{scenario.vocab[token]}’"
+
+
+def text_of(scenario: Scenario, tokens: tuple[int, ...] | list[int]) -> str:
+    return " ".join(scenario.vocab[t] for t in tokens) if tokens else "(empty)"
+
+
+@dataclass(frozen=True)
+class Token:
+    token: int
+    text: str
+    origin: str  # "accepted", "correction", "bonus"
+    round_id: int
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    round_id: int
+    drafted: str
+    accepted: int
+    rejected_at: int | None
+    committed: str
+    tokens: int
+    stopped: bool
+
+
+@dataclass(frozen=True)
+class Stats:
+    checks: int
+    accepted: int
+    rounds: int
+    tokens: int
+    depth: int
+    alpha: Fraction | None
+    expected: Fraction | None
+    note: str
+
+    @property
+    def acceptance_rate(self) -> Fraction | None:
+        return Fraction(self.accepted, self.checks) if self.checks else None
+
+    @property
+    def tokens_per_round(self) -> Fraction | None:
+        return Fraction(self.tokens, self.rounds) if self.rounds else None
+
+
+@dataclass
+class StepView:
+    step: int
+    known_events: int
+    round_id: int
+    position_in_round: int
+    events_in_round: int
+    event: Event
+    phase: str
+    headline: str
+    lines: list[str]
+    committed: list[Token]
+    drafted: list[int]
+    history: list[HistoryRow]
+    stats: Stats
+    finished: bool  # the request stopped and this is its last event
+    round_events: list[Event] = field(default_factory=list)
+
+
+PHASE_TITLES = {
+    "draft": "Drafting",
+    "check": "Checking",
+    "correction": "Rejection: correction from the residual",
+    "bonus": "All accepted: bonus token",
+    "stop": "Stop",
+    "result": "Round result",
+}
+
+
+def origin_of(event: Event) -> str | None:
+    if isinstance(event, CheckEvent):
+        return "accepted" if event.accepted else None
+    if isinstance(event, CorrectionEvent):
+        return "correction"
+    if isinstance(event, BonusEvent):
+        return "bonus"
+    return None
+
+
+def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str, list[str]]:
+    r = event.round_id
+    if isinstance(event, DraftEvent):
+        q = event.q.prob(event.token)
+        if scenario.draft.rows is None:
+            context = "the same at every position"
+        elif event.prefix:
+            context = f"its row after the previous token {label(scenario, event.prefix[-1])}"
+        else:
+            context = "its start row (nothing before)"
+        head = (f"Round {r}, drafting position {event.position}: the draft samples {label(scenario, event.token)} "
+                f"from q")
+        return head, [
+            f"q is the draft's distribution: {context}.",
+            f"The {fmt_draw(event.draw, event.draw_range)} lands on {label(scenario, event.token)}, "
+            f"whose probability is q({scenario.vocab[event.token]}) = {fmt_fraction(q)}.",
+            f"Drafted so far this round: **{text_of(scenario, drafted)}**.",
+        ]
+    if isinstance(event, CheckEvent):
+        x = scenario.vocab[event.token]
+        verdict = "accepted" if event.accepted else "rejected"
+        compare = "<" if event.accepted else "≥"
+        head = f"Round {r}, checking position {event.position}: {label(scenario, event.token)} is {verdict}"
+        lines = [
+            f"Proposed token x = {label(scenario, event.token)}: p({x}) = {fmt_fraction(event.p_token)}, "
+            f"q({x}) = {fmt_fraction(event.q_token)}.",
+            f"Acceptance probability min(1, p(x)/q(x)) = {fmt_fraction(event.acceptance)}.",
+            f"The acceptance {fmt_draw(event.draw, event.draw_range)}: u {compare} "
+            f"{fmt_fraction(event.acceptance)}, so x is **{verdict}**"
+            + (" and committed." if event.accepted else "; a correction is drawn from the residual next."),
+        ]
+        return head, lines
+    if isinstance(event, CorrectionEvent):
+        overlap = 1 - event.residual_mass
+        head = (f"Round {r}, rejection at position {event.position}: the correction {label(scenario, event.token)} "
+                f"is drawn from the residual")
+        return head, [
+            "The residual (p − q)+ is the part of p that sticks out above q.",
+            f"Its mass is 1 − Σ min(p, q) = 1 − {fmt_fraction(overlap)} = {fmt_fraction(event.residual_mass)}; "
+            "dividing by it gives the normalized residual.",
+            f"The correction {fmt_draw(event.draw, event.draw_range)} picks {label(scenario, event.token)} "
+            f"with residual probability {fmt_fraction(event.residual.prob(event.token))}; the round ends here.",
+        ]
+    if isinstance(event, BonusEvent):
+        head = f"Round {r}: all {event.position} drafts accepted, bonus token {label(scenario, event.token)}"
+        return head, [
+            f"Every draft was accepted, so the target's distribution p after the last draft "
+            f"{label(scenario, event.prefix[-1])} gives one more token for free.",
+            f"The bonus {fmt_draw(event.draw, event.draw_range)} picks {label(scenario, event.token)} with "
+            f"p = {fmt_fraction(event.p.prob(event.token))}.",
+        ]
+    if isinstance(event, StopEvent):
+        if event.stage == "draft":
+            head = (f"Round {r}: the draft drew the stop token {label(scenario, event.token)}, so the block ends "
+                    f"early")
+            return head, [f"The block has {event.position + 1} of {scenario.depth} proposals; the verifier checks "
+                          "them as usual."]
+        head = f"Round {r}: the stop token {label(scenario, event.token)} was committed, so the request stops"
+        return head, ["No further round can be played from this text: press Reset or New seed."]
+    assert isinstance(event, ResultEvent)
+    parts = [f"{event.accepted_drafts} accepted draft" + ("" if event.accepted_drafts == 1 else "s")]
+    if event.rejected:
+        parts.append("1 correction")
+    elif not event.stopped or len(event.tokens) > event.accepted_drafts:
+        parts.append("1 bonus")
+    head = f"Round {r} commits {len(event.tokens)} tokens: {text_of(scenario, event.tokens)}"
+    return head, [f"That is {' + '.join(parts)}.",
+                  "Next round drafts again from the committed text." if not event.stopped else
+                  "The request has stopped."]
+
+
+def _history(scenario: Scenario, timeline: Timeline, upto_round: int) -> list[HistoryRow]:
+    rows = []
+    for played in timeline.rounds[:upto_round]:
+        rejected_at = next((e.position for e in played.trace.events
+                            if isinstance(e, CheckEvent) and not e.accepted), None)
+        rows.append(HistoryRow(played.round_id, text_of(scenario, [p.token for p in played.block.proposals]),
+                               played.result.accepted_drafts, rejected_at, text_of(scenario, played.result.tokens),
+                               len(played.result.tokens), played.result.stopped))
+    return rows
+
+
+def theory_alpha(scenario: Scenario) -> tuple[Fraction | None, Fraction | None, str]:
+    """alpha at the first position and (1 - alpha^(g+1)) / (1 - alpha), with a caveat when they are approximate."""
+    from .. import theory
+
+    try:
+        p = scenario.processor()((), scenario.target_model()(()))
+        q = scenario.draft_model()(())
+        a = theory.alpha(p, q)
+        expected = Fraction(theory.expected_tokens(a, scenario.depth))
+    except Exception:  # noqa: BLE001 - a refused scenario has no theory line
+        return None, None, ""
+    notes = []
+    if scenario.target.rows is not None:
+        notes.append("Markov mode: alpha is that of the first position; it changes with the previous token.")
+    if scenario.stop_ids:
+        notes.append("Stop tokens end blocks early, so fewer tokens per round than the formula.")
+    return a, expected, " ".join(notes)
+
+
+def step_view(scenario: Scenario, step: int) -> StepView:
+    """Everything the page shows at this step; step is clamped to the events that can be played."""
+    timeline = timeline_for(scenario)
+    known = timeline.ensure_events(step + 1)
+    if known == 0:
+        raise timeline.error or RuntimeError("no events")
+    step = min(max(step, 0), known - 1)
+    event = timeline.events[step]
+    round_id = timeline.round_of(step)
+    start = timeline.starts[round_id]
+    round_events = timeline.rounds[round_id].trace.events
+
+    committed: list[Token] = []
+    checks = accepted = 0
+    for index, e in enumerate(timeline.events[: step + 1]):
+        kind = origin_of(e)
+        if isinstance(e, CheckEvent):
+            checks += 1
+            accepted += e.accepted
+        if kind is not None:
+            committed.append(Token(e.token, scenario.vocab[e.token], kind, timeline.round_index[index]))
+    drafted = [e.token for e in round_events[: step - start + 1] if isinstance(e, DraftEvent)]
+
+    done_rounds = round_id + (1 if isinstance(event, ResultEvent) else 0)
+    history = _history(scenario, timeline, done_rounds)
+    a, expected, note = theory_alpha(scenario)
+    stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, a, expected, note)
+    head, lines = _narrate(scenario, event, drafted)
+    finished = isinstance(event, ResultEvent) and event.stopped
+    return StepView(step, known, round_id, step - start, len(round_events), event, event.kind, head, lines,
+                    committed, drafted, history, stats, finished, list(round_events))
+
+
+def _chip(text: str, cue, pending: bool = False) -> str:
+    from html import escape
+
+    border = {"solid": "solid", "dash": "dashed", "dot": "dotted"}.get(cue.dash, "solid")
+    style = (f"display:inline-block;margin:2px 3px;padding:1px 8px;border:3px {border} {cue.color};"
+             f"border-radius:8px;color:{cue.color};font-weight:600;")
+    if pending:
+        style += "opacity:0.75;font-style:italic;"
+    return f"<span style='{style}'>{escape(text)}<sup>&nbsp;{cue.glyph}</sup></span>"
+
+
+def committed_html(view: StepView, vocab: tuple[str, ...]) -> str:
+    """The committed text as chips coloured by origin (colour + border style + glyph), pending drafts after it."""
+    from ..plots import style
+
+    chips = [_chip(t.text, style.origin(t.origin)) for t in view.committed]
+    pending = pending_drafts(view)
+    chips += [_chip(vocab[t], style.role("q"), pending=True) for t in pending]
+    if not chips:
+        chips = ["<span style='color:#777'>(nothing committed yet)</span>"]
+    return "<div style='line-height:2.2'>" + "".join(chips) + "</div>"
+
+
+def pending_drafts(view: StepView) -> list[int]:
+    """Drafted tokens of the current round not yet checked (none once a rejection happened)."""
+    seen = view.round_events[: view.position_in_round + 1]
+    if any(isinstance(e, (CorrectionEvent, BonusEvent, ResultEvent)) for e in seen):
+        return []
+    checked = sum(isinstance(e, CheckEvent) for e in seen)
+    return view.drafted[checked:]
+
+
+def stats_markdown(stats: Stats) -> str:
+    """Measured acceptance rate and tokens per round against the theory, as a markdown table."""
+    def cell(value: Fraction | None) -> str:
+        return "—" if value is None else fmt_fraction(value, 3)
+
+    return "\n".join([
+        "| | measured | theory |",
+        "|---|---|---|",
+        f"| acceptance rate | {cell(stats.acceptance_rate)} ({stats.accepted} of {stats.checks}) "
+        f"| α = Σ min(p, q) = {cell(stats.alpha)} |",
+        f"| tokens per round | {cell(stats.tokens_per_round)} ({stats.tokens} in {stats.rounds}) "
+        f"| (1 − α^{stats.depth + 1}) / (1 − α) = {cell(stats.expected)} |",
+    ])

@@ -1,0 +1,280 @@
+"""Figures of the Playground: pure functions from trace events (exact data) to plotly Figures.
+
+Axes are fixed (every token on x in vocabulary order, probability 0..1 on y) so bars do
+not jump between steps; every hover shows exact fractions; colour is backed by a pattern
+or marker symbol (see ``specviz.plots.style``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import plotly.graph_objects as go  # noqa: F401 - the return type
+
+from ..core import Categorical
+from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent, StopEvent
+from . import style
+
+Y_RANGE = [0, 1.08]
+
+
+def _trace(kind: str, **properties) -> dict:
+    """A trace as a plain dict (None values dropped)."""
+    return {"type": kind, **{k: v for k, v in properties.items() if v is not None}}
+
+
+def _exact(value: Fraction) -> str:
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator} ≈ {float(value):.4f}"
+
+
+def probs(c: Categorical) -> list[Fraction]:
+    """Exact probabilities of every vocabulary id (0 where unlisted)."""
+    total = c.total
+    return [Fraction(t, total) for t in c.ticket_ints()]
+
+
+def _token_axes(vocab: Sequence[str], axis: str = "xaxis", yaxis: str = "yaxis",
+                y_title: str = "probability") -> dict:
+    return {
+        axis: {"type": "category", "categoryorder": "array", "categoryarray": list(vocab),
+               "range": [-0.5, len(vocab) - 0.5], "title": {"text": "token"}, "fixedrange": True},
+        yaxis: {"range": Y_RANGE, "title": {"text": y_title}, "fixedrange": True},
+    }
+
+
+def _bars(name: str, cue: style.Cue, vocab: Sequence[str], values: Sequence[Fraction],
+          highlight: int | None = None, offsetgroup: str | None = None, symbol: str = "") -> dict:
+    marks = [i == highlight for i in range(len(vocab))]
+    return _trace(
+        "bar",
+        name=name,
+        x=list(vocab),
+        y=[float(v) for v in values],
+        customdata=[_exact(v) for v in values],
+        hovertemplate=f"%{{x}}: {symbol or name} = %{{customdata}}<extra></extra>",
+        marker=style.bar_marker(cue, highlight=marks if highlight is not None else None),
+        offsetgroup=offsetgroup,
+        legendgroup=name,
+    )
+
+
+def _mark(vocab: Sequence[str], token: int, y: float, text: str, **kwargs) -> dict:
+    """An arrow with a label over one token's bar; the label leans inwards so the chart edge never cuts it."""
+    lean = "right" if token > (len(vocab) - 1) / 2 else "left"
+    return {"x": vocab[token], "y": min(y, 1.0), "text": text, "showarrow": True, "arrowhead": 2, "arrowsize": 1.2,
+            "ax": 0, "ay": -40, "xanchor": lean, "font": {"size": style.FONT_SIZE, "color": style.OKABE_ITO["black"]},
+            "bgcolor": "rgba(255,255,255,0.85)", **kwargs}
+
+
+def draft_figure(event: DraftEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """q's bars at this prefix with the sampled token outlined and labelled."""
+    q = probs(event.q)
+    data = [_bars("draft q", style.role("q"), vocab, q, highlight=event.token, symbol="q")]
+    return style.figure(data, style.layout(
+        title=f"Drafting position {event.position}: sample from q", presenter=presenter, showlegend=True,
+        annotations=[_mark(vocab, event.token, float(q[event.token]), f"drafted: {vocab[event.token]}")],
+        **_token_axes(vocab)))
+
+
+def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """p and q side by side for this prefix, the proposed token x outlined."""
+    p, q = probs(event.p), probs(event.q)
+    data = [
+        _bars("target p", style.role("p"), vocab, p, highlight=event.token, offsetgroup="p", symbol="p"),
+        _bars("draft q", style.role("q"), vocab, q, highlight=event.token, offsetgroup="q", symbol="q"),
+    ]
+    verdict = "accepted ✓" if event.accepted else "rejected ✗"
+    mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])), f"x = {vocab[event.token]}: {verdict}")
+    return style.figure(data, style.layout(
+        title=f"Checking position {event.position}: p vs q", presenter=presenter, barmode="group",
+        annotations=[mark], **_token_axes(vocab)))
+
+
+def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """Left: p split into min(p, q) and the residual (p − q)+ sticking out above q. Right: normalized residual."""
+    p, q = probs(event.p), probs(event.q)
+    overlap = [min(a, b) for a, b in zip(p, q)]
+    excess = [max(a - b, Fraction(0)) for a, b in zip(p, q)]
+    normalized = probs(event.residual)
+    data = [
+        _bars("min(p, q)", style.role("overlap"), vocab, overlap, offsetgroup="p", symbol="min(p, q)"),
+        _bars("(p − q)+", style.role("residual"), vocab, excess, offsetgroup="p", symbol="(p − q)+"),
+        _trace("scatter", name="draft q", x=list(vocab), y=[float(v) for v in q], mode="markers",
+               customdata=[_exact(v) for v in q], hovertemplate="%{x}: q = %{customdata}<extra></extra>",
+               marker=style.scatter_marker("q", size=16)),
+        {**_bars("residual, normalized", style.role("residual"), vocab, normalized, highlight=event.token,
+                 symbol="residual"), "xaxis": "x2", "yaxis": "y2", "showlegend": False},
+    ]
+    axes = {**_token_axes(vocab), **_token_axes(vocab, "xaxis2", "yaxis2")}
+    axes["xaxis"].update(domain=[0, 0.46], title={"text": f"p = min(p, q) + (p − q)+; residual mass "
+                                                           f"{_exact(event.residual_mass)}"})
+    axes["xaxis2"].update(domain=[0.54, 1], anchor="y2", title={"text": "normalized residual"})
+    axes["yaxis2"].update(anchor="x2", title={"text": ""})
+    annotations = [
+        _mark(vocab, event.token, float(normalized[event.token]), f"correction: {vocab[event.token]}",
+              xref="x2", yref="y2"),
+    ]
+    return style.figure(data, style.layout(
+        title=f"Rejected at position {event.position}: draw from the residual", presenter=presenter,
+        barmode="stack", annotations=annotations, **axes))
+
+
+def bonus_figure(event: BonusEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """p after the last draft, the bonus token outlined."""
+    p = probs(event.p)
+    data = [_bars("target p", style.role("p"), vocab, p, highlight=event.token, symbol="p")]
+    return style.figure(data, style.layout(
+        title="All drafts accepted: bonus token from p", presenter=presenter, showlegend=True,
+        annotations=[_mark(vocab, event.token, float(p[event.token]), f"bonus: {vocab[event.token]}")],
+        **_token_axes(vocab)))
+
+
+def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
+                 presenter: bool = False) -> go.Figure:
+    """One round at a glance: drafted tokens (top row) and what the verifier committed (bottom row)."""
+    drafts = [e for e in events if isinstance(e, DraftEvent)]
+    data = [_trace(
+        "scatter", name="drafted", x=[e.position for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
+        text=[vocab[e.token] for e in drafts], textposition="top center", marker=style.scatter_marker("q", 22),
+        hovertemplate="position %{x}: drafted %{text}<extra></extra>")]
+    for name in ("accepted", "correction", "bonus"):
+        chosen = [e for e in events if (isinstance(e, CheckEvent) and e.accepted and name == "accepted")
+                  or (isinstance(e, CorrectionEvent) and name == "correction")
+                  or (isinstance(e, BonusEvent) and name == "bonus")]
+        cue = style.origin(name)
+        data.append(_trace(
+            "scatter", name=cue.label, x=[e.position for e in chosen], y=["committed"] * len(chosen),
+            mode="markers+text", text=[vocab[e.token] for e in chosen], textposition="bottom center",
+            marker=style.scatter_marker(cue, 24),
+            hovertemplate=f"position %{{x}}: {cue.label} %{{text}}<extra></extra>"))
+    rejected = [e for e in events if isinstance(e, CheckEvent) and not e.accepted]
+    if rejected:
+        data.append(_trace(
+            "scatter", name="rejected draft", x=[e.position for e in rejected], y=["drafted"] * len(rejected),
+            mode="markers",
+            marker={"symbol": "x-thin", "size": 30, "line": {"width": 4, "color": style.OKABE_ITO["vermillion"]}},
+            hovertemplate="position %{x}: rejected<extra></extra>"))
+    title = "Round summary"
+    if any(isinstance(e, StopEvent) for e in events):
+        title += ": stopped at a stop token"
+    return style.figure(data, style.layout(
+        title=title, presenter=presenter,
+        xaxis={"range": [-0.5, depth + 0.5], "dtick": 1, "title": {"text": "position in the block"},
+               "fixedrange": True},
+        yaxis={"type": "category", "categoryorder": "array", "categoryarray": ["committed", "drafted"],
+               "range": [-0.7, 1.7], "fixedrange": True}))
+
+
+def draw_figure(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: int, draw_range: int, *,
+                title: str, presenter: bool = False, chosen: int | None = None) -> go.Figure:
+    """The exact draw as a point u = draw / range on [0, 1), against labelled segments.
+
+    segments: (label, start, end, cue name) with fractions; chosen: index of the selected segment.
+    """
+    data = []
+    for index, (text, start, end, cue_name) in enumerate(segments):
+        cue = style.ROLES.get(cue_name) or style.ORIGINS[cue_name]
+        outline = style.HIGHLIGHT_LINE if index == chosen else {"color": "#FFFFFF", "width": 1}
+        data.append(_trace(
+            "bar", name=text, x=[float(end - start)], base=[float(start)], y=[0], width=[0.5], orientation="h",
+            marker={"color": cue.color, "opacity": 0.9 if index == chosen else 0.55,
+                    "pattern": {"shape": cue.pattern, "fgcolor": "#FFFFFF", "solidity": 0.3, "fillmode": "overlay"},
+                    "line": outline},
+            text=[text], textposition="inside", insidetextanchor="middle",
+            customdata=[[_exact(start), _exact(end)]],
+            hovertemplate=f"{text}: [%{{customdata[0]}}, %{{customdata[1]}})<extra></extra>", showlegend=False))
+    u = Fraction(draw, draw_range)
+    data.append(_trace(
+        "scatter", name="draw", x=[float(u)], y=[0.5], mode="markers+text", text=[f"u = {float(u):.4f}"],
+        textposition="top center",
+        marker={"symbol": "triangle-down", "size": 26, "color": style.OKABE_ITO["black"]},
+        customdata=[[draw, draw_range - 1, _exact(u)]],
+        hovertemplate="draw %{customdata[0]} of 0..%{customdata[1]}<br>u = %{customdata[2]}<extra></extra>",
+        showlegend=False, cliponaxis=False))
+    return style.figure(data, style.layout(
+        title=title, presenter=presenter, height=260 if not presenter else 310, showlegend=False,
+        barmode="overlay",
+        xaxis={"range": [0, 1], "title": {"text": "u on [0, 1)"}, "fixedrange": True, "tickformat": ".1f"},
+        yaxis={"showticklabels": False, "fixedrange": True, "range": [-0.3, 1.05], "showgrid": False,
+               "zeroline": False}))
+
+
+def acceptance_draw_figure(event: CheckEvent, *, presenter: bool = False) -> go.Figure:
+    a = event.acceptance
+    segments = []
+    if a > 0:
+        segments.append((f"accept: u < {_exact(a)}", Fraction(0), a, "accepted"))
+    if a < 1:
+        segments.append(("reject", a, Fraction(1), "correction"))
+    chosen = 0 if event.accepted else len(segments) - 1
+    return draw_figure(segments, event.draw, event.draw_range, chosen=chosen, presenter=presenter,
+                       title="Acceptance draw")
+
+
+def sampling_draw_figure(c: Categorical, draw: int, token: int, vocab: Sequence[str], *, cue: str, title: str,
+                         presenter: bool = False) -> go.Figure:
+    """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked."""
+    segments, start, chosen = [], Fraction(0), None
+    for t, value in enumerate(probs(c)):
+        if value == 0:
+            continue
+        if t == token:
+            chosen = len(segments)
+        segments.append((vocab[t], start, start + value, cue))
+        start += value
+    return draw_figure(segments, draw, c.total, chosen=chosen, title=title, presenter=presenter)
+
+
+def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
+                  presenter: bool = False) -> tuple[go.Figure, go.Figure | None]:
+    """(main chart, draw chart or None) for the event at the current step."""
+    if isinstance(event, DraftEvent):
+        return draft_figure(event, vocab, presenter=presenter), sampling_draw_figure(
+            event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q", presenter=presenter)
+    if isinstance(event, CheckEvent):
+        return check_figure(event, vocab, presenter=presenter), acceptance_draw_figure(event, presenter=presenter)
+    if isinstance(event, CorrectionEvent):
+        return residual_figure(event, vocab, presenter=presenter), sampling_draw_figure(
+            event.residual, event.draw, event.token, vocab, cue="residual",
+            title="Correction draw", presenter=presenter)
+    if isinstance(event, BonusEvent):
+        return bonus_figure(event, vocab, presenter=presenter), sampling_draw_figure(
+            event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p", presenter=presenter)
+    assert isinstance(event, (StopEvent, ResultEvent))
+    return round_figure(round_events, vocab, depth, presenter=presenter), None
+
+
+def history_figure(rounds: Sequence[tuple[int, int, str]], depth: int, expected: Fraction | None, *,
+                   presenter: bool = False) -> go.Figure:
+    """Tokens committed per round (accepted drafts + one correction or bonus) against the theory line.
+
+    rounds: (round id, accepted drafts, 'correction' | 'bonus' | 'none').
+    """
+    ids = [r for r, _, _ in rounds]
+    data = [_trace("bar", name=style.origin("accepted").label, x=ids, y=[a for _, a, _ in rounds],
+                   marker=style.bar_marker("accepted"), hovertemplate="round %{x}: %{y} accepted<extra></extra>")]
+    for name in ("correction", "bonus"):
+        data.append(_trace("bar", name=style.origin(name).label, x=ids,
+                           y=[1 if last == name else 0 for *_, last in rounds], marker=style.bar_marker(name),
+                           hovertemplate=f"round %{{x}}: {name}<extra></extra>"))
+    if rounds:
+        totals = [a + (last != "none") for _, a, last in rounds]
+        running = [sum(totals[: i + 1]) / (i + 1) for i in range(len(totals))]
+        data.append(_trace("scatter", name="running mean", x=ids, y=running, mode="lines+markers",
+                           marker=style.scatter_marker("empirical", 10),
+                           line={"color": style.role("empirical").color, "width": 3},
+                           hovertemplate="after round %{x}: %{y:.3f} tokens/round<extra></extra>"))
+    last_x = max(ids + [0]) + 0.5 if len(ids) > 10 else max(len(ids), 10) - 0.5
+    if expected is not None:
+        data.append(_trace("scatter", name=f"theory {float(expected):.3f}", x=[-0.5, last_x],
+                           y=[float(expected)] * 2, mode="lines",
+                           line={"dash": "dash", "color": style.role("theory").color, "width": 2},
+                           hovertemplate=f"theory: {_exact(expected)} tokens/round<extra></extra>"))
+    return style.figure(data, style.layout(
+        title="Tokens per round", presenter=presenter, height=320 if not presenter else 380, barmode="stack",
+        xaxis={"range": [-0.5, last_x], "title": {"text": "round"}, "dtick": 1 if last_x <= 20 else 5},
+        yaxis={"range": [0, depth + 1.5], "title": {"text": "tokens committed"}, "fixedrange": True}))

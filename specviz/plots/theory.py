@@ -1,0 +1,174 @@
+"""Figures of the theory page: alpha on the p/q bars, expected tokens and speedup against depth,
+Leviathan et al.'s curves with their measured alphas, and measured rates against the formula."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .. import theory
+from ..core import Categorical
+from . import style
+
+_PALETTE = [style.OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple",
+                                           "sky_blue", "black", "yellow")]
+_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "solid", "dash"]
+_SYMBOLS = ["circle", "diamond", "square", "triangle-up", "x", "star", "cross", "hexagon"]
+
+
+def _frac(value: Fraction | float) -> str:
+    if isinstance(value, Fraction):
+        text = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+        return text if len(text) <= 30 else f"{float(value):.10g}"
+    return f"{value:.6g}"
+
+
+def alpha_bars(p: Categorical, q: Categorical, labels: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """p and q side by side per token, the overlap min(p, q) shaded on both: its total is alpha."""
+    v = p.vocab_size
+    ps = [p.prob(x) for x in range(v)]
+    qs = [q.prob(x) for x in range(v)]
+    mins = [min(a, b) for a, b in zip(ps, qs, strict=True)]
+    a = sum(mins, Fraction(0))
+    x = list(labels)
+    fig = go.Figure()
+    for name, values, offset in (("p", ps, -0.4), ("q", qs, 0.0)):
+        cue = style.role(name)
+        fig.add_bar(x=x, y=[float(t) for t in values], name=cue.label, offset=offset, width=0.4,
+                    marker=style.bar_marker(cue, opacity=0.45),
+                    customdata=[_frac(t) for t in values],
+                    hovertemplate=f"{cue.label}(%{{x}}) = %{{customdata}}<extra></extra>")
+    overlap = style.role("overlap")
+    for i, offset in enumerate((-0.4, 0.0)):
+        fig.add_bar(x=x, y=[float(t) for t in mins], name=f"min(p, q): sums to α = {_frac(a)}", offset=offset,
+                    width=0.4, showlegend=i == 0, legendgroup="overlap",
+                    marker={"color": overlap.color, "opacity": 0.85,
+                            "pattern": {"shape": "/", "fgcolor": "#FFFFFF", "solidity": 0.3}},
+                    customdata=[_frac(t) for t in mins],
+                    hovertemplate="min(p, q)(%{x}) = %{customdata}<extra></extra>")
+    fig.update_layout(barmode="overlay", yaxis_title="probability", xaxis_title="token")
+    return style.apply_layout(fig, title=f"α = Σ min(p, q) = {_frac(a)} ≈ {float(a):.4f} = 1 − TV(p, q)",
+                              presenter=presenter)
+
+
+def depth_curves(alpha: Fraction | float, cost_ratio: float, max_depth: int = 8, *,
+                 presenter: bool = False) -> go.Figure:
+    """Expected tokens per round and walltime speedup against g = 1..max_depth, the optimal g marked."""
+    depths = list(range(1, max_depth + 1))
+    tokens = [theory.expected_tokens(alpha, g) for g in depths]
+    speeds = [theory.speedup(alpha, g, cost_ratio) for g in depths]
+    best = theory.optimal_depth(alpha, cost_ratio, max_depth=max_depth)
+    fig = go.Figure()
+    fig.add_scatter(x=depths, y=[float(t) for t in tokens], mode="lines+markers", name="expected tokens per round",
+                    line={"color": style.OKABE_ITO["blue"], "width": 3},
+                    marker=style.scatter_marker("p"), customdata=[_frac(t) for t in tokens],
+                    hovertemplate="g = %{x}: (1 − α^(g+1))/(1 − α) = %{customdata}<extra></extra>")
+    fig.add_scatter(x=depths, y=[float(s) for s in speeds], mode="lines+markers",
+                    name=f"speedup at c = {cost_ratio:g}",
+                    line={"color": style.OKABE_ITO["vermillion"], "width": 3, "dash": "dash"},
+                    marker={**style.scatter_marker("residual")}, customdata=[_frac(s) for s in speeds],
+                    hovertemplate="g = %{x}: speedup %{customdata}<extra></extra>")
+    fig.add_scatter(x=[best], y=[float(theory.speedup(alpha, best, cost_ratio))], mode="markers+text",
+                    name=f"optimal g = {best}", text=[f"best g = {best}"], textposition="top center",
+                    marker={"symbol": "star", "size": 22, "color": style.OKABE_ITO["black"]},
+                    hovertemplate="optimal g = %{x}, speedup %{y:.4f}<extra></extra>")
+    fig.update_layout(xaxis={"title": "draft depth g", "dtick": 1}, yaxis_title="tokens per round / speedup")
+    return style.apply_layout(fig, title=f"α = {_frac(alpha)}: tokens per round and speedup", presenter=presenter)
+
+
+def leviathan_curves(cost_ratio: float, max_depth: int = 8, *, current_alpha: float | None = None,
+                     references: Sequence[tuple[str, str, float, float]] = theory.LEVIATHAN_ALPHAS,
+                     presenter: bool = False) -> go.Figure:
+    """Speedup against alpha for g = 1..max_depth at cost ratio c, with measured alphas as reference points."""
+    alphas = np.linspace(0.0, 0.99, 100)
+    fig = go.Figure()
+    for i, g in enumerate(range(1, max_depth + 1)):
+        fig.add_scatter(x=alphas, y=theory.speedup(alphas, g, cost_ratio), mode="lines", name=f"g = {g}",
+                        line={"color": _PALETTE[i % len(_PALETTE)], "dash": _DASHES[i % len(_DASHES)], "width": 2},
+                        hovertemplate=f"g = {g}, α = %{{x:.2f}}: speedup %{{y:.3f}}<extra></extra>")
+    best = [theory.speedup(float(a), theory.optimal_depth(float(a), cost_ratio, max_depth), cost_ratio)
+            for a in alphas]
+    fig.add_scatter(x=alphas, y=best, mode="lines", name="best g", line={"color": style.GREY, "width": 8},
+                    opacity=0.35, hovertemplate="α = %{x:.2f}: best speedup %{y:.3f}<extra></extra>")
+    top = float(max(best))
+    for j, (target, draft, temperature, a) in enumerate(references):
+        fig.add_scatter(x=[a], y=[top * (1.02 + 0.05 * (j % 3))], mode="markers+text",
+                        marker={"symbol": "triangle-down", "size": 14, "color": style.OKABE_ITO["black"]},
+                        text=[f"{draft} t={temperature:g}"], textposition="top center", showlegend=j == 0,
+                        name="Leviathan et al. Table 3", legendgroup="refs", textfont={"size": 12},
+                        hovertemplate=f"{target} drafted by {draft}, t = {temperature:g}: α = {a}<extra></extra>")
+    if current_alpha is not None:
+        fig.add_vline(x=float(current_alpha), line={"color": style.OKABE_ITO["blue"], "width": 3, "dash": "dot"},
+                      annotation_text=f"this scenario α = {float(current_alpha):.3f}")
+    fig.update_layout(xaxis={"title": "α (acceptance rate)", "range": [0, 1]}, yaxis_title="walltime speedup")
+    return style.apply_layout(fig, title=f"Speedup vs α at c = {cost_ratio:g} (Leviathan, Kalman and Matias 2023)",
+                              presenter=presenter, height=520)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A running measurement from another page: acceptance rate and tokens per round at a depth."""
+
+    source: str
+    acceptance_rate: float
+    tokens_per_round: float | None
+    depth: int
+    checks: int
+
+
+def measured_vs_theory(depth: int, measurements: Sequence[Measurement], *, theory_alpha: float | None = None,
+                       presenter: bool = False) -> go.Figure:
+    """Tokens per round against alpha: the i.i.d. formula for each measured depth, and the measurements."""
+    alphas = np.linspace(0.0, 1.0, 101)
+    fig = go.Figure()
+    depths = sorted({depth, *(m.depth for m in measurements)})
+    for i, g in enumerate(depths):
+        fig.add_scatter(x=alphas, y=theory.expected_tokens(alphas, g), mode="lines", name=f"formula, g = {g}",
+                        line={"color": _PALETTE[i % len(_PALETTE)], "dash": _DASHES[i % len(_DASHES)], "width": 2},
+                        hovertemplate=f"g = {g}, α = %{{x:.2f}}: %{{y:.3f}} tokens<extra></extra>")
+    if theory_alpha is not None:
+        fig.add_scatter(x=[float(theory_alpha)], y=[float(theory.expected_tokens(float(theory_alpha), depth))],
+                        mode="markers", name="this scenario (exact α)",
+                        marker={"symbol": "star", "size": 20, "color": style.OKABE_ITO["black"]},
+                        hovertemplate="exact α = %{x:.4f}: %{y:.4f} tokens<extra></extra>")
+    for i, m in enumerate(measurements):
+        y = m.tokens_per_round if m.tokens_per_round is not None else float("nan")
+        fig.add_scatter(x=[m.acceptance_rate], y=[y], mode="markers", name=f"{m.source} (measured)",
+                        marker={"symbol": _SYMBOLS[(i + 1) % len(_SYMBOLS)], "size": 18,
+                                "color": _PALETTE[(i + 2) % len(_PALETTE)],
+                                "line": {"color": "#000000", "width": 1}},
+                        hovertemplate=(f"{m.source}: acceptance %{{x:.4f}} over {m.checks} checks, "
+                                       f"%{{y:.3f}} tokens per round at g = {m.depth}<extra></extra>"))
+    fig.update_layout(xaxis={"title": "acceptance rate α", "range": [0, 1.02]}, yaxis_title="tokens per round")
+    return style.apply_layout(fig, title="Measured against theory", presenter=presenter)
+
+
+def position_alphas(alphas: Sequence[Fraction | None], iid_alpha: Fraction | None = None, *,
+                    presenter: bool = False) -> go.Figure:
+    """The acceptance rate at each draft position (P(accept | position reached)), beside the first-position alpha."""
+    xs = [k for k, a in enumerate(alphas) if a is not None]
+    ys = [alphas[k] for k in xs]
+    fig = go.Figure()
+    fig.add_bar(x=[f"position {k}" for k in xs], y=[float(a) for a in ys], name="α at this position",
+                marker=style.bar_marker("accepted"), customdata=[_frac(a) for a in ys],
+                hovertemplate="%{x}: α = %{customdata}<extra></extra>")
+    if iid_alpha is not None:
+        fig.add_hline(y=float(iid_alpha), line={"color": style.OKABE_ITO["black"], "dash": "dash", "width": 2},
+                      annotation_text=f"first-position α = {_frac(iid_alpha)}")
+    fig.update_layout(yaxis={"title": "P(accept | reached)", "range": [0, 1.05]})
+    return style.apply_layout(fig, title="Per-position acceptance rates", presenter=presenter)
+
+
+def grid_rows(cost_ratio: float = 0.0) -> list[dict[str, str | float]]:
+    """Leviathan et al.'s expected-tokens grid from the formula, one row per alpha, one column per g."""
+    rows = []
+    for a in (Fraction(k, 10) for k in range(5, 10)):
+        row: dict[str, str | float] = {"α": f"{float(a):.1f}"}
+        for g in range(1, 9):
+            row[f"g = {g}"] = round(float(theory.speedup(a, g, cost_ratio)), 2)
+        rows.append(row)
+    return rows

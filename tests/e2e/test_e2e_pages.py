@@ -1,0 +1,78 @@
+"""Every page opens in a real Chromium with no exception box, shows its content, and is photographed.
+
+The screenshots (assets/screenshot-<page>.png, 1280x800, what a projector shows first) are
+used in the README; the Playground's is taken by test_e2e_playground.py mid-animation.
+"""
+
+from __future__ import annotations
+
+import e2e_support as sup
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+STATIC_PAGES = [s for s in sup.EXPECTED_PAGES if s not in ("playground", "real_models")]
+
+
+def check_clean(page, recorder, what: str) -> None:
+    boxes = sup.exceptions(page)
+    assert not boxes, f"{what}: exception box on the page:\n" + "\n---\n".join(boxes)
+    assert not recorder.page_errors, f"{what}: uncaught errors in the browser: {recorder.page_errors}"
+    assert "Page not found" not in sup.main_text(page), f"{what}: Streamlit says 'Page not found'"
+
+
+@pytest.mark.parametrize("stem", STATIC_PAGES)
+def test_page_renders_without_exception(stem, app_url, app_page, page, recorder):
+    target = app_page(stem)
+    sup.open_page(page, target.url(app_url))
+    check_clean(page, recorder, stem)
+    text = sup.main_text(page)
+    assert len(text.split()) >= 20, f"{stem}: the page shows almost no text: {text[:300]!r}"
+    assert page.locator('[data-testid="stHeading"], h1, h2').count() >= 1, f"{stem}: no heading"
+    sup.screenshot(page, stem)
+
+
+def test_real_models_page_renders_its_controls(app_url, app_page, page, recorder):
+    """Opening the page must not load the model (~17 s on CPU): the controls show, loading waits for a button."""
+    target = app_page("real_models")
+    # generous: if the page loads the bundled model on opening (~17 s on a laptop CPU), this waits for it
+    sup.open_page(page, target.url(app_url), timeout=180_000)
+    check_clean(page, recorder, "real_models")
+    main = page.locator('[data-testid="stMain"]')
+    buttons = main.locator('[data-testid="stButton"], [data-testid="stFormSubmitButton"]')
+    inputs = main.locator(
+        '[data-testid="stSlider"], [data-testid="stSelectbox"], [data-testid="stTextArea"], '
+        '[data-testid="stTextInput"], [data-testid="stNumberInput"], [data-testid="stRadio"]'
+    )
+    assert buttons.count() >= 1, "real_models: no button (loading the model should wait for a button press)"
+    assert inputs.count() >= 1, "real_models: no input control (prompt, depth, temperature, ...)"
+    sup.screenshot(page, "real_models")
+
+
+def test_a_deep_link_as_first_visit_gets_the_app_navigation(browser, pages, tmp_path):
+    """A freshly started app whose first visitor opens a shared link to a page (not the root).
+
+    Streamlit treats a `pages/` folder next to app.py as an old-style multipage app until
+    st.navigation has run once in the process: until then a deep link runs the page file on
+    its own (no page config, a sidebar listing file names such as 'app' and 'home').
+    """
+    deep = [p for p in pages.values() if p.url_path and sup.page_file(p.stem).exists()]
+    if not deep:
+        pytest.skip("no page besides the default one yet")
+    target = deep[0]
+    with sup.serve(tmp_path) as server:
+        context = browser.new_context(viewport=sup.VIEWPORT)
+        try:
+            context.add_init_script(sup.RUN_COUNTER_JS)
+            page = context.new_page()
+            sup.open_page(page, target.url(server.url))
+            titles = [t.replace("\n", " ").strip() for t in
+                      page.locator('[data-testid="stSidebarNavLink"]').all_inner_texts()]
+            expected = [p.title for p in pages.values()]
+            assert all(any(title in t for t in titles) for title in expected), (
+                f"first visit to /{target.url_path}: the sidebar lists {titles}, not app.py's pages {expected}. "
+                "Streamlit ran the page as an old-style `pages/` multipage app; rename the folder of the page "
+                "files (e.g. pages/ -> views/, and the paths in app.py)")
+            assert not sup.exceptions(page)
+        finally:
+            context.close()

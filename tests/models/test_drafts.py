@@ -1,0 +1,57 @@
+"""Drafts: parsing, prompt lookup, q shaping, tokenizer checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from specviz.models.drafts import (
+    DraftSpec,
+    LookupDraft,
+    TokenizerMismatchError,
+    check_same_tokenizer,
+    lookup_token,
+    parse_draft,
+    shape_probs,
+)
+
+
+def test_parse_draft():
+    assert parse_draft("early-exit:8") == DraftSpec("early-exit", layers=8)
+    assert parse_draft("target:temperature=1.5,top_k=20") == DraftSpec("target", temperature=1.5, top_k=20)
+    assert parse_draft("lookup") == DraftSpec("lookup", ngram=3)
+    assert parse_draft("model:HuggingFaceTB/SmolLM2-135M").model == "HuggingFaceTB/SmolLM2-135M"
+    for bad in ("early-exit:x", "magic", "target:foo=1", "model:"):
+        with pytest.raises(ValueError, match="bad draft"):
+            parse_draft(bad)
+    assert parse_draft(parse_draft("target:temperature=2,top_k=3").label()).temperature == 2
+
+
+def test_lookup_token():
+    assert lookup_token((1, 2, 3, 9, 1, 2, 3), 3) == 9  # trigram match
+    assert lookup_token((7, 2, 3, 8, 5, 3), 3) == 8  # falls back to a unigram match
+    assert lookup_token((1, 2, 3), 3) == 3  # no match: repeat the last token
+    assert lookup_token((4,), 2) == 4
+    q = LookupDraft(100, 2)((5, 6, 5))
+    assert q.support_size == 1 and q.prob(6) == 1
+
+
+def test_shape_probs():
+    probs = np.array([0.1, 0.4, 0.2, 0.3], dtype=np.float32)
+    ids, weights = shape_probs(probs, top_k=2)
+    assert ids.tolist() == [1, 3] and weights.tolist() == pytest.approx([0.4, 0.3])
+    ids, _ = shape_probs(probs, top_p=0.65)
+    assert ids.tolist() == [1, 3]
+    ids, _ = shape_probs(probs)
+    assert ids.tolist() == [0, 1, 2, 3]
+
+
+def test_tokenizer_mismatch_is_refused(tiny, tmp_path):
+    from specviz.models import load_model
+    from specviz.models.tiny import save_tiny
+
+    other = load_model(str(save_tiny(tmp_path / "small", arch="gpt2", vocab_size=1000)), "cpu")
+    check_same_tokenizer(tiny, tiny)
+    with pytest.raises(TokenizerMismatchError) as info:
+        check_same_tokenizer(tiny, other)
+    assert "50257" in str(info.value) and "1000" in str(info.value)

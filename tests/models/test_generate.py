@@ -1,0 +1,111 @@
+"""The round loop on a tiny model: traces, determinism, early exit at full depth, origins and statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from specviz.models import DraftSpec, Session, Settings, TokenizerMismatchError, generate, load_model, parse_draft
+from specviz.models.lm import CausalLM
+from specviz.models.stats import format_summary, summarize
+from specviz.models.tiny import save_tiny
+
+PROMPT = "w1 w2 w3 w1 w2"
+
+
+def _run(model, draft: str, **settings):
+    return generate(model, PROMPT, parse_draft(draft), Settings(**{"max_new_tokens": 12, **settings}), keep_raw=True)
+
+
+def test_trace_records_every_step(tiny):
+    gen = _run(tiny, "early-exit:1", depth=3, seed=3)
+    assert len(gen.tokens) == 12 and len(gen.origins) == 12
+    for record in gen.rounds:
+        kinds = [e.kind for e in record.trace.events]
+        assert kinds[: len(record.drafted)] == ["draft"] * len(record.drafted)
+        assert kinds[-1] == "result" and "check" in kinds
+        if record is not gen.rounds[-1]:  # the last round may be cut at max_new_tokens
+            assert record.origins[-1] in ("correction", "bonus")
+        assert record.events is not None and record.events[-1]["kind"] == "result"
+        assert record.target_forwards == 1
+    assert {"accepted", "correction"} <= set(gen.origins)
+
+
+def test_trace_p_is_the_target_softmax_at_that_prefix(tiny_llama):
+    gen = _run(tiny_llama, "early-exit:1", depth=2, seed=5, max_new_tokens=6)
+    cold = CausalLM(tiny_llama.model, tiny_llama.vocab_size, tiny_llama.device)
+    checks = [e for r in gen.rounds for e in r.trace.events if e.kind in ("check", "bonus")]
+    assert checks
+    for event in checks:
+        np.testing.assert_allclose(event.p.to_numpy(), cold.probs_uncached(event.prefix), rtol=1e-4, atol=1e-6)
+
+
+def test_same_seed_same_tokens(tiny):
+    a = _run(tiny, "early-exit:1", seed=11)
+    b = _run(tiny, "early-exit:1", seed=11)
+    c = _run(tiny, "early-exit:1", seed=12)
+    assert a.tokens == b.tokens and a.origins == b.origins
+    assert a.tokens != c.tokens
+
+
+def test_early_exit_at_full_depth_accepts_everything(tiny):
+    gen = _run(tiny, f"early-exit:{tiny.n_layers}", depth=4, seed=2, max_new_tokens=15)
+    summary = summarize(gen, 4)
+    assert summary.accepted == summary.drafted > 0
+    assert summary.corrections == 0 and set(gen.origins) == {"accepted", "bonus"}
+    assert all(a == 1.0 for r in gen.rounds for a in r.alphas)
+    assert summary.tokens_per_round == 5.0
+
+
+def test_target_reprocessed_identically_accepts_everything(tiny):
+    gen = _run(tiny, "target", depth=3, seed=4, top_k=50)
+    assert "correction" not in gen.origins
+
+
+def test_prompt_lookup_and_target_top_k_top_p(tiny):
+    gen = _run(tiny, "lookup:2", depth=2, seed=1, top_k=40, top_p=0.9, temperature=0.8)
+    assert len(gen.tokens) == 12
+    for record in gen.rounds:
+        for event in record.trace.events:
+            if event.kind == "check":
+                assert event.q.support_size == 1 and event.p.support_size <= 40
+
+
+def test_draft_top_k_cuts_q(tiny):
+    gen = _run(tiny, "early-exit:1", depth=2, seed=1, draft_top_k=5)
+    qs = [e.q for r in gen.rounds for e in r.trace.events if e.kind == "draft"]
+    assert qs and all(q.support_size == 5 for q in qs)
+
+
+def test_second_model_draft(tiny, tmp_path):
+    same = load_model(str(save_tiny(tmp_path / "twin", arch="gpt2", seed=1)), "cpu")
+    gen = generate(tiny, PROMPT, DraftSpec("model", model="twin"), Settings(max_new_tokens=6), draft_model=same)
+    assert len(gen.tokens) == 6
+    other = load_model(str(save_tiny(tmp_path / "other", arch="gpt2", vocab_size=500)), "cpu")
+    with pytest.raises(TokenizerMismatchError):
+        Session(tiny, DraftSpec("model", model="other"), Settings(), PROMPT, draft_model=other)
+
+
+def test_stop_token_ends_generation(tiny):
+    session = Session(tiny, parse_draft("early-exit:1"), Settings(max_new_tokens=50, seed=1), PROMPT)
+    session.stop_ids = frozenset(range(tiny.vocab_size))  # any token stops
+    session.verifier.stop_ids = session.stop_ids
+    gen = session.run()
+    assert gen.stopped and len(gen.tokens) == 1
+
+
+def test_summary(tiny):
+    gen = _run(tiny, "early-exit:1", depth=3, seed=6, max_new_tokens=20)
+    s = summarize(gen, 3)
+    assert s.tokens == 20 and s.rounds == len(gen.rounds)
+    assert s.reached[0] == s.rounds and s.accepted == sum(s.accepted_at)
+    assert all(0 <= a <= 1 for a in s.alpha_by_position if a is not None)
+    assert s.tokens_per_target_forward == pytest.approx(20 / s.target_forwards)
+    assert set(s.time_s) == {"draft_forward_s", "draft_exact_s", "target_forward_s", "verify_s"}
+    assert "tokens per target forward" in format_summary(s)
+    assert s.to_dict()["device"].startswith("cpu")
+
+
+def test_depth_outside_the_core_range_is_refused(tiny):
+    with pytest.raises(ValueError, match="depth"):
+        Session(tiny, parse_draft("lookup"), Settings(depth=9), PROMPT)

@@ -1,0 +1,272 @@
+"""The Playground page under streamlit.testing.v1.AppTest (timers never fire: we click Step)."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.playground import presets, share, state
+from specviz.scenario import Table
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
+
+
+def app(query=None):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    if query:
+        for key, value in query.items():
+            at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def headline(at):
+    return at.subheader[0].value
+
+
+def page_text(at):
+    return "\n".join(m.value for m in at.markdown) + "\n" + "\n".join(s.value for s in at.subheader)
+
+
+def step(at, times=1):
+    for _ in range(times):
+        at.button(key="pg_forward").click().run()
+        assert not at.exception, at.exception
+    return at
+
+
+def test_loads_with_defaults_and_writes_the_link():
+    at = app()
+    assert "drafting position 0" in headline(at)
+    assert not at.error
+    assert at.query_params["vocab"] == ["the,cat,sat,on,mat,."] or at.query_params["vocab"] == "the,cat,sat,on,mat,."
+
+
+@pytest.mark.parametrize("markov", [False, True])
+def test_every_preset_loads(markov):
+    at = app()
+    if markov:
+        at.radio(key="pg_mode").set_value("Markov: p, q depend on the previous token").run()
+    for name in presets.PRESETS:
+        at.selectbox(key="pg_preset").set_value(name).run()
+        at.button[[b.label for b in at.button].index("Load preset")].click().run()
+        assert not at.exception, (name, at.exception)
+        assert not at.error, (name, [e.value for e in at.error])
+        scenario = at.session_state["pg_scenario"]
+        assert (scenario.target.rows is not None) is markov
+        expected = presets.apply_preset(scenario, name, markov)
+        assert scenario == expected, name
+        step(at, 2)
+
+
+def test_sliders_change_the_trace():
+    at = app()
+    before = headline(at), page_text(at)
+    at.number_input(key="pg_seed").set_value(3).run()
+    after = headline(at), page_text(at)
+    assert at.session_state["pg_scenario"].seed == 3 and before != after
+    at.slider(key="pg_depth").set_value(5).run()
+    assert at.session_state["pg_scenario"].depth == 5
+    step(at, 5)
+    assert "checking position 0" in headline(at)
+    at.slider(key="pg_draft_topk").set_value(1).run()
+    assert at.session_state["pg_scenario"].draft_topk == 1
+    assert at.session_state["pg_state"].step == 0  # an edit replays from the start
+
+
+def test_stepping_walks_through_every_phase_with_exact_fractions():
+    s = presets.apply_preset(presets.default_scenario(), "close").with_changes(seed=1)
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(3)  # seed 1: a rejection and a bonus within three rounds
+    at = app(share.scenario_to_query(s, 0))
+    seen = set()
+    for index in range(len(timeline.events)):
+        event = timeline.events[index]
+        text = page_text(at)
+        assert at.session_state["pg_state"].step == index
+        seen.add(event.kind)
+        if event.kind == "draft":
+            assert "drafting" in headline(at)
+        elif event.kind == "check":
+            word = "accepted" if event.accepted else "rejected"
+            assert word in headline(at)
+            a = event.acceptance
+            exact = str(a.numerator) if a.denominator == 1 else f"{a.numerator}/{a.denominator}"
+            assert f"min(1, p(x)/q(x)) = {exact}" in text
+        elif event.kind == "correction":
+            assert "residual" in headline(at)
+            m = event.residual_mass
+            assert f"{m.numerator}/{m.denominator}" in text and "1 − Σ min(p, q)" in text
+        elif event.kind == "bonus":
+            assert "bonus token" in headline(at)
+        elif event.kind == "result":
+            assert "commits" in headline(at)
+        step(at)
+    assert {"draft", "check", "correction", "bonus", "result"} <= seen
+
+
+def test_step_back_play_reset_next_round_new_seed():
+    at = app()
+    step(at, 3)
+    at.button(key="pg_back").click().run()
+    assert at.session_state["pg_state"].step == 2
+    at.button(key="pg_play").click().run()
+    assert at.session_state["pg_state"].playing
+    assert at.button(key="pg_play").label == "Pause"
+    at.button(key="pg_play").click().run()
+    assert not at.session_state["pg_state"].playing
+    at.button(key="pg_next").click().run()
+    assert "Round 1" in headline(at)
+    at.button(key="pg_reset").click().run()
+    assert at.session_state["pg_state"].step == 0
+    seed = at.session_state["pg_scenario"].seed
+    at.button(key="pg_new_seed").click().run()
+    assert at.session_state["pg_scenario"].seed == seed + 1 and at.number_input(key="pg_seed").value == seed + 1
+
+
+def test_stop_token_ends_the_request():
+    s = presets.apply_preset(presets.default_scenario(), "stop-heavy")
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(state.MAX_ROUNDS)
+    at = app(share.scenario_to_query(s, len(timeline.events) - 2))
+    assert "stop token" in headline(at)
+    step(at)
+    at.button(key="pg_next").click().run()
+    assert any("stopped" in i.value for i in at.info)
+
+
+def test_query_string_restores_a_scenario():
+    s = presets.apply_preset(presets.default_scenario(markov=True), "far apart", True).with_changes(
+        vocab=("a", "b", "c", "d", "e", "f"), depth=4, seed=9, target_mask=(True,) * 5 + (False,),
+        stop_ids=frozenset({2}), target_temperature=0.5)
+    at = app(share.scenario_to_query(s, 5) | {"presenter": "1"})
+    assert at.session_state["pg_scenario"] == s
+    assert at.session_state["pg_state"].step == 5
+    assert at.session_state["pg_presenter"] is True
+    assert "Step 6" in at.caption[0].value or any("Step 6" in c.value for c in at.caption)
+    at.toggle(key="pg_presenter").set_value(False).run()
+    assert at.text_input(key="pg_vocab").value == "a, b, c, d, e, f"
+    assert at.slider(key="pg_depth").value == 4
+
+
+def test_damaged_link_is_explained():
+    at = app(share.scenario_to_query(presets.default_scenario(), 0) | {"p": "1,oops,1,1,1,1"})
+    assert any("not a number" in e.value for e in at.error)
+
+
+def test_refused_link_keeps_its_settings_and_explains():
+    s = presets.default_scenario().with_changes(target=Table((0,) * 6), depth=2)
+    at = app(share.scenario_to_query(s, 0))
+    assert any("target has no support" in e.value for e in at.error)
+    assert at.slider(key="pg_depth").value == 2
+    assert at.session_state["pg_scenario"] == presets.default_scenario()  # the animation shows a working one
+
+
+def set_weight(at, column, row, text):
+    version = at.session_state["pg_editor_version"]
+    at.session_state[f"pg_fixed_{version}"] = {"edited_rows": {row: {column: text}}, "added_rows": [],
+                                               "deleted_rows": []}
+    at.run()
+    assert not at.exception, at.exception
+
+
+@pytest.mark.parametrize("text, words", [("-1", "negative"), ("abc", "not a number"), ("1e39", None)])
+def test_refused_weight_edits_explain_and_undo(text, words):
+    at = app()
+    at.slider(key="pg_depth").set_value(4).run()
+    good = at.session_state["pg_scenario"]
+    set_weight(at, "p weight", 0, text)
+    if words is None:  # 1e39 is fine until FP32 is switched on
+        at.toggle(key="pg_fp32").set_value(True).run()
+        words = "too large for FP32"
+    assert any(words in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["pg_scenario"].depth == 4  # nothing else was lost
+    assert at.slider(key="pg_depth").value == 4
+    at.button(key="pg_undo").click().run()
+    assert not at.error  # back to the last scenario that worked
+    assert at.session_state["pg_scenario"] == at.session_state["pg_scenario"].with_changes(fp32=False)
+    assert at.session_state["pg_scenario"].depth == 4
+    if text != "1e39":
+        assert at.session_state["pg_scenario"] == good
+
+
+def test_mask_without_support_is_explained():
+    at = app()
+    version = at.session_state["pg_editor_version"]
+    edits = {i: {"target allows": False} for i in range(5)}
+    at.session_state[f"pg_fixed_{version}"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.error  # '.' still has weight
+    set_weight(at, "p weight", 5, "0")
+    assert any("Every token the target allows has weight 0: the target has no support" in e.value
+               for e in at.error)
+
+
+def test_weight_sliders_refuse_an_all_zero_draft():
+    at = app()
+    at.toggle(key="pg_sliders").set_value(True).run()
+    for i in range(6):
+        at.slider(key=f"pg_wq_{i}").set_value(0)
+    at.run()
+    assert any("draft has no support" in e.value for e in at.error)
+    at.slider(key="pg_wq_2").set_value(5).run()
+    assert not at.error and at.session_state["pg_scenario"].draft.start == (0, 0, 5, 0, 0, 0)
+
+
+@pytest.mark.parametrize("vocab, words", [("solo", "2 to 12"), ("a, a, b", "twice"), (",".join("abcdefghijklm"),
+                                                                                       "2 to 12")])
+def test_refused_vocabulary(vocab, words):
+    at = app()
+    at.text_input(key="pg_vocab").input(vocab).run()
+    assert any(words in e.value for e in at.error)
+    assert at.session_state["pg_scenario"].vocab == presets.DEFAULT_VOCAB
+
+
+def test_vocabulary_resize_and_markov_mode():
+    at = app()
+    at.text_input(key="pg_vocab").input("a, b, c, d, e, f, g, h").run()
+    s = at.session_state["pg_scenario"]
+    assert s.vocab_size == 8 and len(s.target.start) == 8
+    at.radio(key="pg_mode").set_value("Markov: p, q depend on the previous token").run()
+    s = at.session_state["pg_scenario"]
+    assert s.target.rows is not None and len(s.target.rows) == 8
+    assert not at.error
+
+
+def test_request_id_empty_is_explained():
+    at = app()
+    at.text_input(key="pg_request").input("").run()
+    assert any("session" in e.value.lower() for e in at.error)
+
+
+def test_json_upload_restores_a_scenario():
+    s = presets.apply_preset(presets.default_scenario(), "peaked vs flat").with_changes(seed=11)
+    at = app()
+    at.file_uploader(key="pg_upload").upload("s.json", share.export_json(s, 3).encode(), "application/json").run()
+    assert not at.exception
+    assert at.session_state["pg_scenario"] == s and at.session_state["pg_state"].step == 3
+    at.file_uploader(key="pg_upload").upload("bad.json", b"nope", "application/json").run()
+    assert any("not JSON" in e.value for e in at.error)
+
+
+def test_presenter_mode_hides_controls():
+    at = app()
+    at.toggle(key="pg_presenter").set_value(True).run()
+    keys = {w.key for w in at.slider}
+    assert "pg_depth" in keys and "pg_temperature" not in keys
+    at.toggle(key="pg_presenter").set_value(False).run()
+    assert at.slider(key="pg_temperature").value == 1.0  # kept while hidden
+
+
+def test_gallery_cards_open_unchanged_or_explained():
+    gallery = pytest.importorskip("specviz.gallery")
+    from specviz.playground import explain
+
+    for card in gallery.CARDS:
+        at = app(share.scenario_to_query(card.scenario))
+        if explain.check_scenario(card.scenario):
+            assert at.error, card.scenario
+        else:
+            assert at.session_state["pg_scenario"] == card.scenario
+            assert not at.error

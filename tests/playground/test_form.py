@@ -1,0 +1,91 @@
+"""The editable form (weights as text) and its conversion to a Scenario."""
+
+from fractions import Fraction
+
+import pytest
+
+from specviz.playground import form, presets
+from specviz.playground.explain import PlaygroundError
+
+
+def test_scenario_round_trips_through_the_form():
+    for markov in (False, True):
+        s = presets.apply_preset(presets.default_scenario(markov), "stop-heavy", markov).with_changes(
+            target_mask=(True, True, False, True, True, True), draft_topk=3, target_top_p=0.9, seed=5)
+        tables = form.tables_from_scenario(s)
+        assert tables.markov is markov
+        back = form.to_scenario(s.vocab, tables, form.settings_from_scenario(s))
+        assert back == s
+
+
+def test_keep_all_values_become_none():
+    s = presets.default_scenario()
+    settings = form.Settings(draft_topk=6, top_k=6, top_p=1.0, temperature=1.0)
+    back = form.to_scenario(s.vocab, form.tables_from_scenario(s), settings)
+    assert back.draft_topk is None and back.target_top_k is None and back.target_top_p is None
+    assert back.target_mask is None
+
+
+def test_fit_tables_resizes_and_switches_mode():
+    tables = form.tables_from_scenario(presets.default_scenario())
+    bigger = form.fit_tables(tables, 8, markov=False)
+    assert bigger.p[0][-2:] == ("1", "1") and len(bigger.allowed) == 8 and bigger.stop[-1] is False
+    smaller = form.fit_tables(tables, 3, markov=False)
+    assert smaller.p == (("6", "5", "4"),)
+    markov = form.fit_tables(tables, 6, markov=True)
+    assert len(markov.p) == 7 and markov.p[3] == markov.p[0]
+    assert form.fit_tables(markov, 6, markov=False).p == tables.p
+
+
+def test_weights_are_parsed_exactly():
+    s = presets.default_scenario()
+    tables = form.set_weight(form.tables_from_scenario(s), "p", 0, 0, " 1/3 ")
+    tables = form.set_weight(tables, "q", 0, 1, "0.25")
+    back = form.to_scenario(s.vocab, tables, form.Settings())
+    assert back.target.start[0] == Fraction(1, 3) and back.draft.start[1] == 0.25
+
+
+@pytest.mark.parametrize("text", ["abc", "", "inf", "1/0"])
+def test_unreadable_weight_names_token_and_model(text):
+    s = presets.default_scenario()
+    tables = form.set_weight(form.tables_from_scenario(s), "q", 0, 2, text)
+    with pytest.raises(PlaygroundError, match="‘sat’ in q"):
+        form.to_scenario(s.vocab, tables, form.Settings())
+
+
+def test_parse_vocab():
+    assert form.parse_vocab(" the, cat ,. ") == ("the", "cat", ".")
+    with pytest.raises(PlaygroundError):
+        form.parse_vocab("solo")
+    assert form.vocab_text(("a", "b")) == "a, b"
+
+
+def test_normalized_text():
+    assert form.normalized_text(("1", "3")) == ["1/4 ≈ 0.250", "3/4 ≈ 0.750"]
+    assert form.normalized_text(("2", "0")) == ["1", "0"]
+    assert form.normalized_text(("0", "0")) == ["—", "—"]
+    assert form.normalized_text(("x", "1")) == ["—", "—"]
+
+
+def test_apply_edits_from_the_data_editors():
+    s = presets.default_scenario()
+    tables = form.tables_from_scenario(s)
+    edited = form.apply_edits(tables, {"0": {form.P_COL: "9", form.ALLOW_COL: False}, 2: {form.STOP_COL: True}},
+                              "fixed")
+    assert edited.p[0][0] == "9" and edited.allowed[0] is False and edited.stop[2] is True
+    markov = form.fit_tables(tables, 6, markov=True)
+    edited = form.apply_edits(markov, {3: {"t4": "7"}}, "q")
+    assert edited.q[3][4] == "7" and edited.q[0] == markov.q[0]
+
+
+def test_frames():
+    s = presets.default_scenario()
+    tables = form.tables_from_scenario(s)
+    frame = form.fixed_frame(tables, s.vocab)
+    assert list(frame.index) == list(s.vocab)
+    assert list(frame[form.PN_COL])[0] == "2/7 ≈ 0.286"
+    markov = form.fit_tables(tables, 6, markov=True)
+    mframe = form.markov_frame(markov, "p", s.vocab)
+    assert mframe.shape == (7, 6) and mframe.index[1] == "after ‘the’"
+    assert form.markov_frame(markov, "p", s.vocab, normalized=True).iloc[0, 0] == "2/7 ≈ 0.286"
+    assert list(form.token_frame(tables, s.vocab).columns) == [form.ALLOW_COL, form.STOP_COL]

@@ -1,0 +1,141 @@
+"""Pure state transitions of the Playground animation (no Streamlit)."""
+
+
+import pytest
+
+from specviz.core.trace import ResultEvent
+from specviz.playground import presets, state
+from specviz.playground.state import PlayState
+from specviz.scenario import Table, play
+
+
+def scenario(name="close", markov=False, **changes):
+    return presets.apply_preset(presets.default_scenario(markov), name, markov).with_changes(**changes)
+
+
+def test_timeline_matches_play():
+    s = scenario("far apart", depth=4)
+    timeline = state.timeline_for(s)
+    assert timeline.ensure_rounds(5) == 5
+    rounds = play(s, 5)
+    assert [r.result for r in timeline.rounds] == [r.result for r in rounds]
+    assert timeline.events == [e for r in rounds for e in r.trace.events]
+    assert timeline.starts[1] == len(rounds[0].trace)
+
+
+def test_timeline_is_memoized_per_scenario():
+    s = scenario()
+    assert state.timeline_for(s) is state.timeline_for(scenario())
+    assert state.timeline_for(s) is not state.timeline_for(s.with_changes(seed=7))
+
+
+def test_step_forward_and_back():
+    s = scenario()
+    st = PlayState()
+    st = state.step_forward(st, s)
+    assert st.step == 1
+    st = state.step_back(st, s)
+    assert st.step == 0
+    assert state.step_back(st, s).step == 0
+
+
+def test_step_forward_runs_into_the_next_round():
+    s = scenario()
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(1)
+    end = timeline.round_end(0)
+    assert isinstance(timeline.events[end], ResultEvent)
+    st = state.step_forward(PlayState(step=end), s)
+    assert st.step == end + 1 and timeline.round_of(st.step) == 1
+
+
+def test_play_tick_only_when_playing_and_pauses_at_stop():
+    s = scenario("stop-heavy")
+    assert state.play_tick(PlayState(step=0), s).step == 0
+    st = state.toggle_play(PlayState(), s)
+    assert st.playing
+    for _ in range(500):
+        st = state.play_tick(st, s)
+        if not st.playing:
+            break
+    assert not st.playing and "stop" in st.notice
+    timeline = state.timeline_for(s)
+    assert timeline.stopped and st.step == len(timeline.events) - 1
+    assert not state.toggle_play(st, s).playing
+
+
+def test_toggle_pauses():
+    s = scenario()
+    assert not state.toggle_play(PlayState(step=3, playing=True), s).playing
+
+
+def test_reset_next_round_and_end_of_round():
+    s = scenario()
+    st = state.next_round(PlayState(step=2), s)
+    timeline = state.timeline_for(s)
+    assert st.step == timeline.starts[1]
+    st = state.next_round(st, s)
+    assert st.step == timeline.starts[2]
+    end = state.end_of_round(st, s)
+    assert isinstance(timeline.events[end.step], ResultEvent)
+    assert state.reset(st, s) == PlayState()
+
+
+def test_next_round_after_stop_explains():
+    s = scenario("stop-heavy", seed=0)
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(state.MAX_ROUNDS)
+    assert timeline.stopped
+    last = len(timeline.events) - 1
+    st = state.next_round(PlayState(step=last), s)
+    assert st.step == last and "Reset or New seed" in st.notice
+
+
+def test_new_seed_is_reproducible():
+    s = scenario(seed=4)
+    new, st = state.new_seed(s)
+    assert new.seed == 5 and st == PlayState()
+    assert new.with_changes(seed=4) == s
+
+
+def test_after_edit_restarts_only_on_change():
+    s = scenario()
+    st = PlayState(step=9)
+    assert state.after_edit(st, s, s) is st
+    assert state.after_edit(st, s, s.with_changes(depth=2)) == PlayState()
+
+
+def test_clamp_moves_inside_known_events():
+    s = scenario("stop-heavy")
+    st = state.clamp(PlayState(step=10_000), s)
+    assert st.step == len(state.timeline_for(s).events) - 1
+
+
+def test_later_round_error_is_reported_not_raised():
+    # Markov: after 'cat' the target has no support; round 0 may play, a later one fails
+    s = scenario("close", markov=True)
+    rows = list(s.target.rows)
+    rows[1] = (0,) * 6
+    bad = s.with_changes(target=Table(s.target.start, tuple(rows)))
+    timeline = state.timeline_for(bad)
+    timeline.ensure_rounds(50)
+    assert timeline.error is not None
+    st = state.clamp(PlayState(step=10_000), bad)
+    st = state.step_forward(st, bad)
+    assert "cannot be played" in st.notice
+
+
+def test_due():
+    assert state.due(0.0, 1.0, 1.0)
+    assert not state.due(0.0, 0.5, 1.0)
+
+
+@pytest.mark.parametrize("name", list(presets.PRESETS))
+@pytest.mark.parametrize("markov", [False, True])
+def test_every_preset_plays(name, markov):
+    s = scenario(name, markov)
+    timeline = state.timeline_for(s)
+    assert timeline.ensure_rounds(3) >= 1
+    assert timeline.error is None
+    for played in timeline.rounds:
+        assert 1 <= len(played.result.tokens) <= s.depth + 1

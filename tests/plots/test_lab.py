@@ -1,0 +1,35 @@
+"""specviz.plots.lab: the lab's figures build from the library's results."""
+
+from __future__ import annotations
+
+from specviz import theory
+from specviz.lab import float_verifier as fv
+from specviz.lab import montecarlo as mc
+from specviz.plots import lab as plots
+from specviz.scenario import Scenario, Table
+
+S = Scenario(vocab=("a", "b", "c"), target=Table((3, 2, 1)), draft=Table((1, 2, 3)), depth=2, draft_topk=2)
+
+
+def test_sequence_comparison_prints_exact_zero():
+    fig = plots.sequence_comparison(theory.exactness_report(S), S.vocab)
+    assert "max |difference| = 0" in fig.layout.title.text
+    assert all(row[1] == "0" for row in fig.data[0].customdata)
+
+
+def test_histogram_has_error_bars_and_stats():
+    law = mc.exact_law(S)
+    counts = mc.MonteCarlo(S, seed=0).run(5_000)
+    fit = mc.goodness_of_fit(counts.first, law.first, list(S.vocab))
+    fig = plots.histogram(fit, "First committed token")
+    assert fig.data[0].error_y.visible and len(fig.data[0].error_y.array) == 3
+    assert "χ²" in fig.layout.title.text and "p-value" in fig.layout.title.text
+    assert list(fig.data[1].customdata) == ["1/2", "1/3", "1/6"]
+
+
+def test_engine_distances_label_exact_zero():
+    fig = plots.engine_distances(fv.compare_all(S))
+    assert fig.data[0].x[0] == "exact verifier" and fig.data[0].text[0] == "0 (exact)"
+    assert fig.layout.yaxis.type == "log"
+    assert plots.token_text((0, fv.CRASH), S.vocab) == "a NaN!"
+    assert plots.token_text((), S.vocab) == "∅"

@@ -1,0 +1,146 @@
+"""Playground figures, checked on their figure dicts: fixed axes, exact hovers, second cues."""
+
+from fractions import Fraction
+
+import plotly.graph_objects as go
+import pytest
+
+from specviz.core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, ResultEvent, StopEvent
+from specviz.playground import presets, state
+from specviz.plots import playground as plots
+from specviz.plots import style
+
+
+def events(name, kind, markov=False):
+    s = presets.apply_preset(presets.default_scenario(markov), name, markov)
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(6)
+    for index, e in enumerate(timeline.events):
+        if e.kind == kind:
+            return s, e, timeline.rounds[timeline.round_of(index)].trace.events
+    raise AssertionError(f"no {kind} event")
+
+
+def fixed_axes(fig, vocab, axis="xaxis", yaxis="yaxis"):
+    layout = fig.to_dict()["layout"]
+    assert layout[axis]["type"] == "category"
+    assert layout[axis]["categoryarray"] == list(vocab)
+    assert layout[yaxis]["range"] == plots.Y_RANGE
+
+
+def test_draft_figure():
+    s, e, _ = events("close", "draft")
+    fig = plots.draft_figure(e, s.vocab)
+    fixed_axes(fig, s.vocab)
+    bar = fig.to_dict()["data"][0]
+    assert bar["marker"]["color"] == style.role("q").color and bar["marker"]["pattern"]["shape"] == "/"
+    widths = bar["marker"]["line"]["width"]
+    assert widths[e.token] == style.HIGHLIGHT_LINE["width"] and sorted(widths)[:-1] == [1] * (len(widths) - 1)
+    assert bar["customdata"][e.token] == plots._exact(e.q.prob(e.token))
+    assert "drafted" in fig.to_dict()["layout"]["annotations"][0]["text"]
+
+
+def test_check_figure_has_p_and_q_with_exact_hover():
+    s, e, _ = events("far apart", "check")
+    assert isinstance(e, CheckEvent)
+    fig = plots.check_figure(e, s.vocab)
+    fixed_axes(fig, s.vocab)
+    p_bar, q_bar = fig.to_dict()["data"]
+    assert p_bar["name"] == "target p" and q_bar["name"] == "draft q"
+    assert p_bar["y"][e.token] == pytest.approx(float(e.p_token))
+    assert "/" in p_bar["customdata"][e.token] or p_bar["customdata"][e.token] in ("0", "1")
+    assert p_bar["marker"]["pattern"]["shape"] != q_bar["marker"]["pattern"]["shape"]
+
+
+def test_residual_figure_splits_p_into_overlap_and_excess():
+    s, e, _ = events("far apart", "correction")
+    assert isinstance(e, CorrectionEvent)
+    fig = plots.residual_figure(e, s.vocab)
+    data = fig.to_dict()["data"]
+    overlap, excess, q_marks, normalized = data
+    p = plots.probs(e.p)
+    for i in range(s.vocab_size):
+        assert overlap["y"][i] + excess["y"][i] == pytest.approx(float(p[i]))
+    assert sum(excess["y"]) == pytest.approx(float(e.residual_mass))
+    assert normalized["marker"]["line"]["width"][e.token] == style.HIGHLIGHT_LINE["width"]
+    assert q_marks["marker"]["symbol"] == style.role("q").symbol
+    assert fig.to_dict()["layout"]["barmode"] == "stack"
+    fixed_axes(fig, s.vocab, "xaxis2", "yaxis2")
+
+
+def test_bonus_figure():
+    s, e, _ = events("p = q", "bonus")
+    assert isinstance(e, BonusEvent)
+    fig = plots.bonus_figure(e, s.vocab)
+    fixed_axes(fig, s.vocab)
+    assert "bonus" in fig.to_dict()["layout"]["annotations"][0]["text"]
+
+
+@pytest.mark.parametrize("kind", ["stop", "result"])
+def test_round_figure(kind):
+    s, e, round_events = events("stop-heavy" if kind == "stop" else "far apart", kind)
+    assert isinstance(e, StopEvent | ResultEvent)
+    fig = plots.round_figure(round_events, s.vocab, s.depth)
+    layout = fig.to_dict()["layout"]
+    assert layout["xaxis"]["range"] == [-0.5, s.depth + 0.5]
+    names = {t["name"] for t in fig.to_dict()["data"]}
+    assert {"drafted", "accepted draft", "correction", "bonus"} <= names
+
+
+def test_acceptance_draw_marks_u_against_threshold():
+    s, e, _ = events("far apart", "check")
+    fig = plots.acceptance_draw_figure(e)
+    data = fig.to_dict()["data"]
+    point = data[-1]
+    assert point["x"][0] == pytest.approx(e.draw / e.draw_range)
+    assert point["customdata"][0][:2] == [e.draw, e.draw_range - 1]
+    bars = data[:-1]
+    if 0 < e.acceptance < 1:
+        assert bars[0]["x"][0] == pytest.approx(float(e.acceptance))
+    assert fig.to_dict()["layout"]["xaxis"]["range"] == [0, 1]
+
+
+def test_sampling_draw_segments_cover_the_unit_interval():
+    s, e, _ = events("close", "draft")
+    assert isinstance(e, DraftEvent)
+    fig = plots.sampling_draw_figure(e.q, e.draw, e.token, s.vocab, cue="q", title="t")
+    bars = fig.to_dict()["data"][:-1]
+    assert sum(b["x"][0] for b in bars) == pytest.approx(1.0)
+    chosen = [b for b in bars if b["marker"]["line"]["width"] == style.HIGHLIGHT_LINE["width"]]
+    assert len(chosen) == 1 and chosen[0]["text"] == [s.vocab[e.token]]
+    start, width = chosen[0]["base"][0], chosen[0]["x"][0]
+    assert start <= e.draw / e.draw_range < start + width
+
+
+@pytest.mark.parametrize("kind", ["draft", "check", "correction", "bonus", "stop", "result"])
+def test_event_figures_dispatch(kind):
+    name = {"bonus": "p = q", "stop": "stop-heavy"}.get(kind, "far apart")
+    s, e, round_events = events(name, kind)
+    main, draw = plots.event_figures(e, round_events, s.vocab, s.depth, presenter=True)
+    for fig in (main, draw):
+        if fig is not None:  # the figures skip validation when built; plotly must accept them
+            go.Figure(fig.to_dict())
+    assert main.to_dict()["layout"]["font"]["size"] == style.PRESENTER_FONT_SIZE
+    assert (draw is None) == (kind in ("stop", "result"))
+
+
+def test_history_figure():
+    fig = plots.history_figure([(0, 3, "bonus"), (1, 1, "correction"), (2, 0, "correction")], 3, Fraction(5, 2))
+    data = fig.to_dict()["data"]
+    assert data[0]["y"] == [3, 1, 0] and data[1]["y"] == [0, 1, 1] and data[2]["y"] == [1, 0, 0]
+    assert data[3]["y"] == pytest.approx([4, 3, 7 / 3])
+    assert fig.to_dict()["layout"]["yaxis"]["range"] == [0, 4.5]
+    assert plots.history_figure([], 2, None).to_dict()["data"][0]["x"] == []
+    go.Figure(fig.to_dict())
+
+
+def test_style_palette_and_second_cues():
+    assert set(style.OKABE_ITO.values()) >= {c.color for c in style.ORIGINS.values()}
+    for group in (style.ORIGINS, style.ROLES):
+        cues = list(group.values())
+        assert len({c.symbol for c in cues}) == len(cues)
+    shown = [style.origin(n) for n in ("accepted", "correction", "bonus")]
+    assert len({c.pattern for c in shown}) == 3 and len({c.glyph for c in shown}) == 3
+    assert len({c.dash for c in shown}) == 3
+    assert style.PRESENTER_FONT_SIZE > style.FONT_SIZE >= 16
+    assert "accepted draft" in style.legend_html()

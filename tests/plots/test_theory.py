@@ -1,0 +1,52 @@
+"""specviz.plots.theory: figures build, carry exact hover values and mark what the page promises."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+from specviz import theory
+from specviz.core import Categorical
+from specviz.plots import theory as plots
+
+P = Categorical.dense([F(1, 2), F(1, 3), F(1, 6)])
+Q = Categorical.dense([F(1, 6), F(1, 2), F(1, 3)])
+
+
+def test_alpha_bars_shade_the_overlap():
+    fig = plots.alpha_bars(P, Q, ["a", "b", "c"])
+    assert "2/3" in fig.layout.title.text
+    names = [t.name for t in fig.data]
+    assert names[0] == "target p" and names[1] == "draft q" and "min(p, q)" in names[2]
+    assert list(fig.data[2].customdata) == ["1/6", "1/3", "1/6"]
+    assert fig.layout.barmode == "overlay"
+
+
+def test_depth_curves_mark_the_optimal_depth():
+    fig = plots.depth_curves(F(4, 5), 0.1)
+    best = theory.optimal_depth(F(4, 5), 0.1)
+    star = [t for t in fig.data if t.name.startswith("optimal")][0]
+    assert star.x[0] == best
+    assert fig.data[0].y[4] == float(theory.expected_tokens(F(4, 5), 5))
+
+
+def test_leviathan_curves_include_reference_alphas():
+    fig = plots.leviathan_curves(0.0, current_alpha=0.7)
+    refs = [t for t in fig.data if t.legendgroup == "refs"]
+    assert len(refs) == len(theory.LEVIATHAN_ALPHAS)
+    assert any("T5-small" in t.text[0] for t in refs)
+    g5 = [t for t in fig.data if t.name == "g = 5"][0]
+    assert abs(max(g5.y) - float(theory.speedup(0.99, 5, 0))) < 1e-9
+
+
+def test_grid_reproduces_table_1():
+    rows = plots.grid_rows(0.0)
+    row = [r for r in rows if r["α"] == "0.8"][0]
+    assert row["g = 5"] == 3.69 and row["g = 1"] == 1.8
+
+
+def test_measured_and_position_figures():
+    m = plots.Measurement("Playground", 0.6, 2.1, 3, 40)
+    fig = plots.measured_vs_theory(3, [m], theory_alpha=0.65)
+    assert any(t.name == "Playground (measured)" for t in fig.data)
+    fig = plots.position_alphas([F(1, 2), None, F(3, 4)], F(1, 2))
+    assert list(fig.data[0].customdata) == ["1/2", "3/4"]
