@@ -1,8 +1,11 @@
 """specviz: exact speculative sampling, visualised. Run with `make run` (or `streamlit run app.py`)."""
 
+from pathlib import Path
+
 import streamlit as st
 
 st.set_page_config(page_title="specviz: exact speculative sampling", page_icon="🎯", layout="wide")
+st.html(f"<style>{(Path(__file__).parent / 'assets' / 'style.css').read_text()}</style>")
 
 PAGES = [
     st.Page("pages/home.py", title="Overview", icon="🎯", default=True),

@@ -61,6 +61,25 @@ def exact_target_only(target, prompt: tuple[int, ...], n: int, temperature: floa
     return {"tokens": n, "seconds": time.perf_counter() - began}
 
 
+def measure(args: argparse.Namespace, target, prompt: tuple[int, ...], ids: torch.Tensor) -> list[dict]:
+    """One pass over every row."""
+    n, t = args.tokens, args.temperature
+    rows = [row("target only (transformers sample)", **hf_generate(target, ids, n, t)),
+            row("target only (exact core)", **exact_target_only(target, prompt, n, t))]
+    settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=n, temperature=t, ignore_eos=True)
+    for name in args.drafts.split(","):
+        spec = parse_draft(name)
+        s = summarize(generate(target, prompt, spec, settings, top_n=None), args.depth)
+        rows.append(row(f"exact speculative, {name}, depth {args.depth}", s.tokens, s.wall_s,
+                        accepted_per_round=s.accepted / s.rounds,
+                        split={k: v / s.wall_s for k, v in s.time_s.items()}))
+        if spec.kind == "early-exit":
+            view = early_exit_view(target.model, spec.layers)
+            rows.append(row(f"transformers assisted, {name}, depth {args.depth}",
+                            **hf_generate(target, ids, n, t, assistant=view, depth=args.depth)))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2")
@@ -69,6 +88,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="rows interleaved this many times; the best is kept")
     args = parser.parse_args()
 
     target = load_model(args.model)
@@ -78,21 +98,12 @@ def main() -> None:
     ids = torch.tensor([prompt], device=target.device)
     n, t = args.tokens, args.temperature
     hf_generate(target, ids, 8, t)  # warm-up
-    rows = [row("target only (transformers sample)", **hf_generate(target, ids, n, t)),
-            row("target only (exact core)", **exact_target_only(target, prompt, n, t))]
-    settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=n, temperature=t, ignore_eos=True)
-    for name in args.drafts.split(","):
-        spec = parse_draft(name)
-        gen = generate(target, prompt, spec, settings, top_n=None)
-        s = summarize(gen, args.depth)
-        wall = s.wall_s
-        rows.append(row(f"exact speculative, {name}, depth {args.depth}", s.tokens, wall,
-                        accepted_per_round=s.accepted / s.rounds,
-                        split={k: v / wall for k, v in s.time_s.items()}))
-        if spec.kind == "early-exit":
-            view = early_exit_view(target.model, spec.layers)
-            rows.append(row(f"transformers assisted, {name}, depth {args.depth}",
-                            **hf_generate(target, ids, n, t, assistant=view, depth=args.depth)))
+    best: dict[str, dict] = {}
+    for _ in range(args.repeats):  # interleaved, so a busy moment on a shared machine hits every row alike
+        for r in measure(args, target, prompt, ids):
+            if r["method"] not in best or r["tokens/s"] > best[r["method"]]["tokens/s"]:
+                best[r["method"]] = r
+    rows = list(best.values())
     header = ["method", "tokens", "s", "tokens/s", "accepted/round", "draft fwd", "draft exact", "target fwd",
               "exact verify"]
     table = []

@@ -71,7 +71,7 @@ if report is not None:
                    "P(y_k = x | y_<k, reached) = p(x | y_<k).")
     else:
         st.error("A difference is not zero: this would be a bug in the verifier.")
-    st.plotly_chart(plots.sequence_comparison(report, labels), width="stretch")
+    st.plotly_chart(plots.sequence_comparison(report, labels), width="stretch", theme=None)
     seq_tab, pos_tab = st.tabs(["Sequence by sequence", "Position by position"])
     with seq_tab:
         st.dataframe(pd.DataFrame([{"sequence": plots.token_text(r.tokens, labels),
@@ -124,8 +124,8 @@ else:
     st.caption(f"Sampler: {result['method']}. Error bars: ±1.96 binomial standard deviations around the exact "
                "probability. A p-value is uniform on [0, 1] when the sampler is exact.")
     left, right = st.columns(2)
-    left.plotly_chart(plots.histogram(first, "First committed token"), width="stretch")
-    right.plotly_chart(plots.histogram(length, "Committed length"), width="stretch")
+    left.plotly_chart(plots.histogram(first, "First committed token"), width="stretch", theme=None)
+    right.plotly_chart(plots.histogram(length, "Committed length"), width="stretch", theme=None)
     if first.impossible or length.impossible:
         st.error("Tokens of exact probability zero were observed: the sampler is not exact.")
 
@@ -148,7 +148,7 @@ try:
 except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
     st.stop()
-st.plotly_chart(plots.engine_distances(results), width="stretch")
+st.plotly_chart(plots.engine_distances(results), width="stretch", theme=None)
 exact_tokens = show(next(iter(results.values())).exact_tokens)
 st.dataframe(pd.DataFrame([{"verifier": "exact verifier", "TV to target law": "0", "TV to exact blocks": "0",
                             "P(NaN residual)": "0", "tokens per round": exact_tokens}]

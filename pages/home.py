@@ -27,11 +27,11 @@ with left:
     )
 with right:
     st.markdown("**Where to go next**")
-    st.page_link("pages/playground.py", label="Playground: set p and q, step through the verifier", icon="🎛️")
-    st.page_link("pages/exactness_lab.py", label="Exactness lab: the proof, the Monte Carlo, float bugs", icon="🧪")
-    st.page_link("pages/theory.py", label="Theory and speedup: alpha, expected tokens, optimal depth", icon="📈")
-    st.page_link("pages/edge_cases.py", label="Edge-case gallery: zero mass, masks, stops, FP32", icon="🃏")
-    st.page_link("pages/real_models.py", label="Real models: SmolLM2 at vocabulary 49152", icon="🤖")
+    st.page_link("pages/playground.py", label="Playground: step through the verifier", icon="🎛️")
+    st.page_link("pages/exactness_lab.py", label="Exactness lab: proof and float bugs", icon="🧪")
+    st.page_link("pages/theory.py", label="Theory: alpha and speedup", icon="📈")
+    st.page_link("pages/edge_cases.py", label="Edge cases: zero mass, masks, FP32", icon="🃏")
+    st.page_link("pages/real_models.py", label="Real models: SmolLM2, V = 49152", icon="🤖")
 
 st.divider()
 st.subheader("One verification round")
@@ -49,9 +49,9 @@ chart_left, chart_right = st.columns(2, gap="large")
 check = next((e for e in round_events if isinstance(e, CheckEvent)), None)
 with chart_left:
     if check is not None:
-        st.plotly_chart(check_figure(check, scenario.vocab), width="stretch")
+        st.plotly_chart(check_figure(check, scenario.vocab), width="stretch", theme=None)
 with chart_right:
-    st.plotly_chart(round_figure(round_events, scenario.vocab, scenario.depth), width="stretch")
+    st.plotly_chart(round_figure(round_events, scenario.vocab, scenario.depth), width="stretch", theme=None)
 
 st.markdown("**What the verifier did, step by step**")
 for step in range(len(round_events)):

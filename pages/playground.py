@@ -306,7 +306,7 @@ def animation(presenter: bool) -> None:
     st.caption(f"Step {step_view.step + 1} · round {step_view.round_id} · event {step_view.position_in_round + 1} "
                f"of {step_view.events_in_round} · {view.PHASE_TITLES[step_view.phase]}")
     st.subheader(step_view.headline)
-    if presenter:  # the chart gets the full width; the words and the draw go beneath it
+    if presenter or event.kind == "correction":  # full width (the residual has two panels); words beneath
         main = st.container()
         side, draw_box = st.columns(2)
     else:

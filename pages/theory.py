@@ -37,7 +37,7 @@ cols = st.columns(3)
 cols[0].metric("α (exact)", str(alpha) if len(str(alpha)) < 24 else f"≈ {float(alpha):.6f}")
 cols[1].metric("TV(p, q) = 1 − α", f"{float(1 - alpha):.4f}")
 cols[2].metric("depth g", scenario.depth)
-st.plotly_chart(plots.alpha_bars(p, q, scenario.vocab), width="stretch")
+st.plotly_chart(plots.alpha_bars(p, q, scenario.vocab), width="stretch", theme=None)
 
 # --- expected tokens and speedup -----------------------------------------------------------------
 st.header("Tokens per round and walltime speedup")
@@ -46,11 +46,11 @@ st.markdown(r"With the same α at every position, a round commits $\frac{1-\alph
             r"$\frac{1-\alpha^{g+1}}{(1-\alpha)(g c + 1)}$, where c = (draft call time) / (target call time).")
 c = st.slider("Cost ratio c", 0.0, 1.0, 0.05, 0.01, key="th_c")
 best = theory.optimal_depth(alpha, c)
-st.plotly_chart(plots.depth_curves(alpha, c), width="stretch")
+st.plotly_chart(plots.depth_curves(alpha, c), width="stretch", theme=None)
 st.caption(f"Optimal depth at c = {c:g}: g = {best}, speedup {float(theory.speedup(alpha, best, c)):.3f}.")
 
 st.subheader("Leviathan, Kalman and Matias (2023)")
-st.plotly_chart(plots.leviathan_curves(c, current_alpha=float(alpha)), width="stretch")
+st.plotly_chart(plots.leviathan_curves(c, current_alpha=float(alpha)), width="stretch", theme=None)
 grid_c = st.radio("Grid at cost ratio", [0.0, c], format_func=lambda x: f"c = {x:g}", horizontal=True,
                   key="th_grid_c")
 st.markdown("Expected speedup from the formula (at c = 0 this is the tokens per round; e.g. α = 0.8, g = 5 gives "
@@ -70,7 +70,7 @@ if not found:
     st.info("Nothing measured in this session yet: play some rounds in the Playground or generate with the "
             "real-model page, then come back. The exact value for this scenario is shown as a star.")
 st.plotly_chart(plots.measured_vs_theory(scenario.depth, [m.measurement for m in found],
-                                         theory_alpha=float(alpha)), width="stretch")
+                                         theory_alpha=float(alpha)), width="stretch", theme=None)
 if found:
     st.dataframe(pd.DataFrame([{"source": m.measurement.source,
                                 "acceptance rate": round(m.measurement.acceptance_rate, 4),
@@ -83,7 +83,7 @@ if found:
 alphas = position_alphas(key)
 if len({a for a in alphas if a is not None}) > 1:
     st.markdown("In this scenario α differs by position (exact, P(accept at k | verification reached k)):")
-    st.plotly_chart(plots.position_alphas(alphas, alpha), width="stretch")
+    st.plotly_chart(plots.position_alphas(alphas, alpha), width="stretch", theme=None)
     exact_tokens = theory.mean_length(theory.block_distribution(scenario))
     st.caption(f"Exact expected tokens per round {float(exact_tokens):.4f} vs the i.i.d. formula "
                f"{float(theory.expected_tokens(alpha, scenario.depth)):.4f}.")

@@ -75,6 +75,7 @@ PRESENTER_FONT_SIZE = 24
 TITLE_SCALE = 1.25
 CHART_HEIGHT = 380
 PRESENTER_CHART_HEIGHT = 500
+TITLE_PAD = 6  # px above and below a chart title
 
 
 def role(name: str) -> Cue:
@@ -128,22 +129,37 @@ def _template() -> dict[str, Any]:
     }
 
 
+def title_space(title: str | None, presenter: bool = False) -> int:
+    """Pixels from the top of the figure to the bottom of its title (0 without a title)."""
+    if not title:
+        return 0
+    lines = title.count("<br>") + 1
+    return TITLE_PAD + round(lines * font_size(presenter) * TITLE_SCALE * 1.3) + TITLE_PAD
+
+
 def layout(*, title: str | None = None, presenter: bool = False, height: int | None = None,
            **extra: Any) -> dict[str, Any]:
-    """The shared layout as a plain dict (projector fonts, white background, legend on top); extra keys win."""
+    """The shared layout as a plain dict (projector fonts, white background, legend on top); extra keys win.
+
+    The title sits at the very top of the figure; the legend hangs from just below it (positioned in
+    container pixels), so a legend that wraps onto more rows in a narrow column pushes the plot area
+    down (plotly's legend automargin) instead of growing up into the title.
+    """
     size = font_size(presenter)
+    total = height or (PRESENTER_CHART_HEIGHT if presenter else CHART_HEIGHT)
+    top = title_space(title, presenter)
     base: dict[str, Any] = {
         "template": _template(),
         "font": {"family": FONT_FAMILY, "size": size, "color": OKABE_ITO["black"]},
-        "height": height or (PRESENTER_CHART_HEIGHT if presenter else CHART_HEIGHT),
-        "margin": {"l": 60, "r": 20, "t": round(size * 5.2) if title else round(size * 2.5), "b": 60},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "xanchor": "left", "x": 0,
-                   "font": {"size": size}},
+        "height": total,
+        "margin": {"l": 60, "r": 20, "t": top + round(size * 0.6), "b": 60},
+        "legend": {"orientation": "h", "yref": "container", "y": 1 - top / total, "yanchor": "top",
+                   "xanchor": "left", "x": 0, "font": {"size": size}},
         "hoverlabel": {"font": {"size": size, "family": FONT_FAMILY}},
     }
     if title:
         base["title"] = {"text": title, "font": {"size": round(size * TITLE_SCALE)}, "x": 0.01, "xanchor": "left",
-                         "y": 0.98, "yanchor": "top"}
+                         "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": TITLE_PAD}}
     base.update(extra)
     return base
 

@@ -1,9 +1,14 @@
-"""Fixtures of the end-to-end tests: the app on a free port, Debian's Chromium, one browser context per test.
+"""Fixtures of the end-to-end tests: the app on a free port, Debian's Chromium, a tab per test.
 
 The whole folder is skipped with a clear reason when /usr/bin/chromium (``apt-get install
 chromium``; never a downloaded browser) or the Playwright package is missing. The app runs
 as ``streamlit run app.py`` in a subprocess whose network is cut off (see
 offline/sitecustomize.py): every page must work with no network at all.
+
+Run: ``.venv/bin/python -m pytest tests/e2e`` (``-m "not e2e"`` leaves them out).
+Environment knobs: SPECVIZ_E2E_FULL_PAGE=1 also writes whole-page captures to
+assets/_e2e_tmp/ (git-ignored) for reviewing what lies below the fold; SPECVIZ_E2E_ROOT
+serves another checkout; SPECVIZ_E2E_CHROMIUM another Chromium binary.
 """
 
 from __future__ import annotations

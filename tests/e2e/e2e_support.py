@@ -24,7 +24,8 @@ ROOT = Path(os.environ.get("SPECVIZ_E2E_ROOT") or Path(__file__).resolve().paren
 APP = ROOT / "app.py"
 ASSETS = ROOT / "assets"
 SCRATCH = ASSETS / "_e2e_tmp"  # git-ignored: full-page captures and logs for a human to look at
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's Chromium (apt-get install chromium), launched by path; never a browser Playwright downloads
+CHROMIUM = Path(os.environ.get("SPECVIZ_E2E_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
