@@ -37,7 +37,7 @@ bench: install
 	$(BIN)/python bench/real_model.py
 
 lint: install
-	$(BIN)/ruff check specviz pages tests bench scripts app.py
+	$(BIN)/ruff check specviz views tests bench scripts app.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

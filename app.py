@@ -8,12 +8,12 @@ st.set_page_config(page_title="specviz: exact speculative sampling", page_icon="
 st.html(f"<style>{(Path(__file__).parent / 'assets' / 'style.css').read_text()}</style>")
 
 PAGES = [
-    st.Page("pages/home.py", title="Overview", icon="🎯", default=True),
-    st.Page("pages/playground.py", title="Playground", icon="🎛️"),
-    st.Page("pages/exactness_lab.py", title="Exactness lab", icon="🧪"),
-    st.Page("pages/theory.py", title="Theory and speedup", icon="📈"),
-    st.Page("pages/edge_cases.py", title="Edge-case gallery", icon="🃏"),
-    st.Page("pages/real_models.py", title="Real models", icon="🤖"),
+    st.Page("views/home.py", title="Overview", icon="🎯", default=True),
+    st.Page("views/playground.py", title="Playground", icon="🎛️"),
+    st.Page("views/exactness_lab.py", title="Exactness lab", icon="🧪"),
+    st.Page("views/theory.py", title="Theory and speedup", icon="📈"),
+    st.Page("views/edge_cases.py", title="Edge-case gallery", icon="🃏"),
+    st.Page("views/real_models.py", title="Real models", icon="🤖"),
 ]
 
 st.navigation(PAGES).run()

@@ -27,7 +27,7 @@ def scenario(markov: bool) -> Scenario:
 
 
 def measure(markov: bool, clicks: int = 40) -> list[float]:
-    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "views" / "playground.py"), default_timeout=60)
     for key, value in share.scenario_to_query(scenario(markov), 0).items():
         at.query_params[key] = value
     at.run()

@@ -1,4 +1,8 @@
-"""The command line: `python -m specviz generate "prompt" --model smollm2 --draft early-exit:8 ...`."""
+"""The command line.
+
+`python -m specviz generate "prompt" --model smollm2 --draft early-exit:8 ...` runs real models;
+`python -m specviz play --preset "far apart" --rounds 3` narrates toy rounds from the same trace.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
     gen.add_argument("--top-n", type=int, default=10, help="entries of each distribution kept in --json")
     gen.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    toy = sub.add_parser("play", help="play rounds of a toy scenario (the Playground's presets) and narrate them")
+    toy.add_argument("--preset", default="close", help="a Playground preset, e.g. 'far apart' or 'p = q'")
+    toy.add_argument("--markov", action="store_true", help="p and q depend on the previous token")
+    toy.add_argument("--depth", type=int, default=3, help="drafted tokens per round (1..5)")
+    toy.add_argument("--seed", type=int, default=0)
+    toy.add_argument("--rounds", type=int, default=3)
+    toy.add_argument("--fp32", action="store_true", help="quantize the weights to FP32 first")
+    toy.add_argument("--json", action="store_true", help="print the scenario and the full trace as JSON")
+    toy.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     return parser
 
 
@@ -150,10 +163,51 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Play toy rounds and print the verifier's trace as sentences with exact fractions (or as JSON)."""
+    from specviz.playground.explain import explain
+    from specviz.playground.presets import PRESETS, apply_preset, default_scenario
+    from specviz.playground.view import origin_of, step_view
+    from specviz.scenario import play, scenario_to_dict
+
+    if args.preset not in PRESETS:
+        err.write(f"error: unknown preset {args.preset!r}; choose one of: {', '.join(PRESETS)}\n")
+        return 2
+    scenario = apply_preset(default_scenario(args.markov), args.preset, args.markov)
+    scenario = scenario.with_changes(depth=args.depth, seed=args.seed, fp32=args.fp32)
+    try:
+        rounds = play(scenario, args.rounds)
+    except (ValueError, TypeError) as error:
+        err.write(f"error: {explain(error, scenario=scenario).markdown()}\n")
+        return 2
+    if args.json:
+        data = {"scenario": scenario_to_dict(scenario),
+                "rounds": [{"round_id": r.round_id, "prefix": list(r.prefix), "tokens": list(r.result.tokens),
+                            "accepted_drafts": r.result.accepted_drafts, "rejected": r.result.rejected,
+                            "stopped": r.result.stopped, **r.trace.to_dict(top_n=None)} for r in rounds]}
+        json.dump(data, out, indent=1)
+        out.write("\n")
+        return 0
+    step, pieces, origins = 0, [], []
+    for played in rounds:
+        for event in played.trace:
+            out.write(f"{step_view(scenario, step).headline}\n")
+            step += 1
+            origin = origin_of(event)
+            if origin is not None:
+                pieces.append(scenario.vocab[event.token] + " ")
+                origins.append(origin)
+    color = args.color == "always" or (args.color == "auto" and out.isatty())
+    out.write("\n" + marked_text(pieces, origins, color).rstrip() + "\n" + legend(color) + "\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of `python -m specviz` and the `specviz` script."""
     args = build_parser().parse_args(argv)
     out, err = out or sys.stdout, err or sys.stderr
     if args.command == "generate":
         return cmd_generate(args, out, err)
+    if args.command == "play":
+        return cmd_play(args, out, err)
     return 1

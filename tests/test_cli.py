@@ -72,3 +72,26 @@ def test_module_entry_point_help():
     result = subprocess.run([sys.executable, "-m", "specviz", "generate", "--help"], capture_output=True, text=True,
                             check=False)
     assert result.returncode == 0 and "--draft" in result.stdout
+
+
+def test_play_narrates_the_trace_with_marked_text():
+    code, out, err = _run("play", "--preset", "far apart", "--rounds", "3", "--color", "never")
+    assert code == 0, err
+    assert "drafting position 0" in out and "is rejected" in out and "drawn from the residual" in out
+    assert "[" in out.splitlines()[-2]  # corrections are bracketed in the committed text
+
+
+def test_play_json_is_the_trace_and_reproducible():
+    first = json.loads(_run("play", "--preset", "close", "--seed", "4", "--json")[1])
+    second = json.loads(_run("play", "--preset", "close", "--seed", "4", "--json")[1])
+    assert first == second
+    kinds = {e["kind"] for r in first["rounds"] for e in r["events"]}
+    assert {"draft", "check", "result"} <= kinds
+    assert first["scenario"]["seed"] == 4
+
+
+def test_play_refuses_unknown_presets_and_bad_depth():
+    code, _, err = _run("play", "--preset", "nope")
+    assert code == 2 and "unknown preset" in err
+    code, _, err = _run("play", "--depth", "9")
+    assert code == 2 and "depth" in err

@@ -233,6 +233,23 @@ class Categorical:
         ranked = candidates[np.lexsort((self._ids[candidates], -fraction[candidates], -exponent[candidates]))]
         return ranked[:k]
 
+    def nucleus_size(self, mass: Fraction) -> int:
+        """Smallest k whose k most probable ids (ties: smaller id) hold at least mass (0 < mass <= 1)."""
+        floats = np.sort(self._tickets.floats())[::-1]
+        running = np.cumsum(floats)
+        # floats only bracket k; the exact comparison decides inside the bracket
+        slack = (floats.size + 8) * 2.0**-48
+        surely_short = min(int(np.searchsorted(running, float(mass) - slack, side="left")), self.support_size - 1)
+        enough = min(int(np.searchsorted(running, float(mass) + slack, side="left")) + 1, self.support_size)
+        ranked = self._ranked_positions(max(enough, surely_short + 1)).tolist()
+        held = sum(self._tickets.at(i) for i in ranked[:surely_short])
+        goal, total = mass.numerator, self.total
+        for k in range(surely_short, len(ranked)):
+            held += self._tickets.at(ranked[k])
+            if held * mass.denominator >= goal * total:
+                return k + 1
+        return self.support_size
+
     def top(self, n: int) -> list[tuple[int, Fraction]]:
         """The n most probable ids with positive mass and their exact probabilities."""
         k = min(n, self._ids.size)

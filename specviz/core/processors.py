@@ -69,13 +69,7 @@ class TopP:
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
         if self.top_p == 1:
             return distribution
-        goal = Fraction(self.top_p)
-        kept, mass = 0, Fraction(0)
-        for _, p in distribution.top(distribution.support_size):
-            kept += 1
-            mass += p
-            if mass >= goal:
-                break
+        kept = distribution.nucleus_size(Fraction(self.top_p))
         return distribution.sparse_topk(kept)
 
 

@@ -132,3 +132,23 @@ def default_scenario(markov: bool = False) -> Scenario:
     base = Scenario(vocab=DEFAULT_VOCAB, target=Table((1,) * 6), draft=Table((1,) * 6), depth=3, seed=0,
                     request_id="demo")
     return apply_preset(base, DEFAULT_PRESET, markov)
+
+
+# --- the Preset box when the weights did not come from a preset ---------------------------------
+CUSTOM = "custom (from a link or file)"
+CUSTOM_DESCRIPTION = ("These weights came from a link, a file or the gallery, not from a preset. "
+                      "Pick a preset and press Load preset to replace them.")
+
+
+def matching_preset(scenario: Scenario) -> str | None:
+    """The preset whose weights (and stop tokens) the scenario has, or None: what the Preset box should say."""
+    markov = scenario.target.rows is not None
+    for name in PRESETS:
+        if apply_preset(scenario, name, markov) == scenario:
+            return name
+    return None
+
+
+def describe(name: str) -> str:
+    """The caption under the Preset box: a preset's description, or the honest one for custom weights."""
+    return PRESETS[name].description if name in PRESETS else CUSTOM_DESCRIPTION

@@ -31,6 +31,13 @@ def _exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator} ≈ {float(value):.4f}"
 
 
+def _short(value: Fraction) -> str:
+    """A fraction short enough for an axis title: 9/13, else ≈ 0.6923 (hovers keep the exact value)."""
+    value = Fraction(value)
+    text = str(value)
+    return text if len(text) <= 9 else f"≈ {float(value):.4f}"
+
+
 def probs(c: Categorical) -> list[Fraction]:
     """Exact probabilities of every vocabulary id (0 where unlisted)."""
     total = c.total
@@ -62,11 +69,12 @@ def _bars(name: str, cue: style.Cue, vocab: Sequence[str], values: Sequence[Frac
     )
 
 
-def _mark(vocab: Sequence[str], token: int, y: float, text: str, **kwargs) -> dict:
+def _mark(vocab: Sequence[str], token: int, y: float, text: str, presenter: bool = False, **kwargs) -> dict:
     """An arrow with a label over one token's bar; the label leans inwards so the chart edge never cuts it."""
     lean = "right" if token > (len(vocab) - 1) / 2 else "left"
     return {"x": vocab[token], "y": min(y, 1.0), "text": text, "showarrow": True, "arrowhead": 2, "arrowsize": 1.2,
-            "ax": 0, "ay": -40, "xanchor": lean, "font": {"size": style.FONT_SIZE, "color": style.OKABE_ITO["black"]},
+            "ax": 0, "ay": -40, "xanchor": lean,
+            "font": {"size": style.font_size(presenter), "color": style.OKABE_ITO["black"]},
             "bgcolor": "rgba(255,255,255,0.85)", **kwargs}
 
 
@@ -76,7 +84,7 @@ def draft_figure(event: DraftEvent, vocab: Sequence[str], *, presenter: bool = F
     data = [_bars("draft q", style.role("q"), vocab, q, highlight=event.token, symbol="q")]
     return style.figure(data, style.layout(
         title=f"Drafting position {event.position}: sample from q", presenter=presenter, showlegend=True,
-        annotations=[_mark(vocab, event.token, float(q[event.token]), f"drafted: {vocab[event.token]}")],
+        annotations=[_mark(vocab, event.token, float(q[event.token]), f"drafted: {vocab[event.token]}", presenter)],
         **_token_axes(vocab)))
 
 
@@ -88,7 +96,8 @@ def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = F
         _bars("draft q", style.role("q"), vocab, q, highlight=event.token, offsetgroup="q", symbol="q"),
     ]
     verdict = "accepted ✓" if event.accepted else "rejected ✗"
-    mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])), f"x = {vocab[event.token]}: {verdict}")
+    mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
+                 f"x = {vocab[event.token]}: {verdict}", presenter)
     return style.figure(data, style.layout(
         title=f"Checking position {event.position}: p vs q", presenter=presenter, barmode="group",
         annotations=[mark], **_token_axes(vocab)))
@@ -110,13 +119,14 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
                  symbol="residual"), "xaxis": "x2", "yaxis": "y2", "showlegend": False},
     ]
     axes = {**_token_axes(vocab), **_token_axes(vocab, "xaxis2", "yaxis2")}
-    axes["xaxis"].update(domain=[0, 0.46], title={"text": f"p = min(p, q) + (p − q)+; residual mass "
-                                                           f"{_exact(event.residual_mass)}"})
-    axes["xaxis2"].update(domain=[0.54, 1], anchor="y2", title={"text": "normalized residual"})
+    # short axis titles: each must fit under its own half of the chart, in presenter type too
+    axes["xaxis"].update(domain=[0, 0.46], title={"text": "p = min(p, q) + (p − q)+"})
+    axes["xaxis2"].update(domain=[0.54, 1], anchor="y2",
+                          title={"text": f"(p − q)+ ÷ its mass {_short(event.residual_mass)}"})
     axes["yaxis2"].update(anchor="x2", title={"text": ""})
     annotations = [
         _mark(vocab, event.token, float(normalized[event.token]), f"correction: {vocab[event.token]}",
-              xref="x2", yref="y2"),
+              xref="x2", yref="y2", presenter=presenter),
     ]
     return style.figure(data, style.layout(
         title=f"Rejected at position {event.position}: draw from the residual", presenter=presenter,
@@ -129,7 +139,7 @@ def bonus_figure(event: BonusEvent, vocab: Sequence[str], *, presenter: bool = F
     data = [_bars("target p", style.role("p"), vocab, p, highlight=event.token, symbol="p")]
     return style.figure(data, style.layout(
         title="All drafts accepted: bonus token from p", presenter=presenter, showlegend=True,
-        annotations=[_mark(vocab, event.token, float(p[event.token]), f"bonus: {vocab[event.token]}")],
+        annotations=[_mark(vocab, event.token, float(p[event.token]), f"bonus: {vocab[event.token]}", presenter)],
         **_token_axes(vocab)))
 
 

@@ -74,7 +74,7 @@ FONT_SIZE = 18  # readable from the back of a lecture room
 PRESENTER_FONT_SIZE = 24
 TITLE_SCALE = 1.25
 CHART_HEIGHT = 380
-PRESENTER_CHART_HEIGHT = 500
+PRESENTER_CHART_HEIGHT = 470  # the Playground's chart fits under the headline at 1280x800
 TITLE_PAD = 6  # px above and below a chart title
 
 

@@ -46,3 +46,23 @@ def test_temperature_one_is_identity_and_others_are_fp32():
 def test_invalid_settings(factory, value):
     with pytest.raises(ProcessorError):
         factory(value)
+
+
+def slow_nucleus(c: Categorical, mass: Fraction) -> int:
+    held = Fraction(0)
+    for k, (_, p) in enumerate(c.top(c.support_size), start=1):
+        held += p
+        if held >= mass:
+            return k
+    return c.support_size
+
+
+def test_nucleus_size_matches_the_exact_walk():
+    rng = np.random.default_rng(2)
+    for vocab in (5, 50, 3000):
+        c = Categorical.dense(np.exp(rng.normal(0, 4, vocab)))
+        for top in (0.01, 0.3, 0.5, 0.9, 0.999, 1.0, 1):
+            assert c.nucleus_size(Fraction(top)) == slow_nucleus(c, Fraction(top))
+    ties = Categorical.dense([1, 1, 1, 1])
+    assert [ties.nucleus_size(Fraction(k, 4)) for k in range(1, 5)] == [1, 2, 3, 4]
+    assert top_p(0.5)((), ties).ids == (0, 1)

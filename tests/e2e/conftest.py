@@ -147,9 +147,9 @@ def app_page(pages):
 
     def lookup(stem: str) -> sup.AppPage:
         if not sup.page_file(stem).exists():
-            pytest.skip(f"page not present: pages/{stem}.py")
+            pytest.skip(f"page not present: views/{stem}.py")
         if stem not in pages:
-            pytest.fail(f"pages/{stem}.py exists but app.py does not register it with st.Page")
+            pytest.fail(f"views/{stem}.py exists but app.py does not register it with st.Page")
         return pages[stem]
 
     return lookup

@@ -66,7 +66,7 @@ RUN_COUNTER_JS = """
 
 @dataclass(frozen=True)
 class AppPage:
-    stem: str  # file stem: pages/<stem>.py
+    stem: str  # file stem: views/<stem>.py
     title: str
     url_path: str  # "" for the default page
     path: str = ""  # as app.py names it, relative to app.py
@@ -86,7 +86,7 @@ def _const(node: ast.AST | None) -> object:
 
 
 def registered_pages(app: Path = APP) -> dict[str, AppPage]:
-    """The pages app.py registers with st.Page("pages/<stem>.py", title=..., url_path=..., default=...)."""
+    """The pages app.py registers with st.Page("views/<stem>.py", title=..., url_path=..., default=...)."""
     pages: dict[str, AppPage] = {}
     for node in ast.walk(ast.parse(app.read_text(encoding="utf-8"))):
         if not (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "Page"):
@@ -104,11 +104,11 @@ def registered_pages(app: Path = APP) -> dict[str, AppPage]:
 
 
 def page_file(stem: str) -> Path:
-    """The page's file: where app.py says it is, else pages/<stem>.py (which may not exist yet)."""
+    """The page's file: where app.py says it is, else views/<stem>.py (which may not exist yet)."""
     registered = registered_pages().get(stem)
     if registered is not None:
         return (APP.parent / registered.path).resolve()
-    return ROOT / "pages" / f"{stem}.py"
+    return ROOT / "views" / f"{stem}.py"
 
 
 def runs(page) -> int:

@@ -27,24 +27,25 @@ with left:
     )
 with right:
     st.markdown("**Where to go next**")
-    st.page_link("pages/playground.py", label="Playground: step through the verifier", icon="🎛️")
-    st.page_link("pages/exactness_lab.py", label="Exactness lab: proof and float bugs", icon="🧪")
-    st.page_link("pages/theory.py", label="Theory: alpha and speedup", icon="📈")
-    st.page_link("pages/edge_cases.py", label="Edge cases: zero mass, masks, FP32", icon="🃏")
-    st.page_link("pages/real_models.py", label="Real models: SmolLM2, V = 49152", icon="🤖")
+    st.page_link("views/playground.py", label="Playground: step through the verifier", icon="🎛️")
+    st.page_link("views/exactness_lab.py", label="Exactness lab: proof and float bugs", icon="🧪")
+    st.page_link("views/theory.py", label="Theory: alpha and speedup", icon="📈")
+    st.page_link("views/edge_cases.py", label="Edge cases: zero mass, masks, FP32", icon="🃏")
+    st.page_link("views/real_models.py", label="Real models: SmolLM2, V = 49152", icon="🤖")
 
 st.divider()
 st.subheader("One verification round")
 scenario = default_scenario()
-seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
-                       help="The same seed gives the same drafts, checks and tokens on every machine.")
+seed_col, info_col = st.columns([1, 4], vertical_alignment="bottom")  # a narrow seed box, the setting beside it
+seed = seed_col.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
+                             help="The same seed gives the same drafts, checks and tokens on every machine.")
 scenario = scenario.with_changes(seed=int(seed))
 
 first = step_view(scenario, 0)
 round_events = first.round_events
 last = step_view(scenario, len(round_events) - 1)
 
-st.markdown(f"Vocabulary: {', '.join(f'`{w}`' for w in scenario.vocab)} · draft depth {scenario.depth}")
+info_col.markdown(f"Vocabulary: {', '.join(f'`{w}`' for w in scenario.vocab)} · draft depth {scenario.depth}")
 chart_left, chart_right = st.columns(2, gap="large")
 check = next((e for e in round_events if isinstance(e, CheckEvent)), None)
 with chart_left:

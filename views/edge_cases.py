@@ -8,7 +8,7 @@ import streamlit as st
 from specviz import gallery
 from specviz.playground import share
 
-PLAYGROUND = "pages/playground.py"
+PLAYGROUND = "views/playground.py"
 
 
 @st.cache_data(show_spinner=False)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz import gallery
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "edge_cases.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "edge_cases.py")
 
 
 def test_every_card_renders_and_agrees():

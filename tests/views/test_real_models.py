@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "real_models.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "real_models.py")
 
 
 @pytest.fixture(scope="module")

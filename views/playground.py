@@ -56,6 +56,8 @@ def load(scenario, step: int = 0, good: bool = True) -> None:
 
 
 def load_preset() -> None:
+    if ss.pg_preset not in presets.PRESETS:  # "custom (from a link or file)": nothing to load
+        return
     current = ss.pg_scenario
     markov = ss.pg_mode == MARKOV
     try:
@@ -85,6 +87,7 @@ def read_link() -> None:
         return
     problems = explain.check_scenario(scenario)
     load(scenario, step, good=not problems)
+    ss.pg_preset = presets.matching_preset(scenario) or presets.CUSTOM  # honest: not "close" for any link
     ss.pg_link_problems = problems
     if problems and "pg_scenario" not in ss:
         ss.pg_scenario, ss.pg_state = presets.default_scenario(), state.PlayState()
@@ -143,6 +146,7 @@ def on_upload() -> None:
         return
     problems = explain.check_scenario(scenario)
     load(scenario, step, good=not problems)
+    ss.pg_preset = presets.matching_preset(scenario) or presets.CUSTOM
     ss.pg_link_problems = problems
 
 
@@ -150,10 +154,10 @@ def on_upload() -> None:
 def sidebar_controls(presenter: bool) -> None:
     with st.sidebar:
         st.toggle("Presenter mode (larger type, fewer controls)", key="pg_presenter")
-        st.selectbox("Preset", list(presets.PRESETS), key="pg_preset",
+        st.selectbox("Preset", [*presets.PRESETS, presets.CUSTOM], key="pg_preset",
                      help="\n\n".join(f"**{p.name}**: {p.description}" for p in presets.PRESETS.values()))
-        st.button("Load preset", on_click=load_preset, width="stretch")
-        st.caption(presets.PRESETS[ss.pg_preset].description)
+        st.button("Load preset", on_click=load_preset, width="stretch", disabled=ss.pg_preset not in presets.PRESETS)
+        st.caption(presets.describe(ss.pg_preset))
         v = len(ss.pg_table_vocab)
         st.slider("Depth (drafted tokens per round)", 1, MAX_DEPTH, key="pg_depth")
         st.number_input("Seed", min_value=0, step=1, key="pg_seed")
@@ -386,17 +390,13 @@ def main() -> None:
         load(presets.default_scenario())
     apply_pending_edits()
     presenter = ss.pg_presenter
+    # one short header line (none in presenter mode), so the first screen at 1280x800 holds the whole chart
     if presenter:
         st.html("<style>.stMainBlockContainer .stMarkdown p, .stMainBlockContainer .stMarkdown li "
-                "{font-size: 1.45rem !important;} .stMainBlockContainer h3 {font-size: 2.1rem !important;}</style>")
-
-    if presenter:
-        st.markdown("#### 🎛️ Playground")
+                "{font-size: 1.45rem !important;} .stMainBlockContainer [data-testid='stCaptionContainer'] p "
+                "{font-size: 1.05rem !important;} .stMainBlockContainer h3 {font-size: 1.9rem !important;}</style>")
     else:
-        st.title("🎛️ Playground")
-    if not presenter:
-        st.caption("Draft q proposes, target p verifies — exactly. Edit p, q and the settings; step through the "
-                   "verifier's trace one event at a time.")
+        st.markdown("#### 🎛️ Playground :gray[· draft q proposes, target p verifies, exactly]")
     candidate, problems = candidate_scenario()
     link_problems = ss.pg_link_problems
     ss.pg_link_problems = []  # shown once, on the run that opened the link or file

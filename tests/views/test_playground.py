@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from specviz.playground import presets, share, state
 from specviz.scenario import Table
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "playground.py")
 
 
 def app(query=None):

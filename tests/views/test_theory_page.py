@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from specviz.playground import state
 from specviz.scenario import Scenario, Table
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "theory.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "theory.py")
 
 
 def test_theory_page_without_measurements():

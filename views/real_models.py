@@ -64,7 +64,8 @@ def render_round(record, label, container, prefix: str) -> None:
                 continue
             fig = plots.view_figure(view, label)
             if fig is not None:
-                st.plotly_chart(fig, key=f"rm_{prefix}_{record.round_id}_{view['kind']}_{view['position']}")
+                st.plotly_chart(fig, key=f"rm_{prefix}_{record.round_id}_{view['kind']}_{view['position']}",
+                                theme=None)
             if view["kind"] == "check":
                 st.markdown(plots.check_text(view, label))
 
@@ -159,11 +160,11 @@ if result and result["spec"] == spec:
     m[4].metric("Device", summary.device)
     c1, c2 = st.columns(2)
     c1.plotly_chart(plots.acceptance_figure(summary.acceptance_by_position, summary.alpha_by_position,
-                                            summary.reached), key="rm_acceptance")
+                                            summary.reached), key="rm_acceptance", theme=None)
     c2.plotly_chart(plots.tokens_per_round_figure([(r.origins.count("accepted"), r.origins[-1] if r.origins else "")
                                                    for r in gen.rounds], summary.expected_tokens_per_round),
-                    key="rm_per_round")
-    st.plotly_chart(plots.time_split_figure(summary.time_s, TIME_LABELS), key="rm_time")
+                    key="rm_per_round", theme=None)
+    st.plotly_chart(plots.time_split_figure(summary.time_s, TIME_LABELS), key="rm_time", theme=None)
     if gen.rounds:
         shown = st.slider("Inspect round", 1, len(gen.rounds), 1, key="rm_round") if len(gen.rounds) > 1 else 1
         render_round(gen.rounds[shown - 1], label, st.container(), "inspect")

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.playground import presets, state
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "exactness_lab.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "exactness_lab.py")
 
 
 def metrics(at: AppTest) -> dict[str, str]:
