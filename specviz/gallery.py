@@ -196,3 +196,41 @@ def format_fact(value: Any) -> str:
         text = f"{value.numerator}/{value.denominator}"
         return text if len(text) <= 24 else f"≈ {float(value):.6g}"
     return str(value)
+
+
+def _digits(text: str) -> int:
+    """Significant digits of a decimal text such as '0.5000001' or '5.298' (7 and 4)."""
+    mantissa = text.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+    return len(mantissa)
+
+
+def short_fact(value: Any, width: int = 12) -> str:
+    """A fact for a narrow card: exact when it fits in ``width`` characters, else a decimal with at least
+    4 significant digits and as many more as it takes not to look round (8388609/16777216 is ≈ 0.50000006,
+    never ≈ 0.5)."""
+    text = format_fact(value)
+    if not isinstance(value, Fraction) or len(f"{value.numerator}/{value.denominator}") <= width:
+        return text
+    number = float(value)
+    for digits in range(4, 13):
+        decimal = f"{number:.{digits}g}"
+        if _digits(decimal) >= digits:
+            break
+    return f"≈ {decimal}"
+
+
+def fact_table(card: Card, seen: dict[str, Any], width: int = 12) -> tuple[list[dict[str, str]], list[str]]:
+    """A card's table: the verdict first (so a narrow card never hides it), then the fact, expected and
+    computed values (long fractions as decimals); and, for a caption, the exact text of every shortened value.
+
+    The verdict compares the exact values, never the shortened text.
+    """
+    rows, exact = [], []
+    for fact, value in card.expected.items():
+        got = seen.get(fact)
+        rows.append({"": "✓" if got == value else "✗", "fact": fact, "expected": short_fact(value, width),
+                     "computed": short_fact(got, width)})
+        for label, item in (("expected", value), ("computed", got)):
+            if short_fact(item, width) != format_fact(item) and not (label == "computed" and got == value):
+                exact.append(f"{fact}: {item}" if label == "expected" else f"{fact} (computed): {item}")
+    return rows, exact

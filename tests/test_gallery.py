@@ -37,3 +37,17 @@ def test_observe_reports_disagreement_and_unknown_facts():
         gallery.observe(card.scenario, ["nonsense"])
     assert gallery.format_fact(F(3, 4)) == "3/4" and gallery.format_fact(F(2)) == "2"
     assert gallery.format_fact(F(1, 3**60)).startswith("≈")
+
+
+def test_fact_table_puts_the_verdict_first_and_keeps_exact_values():
+    card = gallery.BY_SLUG["deep-bonus"]
+    rows, exact = gallery.fact_table(card, gallery.observe(card))
+    assert all(list(row)[0] == "" and row[""] == "✓" for row in rows)
+    assert all(len(row["computed"]) <= 12 for row in rows)  # fits a narrow card
+    assert any("2476099/3200000" in note for note in exact)  # the exact value is still on the card
+    # a shortened value never looks round when it is not: 8388609/16777216 is not 1/2
+    assert gallery.short_fact(F(8388609, 16777216)) == "≈ 0.5000001"
+    assert gallery.short_fact(F(97, 128)) == "97/128"
+    wrong = {**gallery.observe(card), "alpha": F(1, 2)}
+    rows, _ = gallery.fact_table(card, wrong)
+    assert [r[""] for r in rows if r["fact"] == "alpha"] == ["✗"]

@@ -25,9 +25,10 @@ for index, card in enumerate(gallery.CARDS):
     with columns[index % 2].container(border=True):
         st.subheader(card.title)
         st.markdown(card.text)
-        seen = observed(card.slug)
-        rows = [{"fact": k, "expected": gallery.format_fact(v), "computed": gallery.format_fact(seen.get(k)),
-                 "": "✓" if seen.get(k) == v else "✗"} for k, v in card.expected.items()]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        rows, exact = gallery.fact_table(card, observed(card.slug))  # the verdict column comes first
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={"": st.column_config.TextColumn(width=36, help="exact values agree")})
+        if exact:
+            st.caption("Exact: " + " · ".join(exact))
         if st.button("Open in the Playground", key=f"open_{card.slug}", icon="▶️"):
             st.switch_page(PLAYGROUND, query_params=share.scenario_to_query(card.scenario))

@@ -149,21 +149,25 @@ except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
     st.stop()
 st.plotly_chart(plots.engine_distances(results), width="stretch", theme=None)
-exact_tokens = show(next(iter(results.values())).exact_tokens)
+exact_tokens = plots.short(next(iter(results.values())).exact_tokens)
 st.dataframe(pd.DataFrame([{"verifier": "exact verifier", "TV to target law": "0", "TV to exact blocks": "0",
                             "P(NaN residual)": "0", "tokens per round": exact_tokens}]
-                          + [{"verifier": name, "TV to target law": show(r.tv_sequences),
-                              "TV to exact blocks": show(r.tv_blocks), "P(NaN residual)": show(r.crash),
-                              "tokens per round": show(r.engine_tokens)} for name, r in results.items()]),
+                          + [{"verifier": name, "TV to target law": plots.short(r.tv_sequences),
+                              "TV to exact blocks": plots.short(r.tv_blocks), "P(NaN residual)": plots.short(r.crash),
+                              "tokens per round": plots.short(r.engine_tokens)} for name, r in results.items()]),
              hide_index=True, width="stretch")
+st.caption("Long fractions are rounded to 4 digits here; hover a bar of the chart for the exact value.")
 st.caption("Skipping the bonus token leaves the law correct (TV to target 0): it only wastes a token per "
            "fully accepted round. Verifying against an unprocessed q matters only with a draft top-k.")
 deviations = results[chosen].deviations
 if deviations:
-    st.dataframe(pd.DataFrame([{"position": d.position, "after": plots.token_text(d.context, labels),
-                                "draft token": "residual" if d.token is None else labels[d.token],
-                                "why": d.reason, "exact": d.exact, "engine": d.engine,
-                                "probability weight": f"{float(d.weight):.3g}"} for d in deviations[:30]]),
-                 hide_index=True, width="stretch")
+    shown = min(len(deviations), 30)
+    st.markdown(f"**Where it deviates** ({shown} of {len(deviations):,} places; weight = P(the round gets there) "
+                "× size of the difference):")
+    for reason, rows in plots.deviation_groups(deviations, labels, limit=shown):
+        st.markdown(f"*{reason}*")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={"position": st.column_config.NumberColumn(width="small"),
+                                    "weight": st.column_config.TextColumn(width="small")})
 else:
     st.success("No deviation from the exact verifier on this scenario.")

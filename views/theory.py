@@ -30,7 +30,7 @@ except SpecvizError as error:
 alpha = theory.alpha(p, q)
 
 # --- alpha ---------------------------------------------------------------------------------------
-st.header("α = Σ min(p, q) = 1 − TV(p, q)")
+st.header("Acceptance rate α")  # the formula is the chart's title, with this scenario's value
 st.markdown("A drafted token x ~ q is accepted with probability min(1, p(x)/q(x)); averaged over x that is "
             "Σ_x min(p(x), q(x)): the shaded overlap of the two bar charts.")
 cols = st.columns(3)
@@ -56,9 +56,10 @@ grid_c = st.radio("Grid at cost ratio", [0.0, c], format_func=lambda x: f"c = {x
 st.markdown("Expected speedup from the formula (at c = 0 this is the tokens per round; e.g. α = 0.8, g = 5 gives "
             "3.69):")
 st.dataframe(pd.DataFrame(plots.grid_rows(grid_c)), hide_index=True, width="stretch")
-st.markdown("Measured α from their Table 3 (the markers above):")
-st.dataframe(pd.DataFrame([{"target": t, "draft": d, "temperature": temp, "α": a}
-                           for t, d, temp, a in theory.LEVIATHAN_ALPHAS]), hide_index=True, width="stretch")
+st.markdown("Measured α from their Table 3 (the numbered markers above):")
+st.dataframe(pd.DataFrame([{"#": j, "target": t, "draft": d, "temperature": temp, "α": a}
+                           for j, (t, d, temp, a) in enumerate(theory.LEVIATHAN_ALPHAS, start=1)]),
+             hide_index=True, width="stretch")
 
 # --- measured against theory ---------------------------------------------------------------------
 st.header("Measured against theory")

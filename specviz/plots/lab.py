@@ -20,26 +20,56 @@ def _frac(value: Fraction) -> str:
     return text if len(text) <= 30 else f"≈ {float(value):.10g}"
 
 
+def short(value: Fraction | int, width: int = 14) -> str:
+    """A table cell that fits a narrow column: the exact fraction when short, else ≈ 4 significant digits."""
+    value = Fraction(value)
+    text = str(value)
+    return text if len(text) <= width else f"≈ {float(value):.4g}"
+
+
+def deviation_groups(deviations: Sequence, labels: Sequence[str], limit: int = 30) -> list[tuple[str, list[dict]]]:
+    """The first ``limit`` deviations as table rows, grouped by their reason (one heading per reason instead
+    of a wide "why" column); each row keeps position, prefix, drafted token, exact vs engine value, weight."""
+    groups: dict[str, list[dict]] = {}
+    for d in deviations[:limit]:
+        groups.setdefault(d.reason, []).append({
+            "position": d.position, "after": token_text(d.context, labels),
+            "draft token": "residual" if d.token is None else labels[d.token],
+            "exact": d.exact, "engine": d.engine, "weight": f"{float(d.weight):.3g}"})
+    return list(groups.items())
+
+
 def token_text(tokens: Sequence[int], labels: Sequence[str]) -> str:
     return " ".join("NaN!" if t == CRASH else labels[t] for t in tokens) or "∅"
 
 
-def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int = 24, *,
+def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int = 10, *,
                         presenter: bool = False) -> go.Figure:
-    """The most probable (depth+1)-token sequences: speculative (block + target completion) vs target."""
-    rows = sorted(report.sequences, key=lambda r: -r.target)[:top]
-    x = [token_text(r.tokens, labels) for r in rows]
+    """The ``top`` most probable (depth+1)-token sequences as horizontal bars (readable labels):
+    speculative (block + target completion) vs target. The rest are summed in the subtitle; the
+    page's table lists every sequence."""
+    ranked = sorted(report.sequences, key=lambda r: -r.target)
+    rows, rest = ranked[:top], ranked[top:]
+    y = [token_text(r.tokens, labels) for r in rows]
     fig = go.Figure()
-    fig.add_bar(x=x, y=[float(r.speculative) for r in rows], name="one round + target completion",
+    fig.add_bar(y=y, x=[float(r.speculative) for r in rows], orientation="h", name="one round + target completion",
                 marker=style.bar_marker("accepted"),
                 customdata=[[_frac(r.speculative), _frac(r.difference)] for r in rows],
-                hovertemplate="%{x}: %{customdata[0]} (difference %{customdata[1]})<extra></extra>")
-    fig.add_bar(x=x, y=[float(r.target) for r in rows], name="target autoregressive", marker=style.bar_marker("p"),
-                customdata=[_frac(r.target) for r in rows], hovertemplate="%{x}: %{customdata}<extra></extra>")
-    fig.update_layout(barmode="group", yaxis_title="probability", xaxis={"title": "sequence", "tickangle": -45})
-    worst = report.max_abs_difference
-    return style.apply_layout(fig, title=f"Block law vs target law: max |difference| = {_frac(worst)}",
-                              presenter=presenter)
+                hovertemplate="%{y}: %{customdata[0]} (difference %{customdata[1]})<extra></extra>")
+    fig.add_bar(y=y, x=[float(r.target) for r in rows], orientation="h", name="target autoregressive",
+                marker=style.bar_marker("p"), customdata=[_frac(r.target) for r in rows],
+                hovertemplate="%{y}: %{customdata}<extra></extra>")
+    title = f"Block law vs target law: max |difference| = {_frac(report.max_abs_difference)}"
+    if rest:
+        others = sum((r.target for r in rest), Fraction(0))
+        title += (f"<br><sup>the {len(rows)} likeliest of {len(ranked):,} sequences; the other {len(rest):,} "
+                  f"(mass {float(others):.3f}) are in the table below</sup>")
+    size = style.font_size(presenter)
+    height = style.title_space(title, presenter) + round(size * 2.6) * len(rows) + 3 * size + 60
+    return style.apply_layout(
+        fig, title=title, presenter=presenter, height=height, barmode="group", bargap=0.25,
+        xaxis={"title": {"text": "probability"}, "rangemode": "tozero"},
+        yaxis={"type": "category", "autorange": "reversed", "title": {"text": ""}, "ticklabelstandoff": 8})
 
 
 def histogram(fit: Fit, title: str, *, presenter: bool = False) -> go.Figure:
@@ -62,7 +92,8 @@ def histogram(fit: Fit, title: str, *, presenter: bool = False) -> go.Figure:
 
 
 def engine_distances(results: Mapping[str, EngineComparison], *, presenter: bool = False) -> go.Figure:
-    """TV distance from the target's law (and from the exact verifier's block law) for each verifier variant.
+    """TV distance from the target's law (and from the exact verifier's block law) for each verifier variant,
+    as horizontal bars so that each value label has room beside its own bar.
 
     Exact zeros cannot sit on a log axis: they are drawn at the floor and labelled "0 (exact)".
     """
@@ -71,12 +102,21 @@ def engine_distances(results: Mapping[str, EngineComparison], *, presenter: bool
     blk = [Fraction(0)] + [r.tv_blocks for r in results.values()]
     positive = [float(v) for v in seq + blk if v > 0]
     floor = min(positive) / 10 if positive else 1e-12
+    top = max(positive) if positive else 1.0
+    size = style.font_size(presenter)
     fig = go.Figure()
     for label, values, cue in (("TV to the target's law (correctness)", seq, "residual"),
                                ("TV to the exact verifier's blocks", blk, "q")):
-        fig.add_bar(x=names, y=[float(v) if v > 0 else floor for v in values], name=label, marker=style.bar_marker(cue),
+        fig.add_bar(y=names, x=[float(v) if v > 0 else floor for v in values], orientation="h", name=label,
+                    marker=style.bar_marker(cue),
                     text=["0 (exact)" if v == 0 else f"{float(v):.3g}" for v in values], textposition="outside",
-                    customdata=[_frac(v) for v in values], hovertemplate="%{x}: %{customdata}<extra></extra>")
-    fig.update_layout(barmode="group", yaxis={"type": "log", "title": "total variation distance"},
-                      xaxis_title="verifier")
-    return style.apply_layout(fig, title="How far each verifier is from exact", presenter=presenter, height=480)
+                    textfont={"size": size - 2}, constraintext="none", cliponaxis=False,
+                    customdata=[_frac(v) for v in values], hovertemplate="%{y}: %{customdata}<extra></extra>")
+    # log axis range in decades: from just under the floor to room for the largest value's label
+    x_range = [float(np.log10(floor)) - 0.3, float(np.log10(top)) + 1.2]
+    height = style.title_space("x", presenter) + round(size * 3.4) * len(names) + 4 * size + 60
+    return style.apply_layout(
+        fig, title="How far each verifier is from exact", presenter=presenter, height=height, barmode="group",
+        bargap=0.3, xaxis={"type": "log", "range": x_range, "exponentformat": "power",
+               "title": {"text": "total variation distance (log scale)"}},
+        yaxis={"type": "category", "autorange": "reversed", "title": {"text": ""}, "ticklabelstandoff": 8})

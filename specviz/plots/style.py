@@ -133,8 +133,9 @@ def title_space(title: str | None, presenter: bool = False) -> int:
     """Pixels from the top of the figure to the bottom of its title (0 without a title)."""
     if not title:
         return 0
-    lines = title.count("<br>") + 1
-    return TITLE_PAD + round(lines * font_size(presenter) * TITLE_SCALE * 1.3) + TITLE_PAD
+    line = font_size(presenter) * TITLE_SCALE * 1.3
+    text = line + sum(line * (0.55 if "<sup>" in part else 1.0) for part in title.split("<br>")[1:])
+    return TITLE_PAD + round(text) + TITLE_PAD
 
 
 def layout(*, title: str | None = None, presenter: bool = False, height: int | None = None,
@@ -159,7 +160,8 @@ def layout(*, title: str | None = None, presenter: bool = False, height: int | N
     }
     if title:
         base["title"] = {"text": title, "font": {"size": round(size * TITLE_SCALE)}, "x": 0.01, "xanchor": "left",
-                         "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": TITLE_PAD}}
+                         # centred in its band: plotly anchors a multi-line title's "top" at its first line
+                         "yref": "container", "y": 1 - top / 2 / total, "yanchor": "middle"}
     base.update(extra)
     return base
 

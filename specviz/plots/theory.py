@@ -14,9 +14,11 @@ from .. import theory
 from ..core import Categorical
 from . import style
 
-_PALETTE = [style.OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple",
-                                           "sky_blue", "black", "yellow")]
-_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "solid", "dash"]
+# Okabe–Ito without yellow (too pale on white): the darkest first, so that the common g = 1..5 read best from
+# the back row; the dash pattern is the second cue, and colour + dash never repeat within eight lines.
+_PALETTE = [style.OKABE_ITO[k] for k in ("blue", "vermillion", "bluish_green", "black", "orange", "reddish_purple",
+                                           "sky_blue")]
+_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "dash", "dot"]
 _SYMBOLS = ["circle", "diamond", "square", "triangle-up", "x", "star", "cross", "hexagon"]
 
 
@@ -80,33 +82,61 @@ def depth_curves(alpha: Fraction | float, cost_ratio: float, max_depth: int = 8,
     return style.apply_layout(fig, title=f"α = {_frac(alpha)}: tokens per round and speedup", presenter=presenter)
 
 
+def reference_rows(references: Sequence[tuple[str, str, float, float]], min_gap: float = 0.035) -> list[int]:
+    """A row (0, 1, ...) for each reference marker so that numbers closer than ``min_gap`` in α never share one."""
+    rows: list[int] = []
+    placed: list[list[float]] = []  # the alphas already in each row
+    for a in (float(r[3]) for r in references):
+        row = next((i for i, xs in enumerate(placed) if all(abs(a - x) >= min_gap for x in xs)), len(placed))
+        if row == len(placed):
+            placed.append([])
+        placed[row].append(a)
+        rows.append(row)
+    return rows
+
+
 def leviathan_curves(cost_ratio: float, max_depth: int = 8, *, current_alpha: float | None = None,
                      references: Sequence[tuple[str, str, float, float]] = theory.LEVIATHAN_ALPHAS,
                      presenter: bool = False) -> go.Figure:
-    """Speedup against alpha for g = 1..max_depth at cost ratio c, with measured alphas as reference points."""
+    """Speedup against alpha for g = 1..max_depth at cost ratio c, with measured alphas as reference points.
+
+    The measured alphas are numbered markers above the curves (1 = the first row of the page's table),
+    staggered into rows where they are close; hovering a marker names the model pair.
+    """
     alphas = np.linspace(0.0, 0.99, 100)
     fig = go.Figure()
     for i, g in enumerate(range(1, max_depth + 1)):
         fig.add_scatter(x=alphas, y=theory.speedup(alphas, g, cost_ratio), mode="lines", name=f"g = {g}",
-                        line={"color": _PALETTE[i % len(_PALETTE)], "dash": _DASHES[i % len(_DASHES)], "width": 2},
+                        line={"color": _PALETTE[i % len(_PALETTE)], "dash": _DASHES[i % len(_DASHES)], "width": 3},
                         hovertemplate=f"g = {g}, α = %{{x:.2f}}: speedup %{{y:.3f}}<extra></extra>")
     best = [theory.speedup(float(a), theory.optimal_depth(float(a), cost_ratio, max_depth), cost_ratio)
             for a in alphas]
     fig.add_scatter(x=alphas, y=best, mode="lines", name="best g", line={"color": style.GREY, "width": 8},
                     opacity=0.35, hovertemplate="α = %{x:.2f}: best speedup %{y:.3f}<extra></extra>")
     top = float(max(best))
-    for j, (target, draft, temperature, a) in enumerate(references):
-        fig.add_scatter(x=[a], y=[top * (1.02 + 0.05 * (j % 3))], mode="markers+text",
-                        marker={"symbol": "triangle-down", "size": 14, "color": style.OKABE_ITO["black"]},
-                        text=[f"{draft} t={temperature:g}"], textposition="top center", showlegend=j == 0,
-                        name="Leviathan et al. Table 3", legendgroup="refs", textfont={"size": 12},
-                        hovertemplate=f"{target} drafted by {draft}, t = {temperature:g}: α = {a}<extra></extra>")
+    rows = reference_rows(references)
+    step = 0.09 * top
+    size = style.font_size(presenter)
+    for j, ((target, draft, temperature, a), row) in enumerate(zip(references, rows, strict=True)):
+        fig.add_scatter(x=[a], y=[top * 1.04 + step * row], mode="markers+text",
+                        marker={"symbol": "triangle-down", "size": 12, "color": style.OKABE_ITO["black"]},
+                        text=[f"{draft} t={temperature:g}"], texttemplate=f"{j + 1}", textposition="middle right",
+                        textfont={"size": size - 2}, showlegend=j == 0, cliponaxis=False,
+                        name="Leviathan et al. Table 3 (numbered as in the table)", legendgroup="refs",
+                        hovertemplate=f"{j + 1}: {target} drafted by {draft}, t = {temperature:g}: α = {a}"
+                                      "<extra></extra>")
     if current_alpha is not None:
-        fig.add_vline(x=float(current_alpha), line={"color": style.OKABE_ITO["blue"], "width": 3, "dash": "dot"},
-                      annotation_text=f"this scenario α = {float(current_alpha):.3f}")
-    fig.update_layout(xaxis={"title": "α (acceptance rate)", "range": [0, 1]}, yaxis_title="walltime speedup")
+        a = float(current_alpha)
+        fig.add_vline(x=a, line={"color": style.OKABE_ITO["blue"], "width": 3, "dash": "dot"},
+                      annotation_text=f"this scenario: α = {a:.3f}", annotation_bgcolor="rgba(255,255,255,0.85)",
+                      annotation_font={"color": style.OKABE_ITO["blue"], "size": size - 2},
+                      # the label leans inwards so the chart edge never cuts it
+                      annotation_position="bottom left" if a > 0.5 else "bottom right")
+    y_top = top * 1.04 + step * (max(rows, default=0) + 1)
+    fig.update_layout(xaxis={"title": "α (acceptance rate)", "range": [0, 1]},
+                      yaxis={"title": "walltime speedup", "range": [0, y_top]})
     return style.apply_layout(fig, title=f"Speedup vs α at c = {cost_ratio:g} (Leviathan, Kalman and Matias 2023)",
-                              presenter=presenter, height=520)
+                              presenter=presenter, height=540)
 
 
 @dataclass(frozen=True)

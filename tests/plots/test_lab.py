@@ -17,6 +17,17 @@ def test_sequence_comparison_prints_exact_zero():
     assert all(row[1] == "0" for row in fig.data[0].customdata)
 
 
+def test_sequence_comparison_shows_the_top_sequences_and_counts_the_rest():
+    report = theory.exactness_report(S)
+    fig = plots.sequence_comparison(report, S.vocab, top=5)
+    assert len(fig.data[0].y) == 5 and fig.data[0].orientation == "h"
+    best = max(report.sequences, key=lambda r: r.target)
+    assert fig.data[1].y[0] == plots.token_text(best.tokens, S.vocab)
+    assert f"the other {len(report.sequences) - 5:,}" in fig.layout.title.text
+    everything = plots.sequence_comparison(report, S.vocab, top=len(report.sequences))
+    assert "the other" not in everything.layout.title.text
+
+
 def test_histogram_has_error_bars_and_stats():
     law = mc.exact_law(S)
     counts = mc.MonteCarlo(S, seed=0).run(5_000)
@@ -29,7 +40,9 @@ def test_histogram_has_error_bars_and_stats():
 
 def test_engine_distances_label_exact_zero():
     fig = plots.engine_distances(fv.compare_all(S))
-    assert fig.data[0].x[0] == "exact verifier" and fig.data[0].text[0] == "0 (exact)"
-    assert fig.layout.yaxis.type == "log"
+    # horizontal bars: verifiers on y, so each value label has room beside its own bar
+    assert fig.data[0].orientation == "h"
+    assert fig.data[0].y[0] == "exact verifier" and fig.data[0].text[0] == "0 (exact)"
+    assert fig.layout.xaxis.type == "log"
     assert plots.token_text((0, fv.CRASH), S.vocab) == "a NaN!"
     assert plots.token_text((), S.vocab) == "∅"

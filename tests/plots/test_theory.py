@@ -6,6 +6,7 @@ from fractions import Fraction as F
 
 from specviz import theory
 from specviz.core import Categorical
+from specviz.plots import style
 from specviz.plots import theory as plots
 
 P = Categorical.dense([F(1, 2), F(1, 3), F(1, 6)])
@@ -50,3 +51,20 @@ def test_measured_and_position_figures():
     assert any(t.name == "Playground (measured)" for t in fig.data)
     fig = plots.position_alphas([F(1, 2), None, F(3, 4)], F(1, 2))
     assert list(fig.data[0].customdata) == ["1/2", "3/4"]
+
+
+def test_leviathan_markers_are_numbered_and_staggered():
+    fig = plots.leviathan_curves(0.05, current_alpha=0.93)
+    refs = [t for t in fig.data if t.legendgroup == "refs"]
+    assert [t.texttemplate for t in refs] == [str(j) for j in range(1, len(refs) + 1)]
+    rows = plots.reference_rows(theory.LEVIATHAN_ALPHAS)
+    for i, (a, row) in enumerate(zip(theory.LEVIATHAN_ALPHAS, rows, strict=True)):
+        for b, other in zip(theory.LEVIATHAN_ALPHAS[:i], rows[:i], strict=True):
+            assert row != other or abs(a[3] - b[3]) >= 0.035  # close numbers never share a row
+    # every depth has its own colour + dash pair, none of them pale yellow
+    lines = [(t.line.color, t.line.dash) for t in fig.data if (t.name or "").startswith("g = ")]
+    assert len(set(lines)) == len(lines) == 8
+    assert style.OKABE_ITO["yellow"] not in {color for color, _ in lines}
+    # the "this scenario" label leans left of a line near the right edge
+    assert fig.layout.annotations[0].xanchor == "right"
+    assert plots.leviathan_curves(0.05, current_alpha=0.2).layout.annotations[0].xanchor == "left"

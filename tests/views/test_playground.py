@@ -150,6 +150,26 @@ def test_query_string_restores_a_scenario():
     assert at.slider(key="pg_depth").value == 4
 
 
+def test_preset_box_is_honest_about_linked_weights():
+    # weights no preset has: the box says so, has no preset description, and Load preset has nothing to load
+    custom = presets.default_scenario().with_changes(target=Table((1, 2, 3, 4, 5, 6)))
+    at = app(share.scenario_to_query(custom, 0))
+    assert at.selectbox(key="pg_preset").value == presets.CUSTOM
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert presets.CUSTOM_DESCRIPTION in captions and presets.PRESETS["close"].description not in captions
+    load = at.button[[b.label for b in at.button].index("Load preset")]
+    assert load.disabled
+    # a link whose weights are a preset's: the box names that preset
+    far = presets.apply_preset(presets.default_scenario(), "far apart", False)
+    at = app(share.scenario_to_query(far, 0))
+    assert at.selectbox(key="pg_preset").value == "far apart"
+    # picking a real preset again loads it as before
+    at = app(share.scenario_to_query(custom, 0))
+    at.selectbox(key="pg_preset").set_value("p = q").run()
+    at.button[[b.label for b in at.button].index("Load preset")].click().run()
+    assert at.session_state["pg_scenario"] == presets.apply_preset(custom, "p = q", False)
+
+
 def test_damaged_link_is_explained():
     at = app(share.scenario_to_query(presets.default_scenario(), 0) | {"p": "1,oops,1,1,1,1"})
     assert any("not a number" in e.value for e in at.error)
