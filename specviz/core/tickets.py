@@ -43,6 +43,9 @@ def _group_total(mant: np.ndarray, shift: np.ndarray) -> int:
     if mant.size == 0:
         return 0
     length = int(shift.max()) + 1
+    if int(mant.max()) < 1 << _HALF:  # FP32 mantissas: one float64 bincount is exact
+        sums = np.bincount(shift, weights=mant.astype(np.float64), minlength=length)
+        return sum(int(sums[s]) << s for s in np.flatnonzero(sums).tolist())
     high = np.bincount(shift, weights=(mant >> _HALF).astype(np.float64), minlength=length)
     low = np.bincount(shift, weights=(mant & _LOW_MASK).astype(np.float64), minlength=length)
     total = 0
@@ -63,20 +66,28 @@ class DyadicTickets:
     def from_parts(cls, mantissa: np.ndarray, exponent: np.ndarray) -> DyadicTickets:
         """Normalize weights mantissa * 2**exponent into the smallest integer tickets."""
         nonzero = mantissa != 0
-        if not nonzero.any():
+        dense = bool(nonzero.all())  # softmax outputs: skip the compaction and the scatter back
+        if not dense and not nonzero.any():
             raise SupportError(_EMPTY_MESSAGE)
-        mm = mantissa[nonzero]
+        mm = mantissa if dense else mantissa[nonzero]
         lowest_bit = mm & -mm
         trailing = np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
         mm = mm >> trailing
-        ee = exponent[nonzero] + trailing
+        ee = (exponent if dense else exponent[nonzero]) + trailing
         # odd mantissas: the 2-adic part of the gcd is 2**min(exponent), the odd part gcd(mm)
-        mm = mm // np.gcd.reduce(mm)
+        divisor = int(np.gcd.reduce(mm[:64]))  # a head with gcd 1 settles it without the full pass
+        if divisor != 1:
+            divisor = int(np.gcd.reduce(mm))
+        if divisor != 1:
+            mm = mm // divisor
+        ee -= ee.min()
+        if dense:
+            return cls(mm, ee, _group_total(mm, ee))
         mant = np.zeros(mantissa.shape, dtype=np.int64)
         shift = np.zeros(mantissa.shape, dtype=np.int64)
         mant[nonzero] = mm
-        shift[nonzero] = ee - ee.min()
-        return cls(mant, shift, _group_total(mm, shift[nonzero]))
+        shift[nonzero] = ee
+        return cls(mant, shift, _group_total(mm, ee))
 
     @classmethod
     def from_floats(cls, values: np.ndarray) -> DyadicTickets:

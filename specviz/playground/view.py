@@ -179,7 +179,8 @@ def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str,
         parts.append("1 correction")
     elif not event.stopped or len(event.tokens) > event.accepted_drafts:
         parts.append("1 bonus")
-    head = f"Round {r} commits {len(event.tokens)} tokens: {text_of(scenario, event.tokens)}"
+    count = len(event.tokens)
+    head = f"Round {r} commits {count} token{'' if count == 1 else 's'}: {text_of(scenario, event.tokens)}"
     return head, [f"That is {' + '.join(parts)}.",
                   "Next round drafts again from the committed text." if not event.stopped else
                   "The request has stopped."]
