@@ -142,6 +142,8 @@ if st.button("Generate", type="primary", key="rm_generate"):
         progress.progress(min(1.0, len(gen.tokens) / max_new), text=f"{len(gen.tokens)}/{max_new} tokens")
         if animate:
             render_round(record, label, round_box.container(), "live")
+    text_box.empty()  # the finished result is drawn below, once
+    progress.empty()
     round_box.empty()
     ss.rm_result = {"gen": session.generation, "depth": depth, "spec": spec, "draft": draft.label()}
 
@@ -157,7 +159,7 @@ if result and result["spec"] == spec:
     m[1].metric("Accepted drafts", f"{summary.accepted}/{summary.drafted}")
     m[2].metric("Tokens per target forward", f"{summary.tokens_per_target_forward:.2f}")
     m[3].metric("Tokens/s", f"{summary.tokens_per_s:.1f}")
-    m[4].metric("Device", summary.device)
+    m[4].metric("Device", summary.device.split(" (")[0], help=summary.device)
     c1, c2 = st.columns(2)
     c1.plotly_chart(plots.acceptance_figure(summary.acceptance_by_position, summary.alpha_by_position,
                                             summary.reached), key="rm_acceptance", theme=None)

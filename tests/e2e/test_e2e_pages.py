@@ -100,3 +100,28 @@ def test_a_deep_link_as_first_visit_gets_the_app_navigation(browser, pages, tmp_
             assert not sup.exceptions(page)
         finally:
             context.close()
+
+
+def test_real_models_generates_text_with_its_trace(app_url, app_page, page, recorder):
+    """Generate with the bundled SmolLM2 and a re-processed-target draft: coloured text, statistics, charts."""
+    target = app_page("real_models")
+    sup.open_page(page, target.url(app_url), timeout=180_000)
+    main = page.locator('[data-testid="stMain"]')
+    before = sup.runs(page)
+    main.locator('[data-testid="stSelectbox"]').filter(has_text="Draft").first.click()
+    page.get_by_role("option", name="Target re-processed (temperature, top-k)").click()
+    sup.wait_for_rerun(page, before)
+    tokens = main.locator('[data-testid="stSlider"]').filter(has_text="Max new tokens").get_by_role("slider")
+    before = sup.runs(page)
+    tokens.focus()
+    page.keyboard.press("Home")  # the slider's minimum: a short generation keeps the test quick
+    sup.wait_for_rerun(page, before)
+    before = sup.runs(page)
+    main.get_by_role("button", name="Generate").click()
+    sup.wait_for_rerun(page, before, timeout=180_000)
+    check_clean(page, recorder, "real_models after Generate")
+    text = sup.main_text(page)
+    assert "Accepted drafts" in text and "Tokens per target forward" in text, text[-800:]
+    assert main.locator('[data-testid="stPlotlyChart"]').count() >= 2
+    main.get_by_role("heading", name="Generated with").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    sup.screenshot(page, "real_models-generated")
