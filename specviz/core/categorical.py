@@ -72,6 +72,14 @@ def _small_int_tickets(weights: Sequence[Weight]) -> IntTickets:
     return IntTickets.from_ints([n * (common // d) for n, d in zip(numerators, denominators)])
 
 
+def _plain_float(value: object) -> bool:
+    """A finite non-negative Python float or an int exact in float64: no Fraction needed."""
+    kind = type(value)
+    if kind is float:
+        return 0 <= value < math.inf  # False for NaN, inf and negatives
+    return kind is int and 0 <= value < _EXACT_FLOAT_INT
+
+
 def _float_weights(weights: Sequence[Weight] | np.ndarray) -> np.ndarray | None:
     """The weights as validated float64 if they are exact there, else None (use Fractions)."""
     if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
@@ -81,8 +89,8 @@ def _float_weights(weights: Sequence[Weight] | np.ndarray) -> np.ndarray | None:
         return weights.astype(np.float64)
     exact = True
     for index, value in enumerate(weights):
-        check_weight(value, index)
-        if not (type(value) is float or (type(value) is int and value < _EXACT_FLOAT_INT)):
+        if not _plain_float(value):
+            check_weight(value, index)  # raises for bad values; big ints and Fractions stay exact below
             exact = False
     return np.array(weights, dtype=np.float64) if exact else None
 
@@ -91,6 +99,16 @@ def _int_tickets(weights: Sequence[Weight]) -> IntTickets:
     fractions = [check_weight(w, i) for i, w in enumerate(weights)]
     denominator = math.lcm(*(f.denominator for f in fractions))
     return IntTickets.from_ints([f.numerator * (denominator // f.denominator) for f in fractions])
+
+
+def _tickets_of(weights: Sequence[Weight] | np.ndarray) -> Tickets:
+    """Exact tickets of the weights in the given order (validated in that order, as the reference does)."""
+    if not isinstance(weights, np.ndarray) and len(weights) <= SMALL:
+        return _small_int_tickets(weights)
+    floats = _float_weights(weights)
+    if floats is not None:
+        return DyadicTickets.from_floats(floats)
+    return _int_tickets(list(weights))
 
 
 class Categorical:
@@ -107,25 +125,11 @@ class Categorical:
     def __init__(self, vocab_size: int, ids: Sequence[int] | np.ndarray, weights: Sequence[Weight] | np.ndarray):
         _check_vocab_size(vocab_size)
         id_array = _check_ids(vocab_size, ids, len(weights))
-        if not isinstance(weights, np.ndarray) and len(weights) <= SMALL:
-            sorted_order = all(a < b for a, b in zip(id_array[:-1].tolist(), id_array[1:].tolist()))
-            if sorted_order:
-                self._init(vocab_size, id_array, _small_int_tickets(weights))
-            else:
-                order = np.argsort(id_array, kind="stable")
-                listed = list(weights)
-                self._init(vocab_size, id_array[order], _small_int_tickets([listed[i] for i in order.tolist()]))
-            return
-        floats = _float_weights(weights)
-        sorted_order = id_array.size < 2 or bool(np.all(id_array[1:] > id_array[:-1]))
-        order = None if sorted_order else np.argsort(id_array, kind="stable")
-        if floats is not None:
-            values = floats if sorted_order else floats[order]
-            tickets: Tickets = DyadicTickets.from_floats(values)
-        else:
-            listed = list(weights)
-            tickets = _int_tickets(listed if sorted_order else [listed[i] for i in order.tolist()])
-        self._init(vocab_size, id_array if sorted_order else id_array[order], tickets)
+        tickets = _tickets_of(weights)
+        if id_array.size > 1 and not bool(np.all(id_array[1:] > id_array[:-1])):
+            order = np.argsort(id_array, kind="stable")  # entries are kept in ascending id order
+            id_array, tickets = id_array[order], tickets.select(order)
+        self._init(vocab_size, id_array, tickets)
 
     def _init(self, vocab_size: int, ids: np.ndarray, tickets: Tickets) -> None:
         self.vocab_size = vocab_size

@@ -225,3 +225,14 @@ def test_errors_subclass_the_reference_types():
     assert issubclass(WeightTypeError, TypeError)
     for error in (WeightValueError, SupportError, TokenError, MaskError, TopKError):
         assert issubclass(error, ValueError)
+
+
+def test_unsorted_support_is_kept_in_id_order_and_validated_in_given_order():
+    c = Categorical(5, [4, 0, 2], [1, 2, Fraction(1, 2)])
+    assert c.ids == (0, 2, 4) and c.tickets == (4, 1, 2)
+    big = Categorical(600, np.arange(599, -1, -1), np.arange(600, dtype=np.float64))
+    assert big.ids == tuple(range(600)) and big.prob(599) == 0 and big.prob(0) == Fraction(599, 179700)
+    with pytest.raises(WeightTypeError):  # the reference meets "x" (2nd given) before -1 (3rd given)
+        Categorical(5, [4, 0, 2], [1, "x", -1])
+    with pytest.raises(WeightValueError):
+        Categorical(5, [4, 0, 2], [1, -1, "x"])
