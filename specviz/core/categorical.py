@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MaskError, SupportError, TopKError, WeightValueError
-from .tickets import ZERO_KEY, DyadicTickets, IntTickets, Tickets
+from .tickets import DyadicTickets, IntTickets, Tickets
 from .validation import Weight, check_token, check_weight, check_weight_array
 
 _EXACT_FLOAT_INT = 1 << 53
@@ -224,18 +224,7 @@ class Categorical:
 
     def _ranked_positions(self, k: int) -> np.ndarray:
         """Positions of the k largest tickets, by (-probability, id)."""
-        exponent, fraction = self._tickets.order_keys()
-        n = exponent.size
-        if k >= n:
-            candidates = np.arange(n)
-        else:
-            # a monotone float key narrows the exact sort to a superset of the top k
-            top = np.where(exponent == ZERO_KEY, -np.inf,
-                           np.ldexp(fraction, np.clip(exponent - exponent.max(), -1100, 0)))
-            threshold = np.partition(top, n - k)[n - k]
-            candidates = np.flatnonzero(top >= threshold)
-        ranked = candidates[np.lexsort((self._ids[candidates], -fraction[candidates], -exponent[candidates]))]
-        return ranked[:k]
+        return self._tickets.top_positions(k, self._ids)
 
     def nucleus_size(self, mass: Fraction) -> int:
         """Smallest k whose k most probable ids (ties: smaller id) hold at least mass (0 < mass <= 1)."""

@@ -12,6 +12,7 @@ tickets in ascending id order. Two storages hold the same integers:
 
 from __future__ import annotations
 
+import heapq
 import math
 from bisect import bisect_right
 from fractions import Fraction
@@ -152,11 +153,21 @@ class DyadicTickets:
                 return index
         raise AssertionError("categorical integer sampler exhausted its support")
 
-    def order_keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """(exponent, fraction) pairs that order tickets exactly: t = fraction * 2**exponent."""
+    def top_positions(self, k: int, ids: np.ndarray) -> np.ndarray:
+        """Positions of the k largest tickets by (-ticket, id), exactly."""
+        # t = fraction * 2**exponent orders exactly by (exponent, fraction)
         fraction, bits = np.frexp(self.mant.astype(np.float64))
         exponent = np.where(self.mant != 0, self.shift + bits, ZERO_KEY)
-        return exponent, fraction
+        n = exponent.size
+        if k >= n:
+            candidates = np.arange(n)
+        else:
+            # a monotone float key narrows the exact sort to a superset of the top k
+            key = np.where(exponent == ZERO_KEY, -np.inf,
+                           np.ldexp(fraction, np.clip(exponent - exponent.max(), -1100, 0)))
+            candidates = np.flatnonzero(key >= np.partition(key, n - k)[n - k])
+        order = np.lexsort((ids[candidates], -fraction[candidates], -exponent[candidates]))
+        return candidates[order][:k]
 
     def equals(self, other: DyadicTickets) -> bool:
         return np.array_equal(self.mant, other.mant) and np.array_equal(self.shift, other.shift)
@@ -208,20 +219,16 @@ class IntTickets:
     def position_of(self, draw: int) -> int:
         return bisect_right(self._cumulative, draw)
 
-    def order_keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """Exact rank keys: the tickets' ranks in ascending order, as (rank, 0)."""
-        ranks = np.empty(len(self.values), dtype=np.int64)
-        order = sorted(range(len(self.values)), key=self.values.__getitem__)
-        previous, rank = None, -1
-        for index in order:
-            value = self.values[index]
-            if value != previous:
-                rank, previous = rank + 1, value
-            ranks[index] = rank
-        ranks[np.array([v == 0 for v in self.values], dtype=bool)] = ZERO_KEY
-        return ranks, np.zeros(len(self.values))
+    def top_positions(self, k: int, ids: np.ndarray) -> np.ndarray:
+        """Positions of the k largest tickets by (-ticket, id), exactly."""
+        return _exact_top(range(len(self.values)), self.values.__getitem__, k, ids)
 
 
+def _exact_top(positions, value_at, k: int, ids: np.ndarray) -> np.ndarray:
+    """The k positions with the largest exact values, ties broken by the smaller id."""
+    id_list = ids.tolist()
+    best = heapq.nsmallest(k, positions, key=lambda i: (-value_at(i), id_list[i]))
+    return np.array(best, dtype=np.int64)
 
 
 def _powers_of_two_mod(shifts: np.ndarray, modulus: int) -> np.ndarray:
@@ -322,13 +329,23 @@ class DifferenceTickets:
         return IntTickets(self._ints, self.total)
 
     def select(self, positions: np.ndarray) -> IntTickets:
-        return self._as_int_tickets().select(positions)
+        return IntTickets.from_ints([self.at(i) for i in positions.tolist()])
 
     def masked(self, keep: np.ndarray) -> IntTickets:
         return self._as_int_tickets().masked(keep)
 
-    def order_keys(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._as_int_tickets().order_keys()
+    def top_positions(self, k: int, ids: np.ndarray) -> np.ndarray:
+        """Positions of the k largest residual tickets by (-ticket, id), exactly."""
+        n = len(self)
+        if k >= n:
+            return _exact_top(range(n), self.at, k, ids)
+        # float differences bound each exact value within err: only entries whose upper bound
+        # reaches the k-th largest lower bound can be in the top k
+        err = 2.0**-47 * (self.t.floats() + self.u.floats()) + 2.0**-999
+        low = self._differences - err
+        bar = np.partition(low, n - k)[n - k]
+        candidates = np.flatnonzero(self._differences + err >= bar)
+        return _exact_top(candidates.tolist(), self.at, k, ids)
 
 
 Tickets = DyadicTickets | IntTickets | DifferenceTickets

@@ -153,3 +153,19 @@ def test_residual_walk_on_a_wide_exponent_range():
             draws += [cumulative - 1, min(cumulative, slow.total - 1)]
     for draw in draws[:400] + draws[-50:]:
         assert fast.token_at_draw(draw) == slow.token_at_draw(draw)
+
+
+def test_residual_top_and_topk_rank_exactly():
+    rng = np.random.default_rng(9)
+    for vocab, scale in ((40, 1), (3000, 8)):
+        p = Categorical.dense(np.exp(rng.normal(0, scale, vocab)))
+        q = Categorical.dense(np.exp(rng.normal(0, scale, vocab)))
+        r = residual(p, q)
+        exact = sorted(((-t, i) for i, t in enumerate(r.tickets) if t), key=lambda x: x)
+        want = [(i, Fraction(-t, r.total)) for t, i in exact[:25]]
+        assert r.top(25) == want
+        k = min(30, vocab)
+        chosen = sorted(i for _, i in sorted((-t, i) for i, t in enumerate(r.tickets))[:k])
+        assert r.sparse_topk(k).ids == tuple(chosen)
+    tied = residual(Categorical.dense([3, 3, 3, 1]), Categorical.dense([1, 1, 1, 7]))
+    assert [t for t, _ in tied.top(3)] == [0, 1, 2]
