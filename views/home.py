@@ -56,6 +56,9 @@ with chart_right:
 
 st.markdown("**What the verifier did, step by step**")
 for step in range(len(round_events)):
-    st.markdown(f"{step + 1}. {step_view(scenario, step).headline}")
+    view = step_view(scenario, step)
+    # the exact numbers behind each step: the draw for drafts, everything for the verifier's steps
+    details = view.lines[1:2] if view.phase == "draft" else view.lines if view.phase != "result" else []
+    st.markdown(f"{step + 1}. {view.headline}" + "".join(f"\n    - {line}" for line in details))
 st.markdown("**Committed text**")
 st.html(committed_html(last, scenario.vocab))
