@@ -204,11 +204,12 @@ def scenario_from_golden(case: dict, labels: Sequence[str] | None = None) -> Sce
     )
 
 
-def _weight_text(weight: Weight) -> str:
+def weight_text(weight: Weight) -> str:
+    """A weight as text that weight_from_text reads back exactly (floats by repr)."""
     return repr(weight) if isinstance(weight, float) else str(weight)
 
 
-def _parse_any_weight(text: str | int | float) -> Weight:
+def weight_from_text(text: str | int | float) -> Weight:
     """A weight from text: '3/7' and '2' are exact, '0.25' or '1e-3' stay floats."""
     if not isinstance(text, str):
         return text
@@ -222,14 +223,14 @@ def _parse_any_weight(text: str | int | float) -> Weight:
 
 
 def _table_to_dict(table: Table) -> dict:
-    rows = None if table.rows is None else [[_weight_text(w) for w in row] for row in table.rows]
-    return {"start": [_weight_text(w) for w in table.start], "rows": rows}
+    rows = None if table.rows is None else [[weight_text(w) for w in row] for row in table.rows]
+    return {"start": [weight_text(w) for w in table.start], "rows": rows}
 
 
 def _table_from_any(data: dict) -> Table:
-    start = tuple(_parse_any_weight(w) for w in data["start"])
+    start = tuple(weight_from_text(w) for w in data["start"])
     rows = data.get("rows")
-    return Table(start, None if rows is None else tuple(tuple(_parse_any_weight(w) for w in r) for r in rows))
+    return Table(start, None if rows is None else tuple(tuple(weight_from_text(w) for w in r) for r in rows))
 
 
 def scenario_to_dict(scenario: Scenario) -> dict:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from ..scenario import Scenario, Table
+from ..scenario import Scenario, Table, weight_text
 from .explain import PlaygroundError, check_vocab
-from .share import parse_weight, weight_text
+from .share import parse_weight
 
 TextRow = tuple[str, ...]
 NEW_WEIGHT = "1"

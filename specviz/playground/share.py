@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.trace import Trace
-from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict
+from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict, weight_from_text, weight_text
 from .explain import PlaygroundError
 
 FORMAT = "specviz-playground"
@@ -59,29 +59,17 @@ def split_labels(text: str) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def weight_text(weight: Any) -> str:
-    if isinstance(weight, float):
-        return repr(weight)
-    return str(weight)
-
-
 def parse_weight(text: str, where: str = "") -> int | float | Fraction:
     """'3' -> 3, '1/3' -> Fraction(1, 3), '0.25' -> 0.25; PlaygroundError on anything else.
 
     Negative or huge values parse (the core explains them); 'nan', 'inf' and words do not.
     """
-    raw = text.strip()
     where = f" {where}" if where else ""
     try:
-        if "/" in raw:
-            return Fraction(raw)
-        try:
-            return int(raw)
-        except ValueError:
-            value = float(raw)
+        value = weight_from_text(text)
     except (ValueError, ZeroDivisionError):
         raise PlaygroundError(f"The weight ‘{text}’{where} is not a number; type e.g. 3, 0.25 or 1/3.") from None
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise PlaygroundError(f"The weight ‘{text}’{where} is not finite; use a finite number ≥ 0.")
     return value
 
