@@ -52,8 +52,8 @@ def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int)
 SMALL = 256  # below this many weights, plain Python integers beat numpy's per-call overhead
 
 
-def _small_int_tickets(weights: Sequence[Weight]) -> IntTickets:
-    """Exact tickets of a short weight list without numpy: the common denominator of the weights."""
+def _int_tickets(weights: Sequence[Weight]) -> IntTickets:
+    """Exact tickets in Python integers: every weight over the common denominator of them all."""
     numerators, denominators = [], []
     for index, value in enumerate(weights):
         kind = type(value)
@@ -95,16 +95,10 @@ def _float_weights(weights: Sequence[Weight] | np.ndarray) -> np.ndarray | None:
     return np.array(weights, dtype=np.float64) if exact else None
 
 
-def _int_tickets(weights: Sequence[Weight]) -> IntTickets:
-    fractions = [check_weight(w, i) for i, w in enumerate(weights)]
-    denominator = math.lcm(*(f.denominator for f in fractions))
-    return IntTickets.from_ints([f.numerator * (denominator // f.denominator) for f in fractions])
-
-
 def _tickets_of(weights: Sequence[Weight] | np.ndarray) -> Tickets:
     """Exact tickets of the weights in the given order (validated in that order, as the reference does)."""
     if not isinstance(weights, np.ndarray) and len(weights) <= SMALL:
-        return _small_int_tickets(weights)
+        return _int_tickets(weights)
     floats = _float_weights(weights)
     if floats is not None:
         return DyadicTickets.from_floats(floats)

@@ -45,17 +45,9 @@ def check_weight_array(values: np.ndarray) -> None:
         raise WeightTypeError("weights are booleans; pass real numbers (use a mask to remove tokens)")
     if values.dtype.kind not in "fiu":
         raise WeightTypeError(f"weights of dtype {values.dtype} are not real numbers")
+    bad = values < 0
     if values.dtype.kind == "f":
-        bad = ~np.isfinite(values)
-        if bad.any():
-            index = int(np.flatnonzero(bad)[0])
-            raise WeightValueError(
-                f"non-finite weight {values[index]!r} at position {index}; "
-                "use a finite, non-negative number (0 removes the token)"
-            )
-    negative = values < 0
-    if negative.any():
-        index = int(np.flatnonzero(negative)[0])
-        raise WeightValueError(
-            f"negative weight {values[index]!r} at position {index}; weights must be >= 0 (0 removes the token)"
-        )
+        bad |= ~np.isfinite(values)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])  # the first bad weight, as an element-wise check meets it
+        check_weight(values[index].item(), index)
