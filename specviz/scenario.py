@@ -9,6 +9,9 @@ plays rounds with a trace.
 from __future__ import annotations
 
 import hashlib
+import math
+import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -28,10 +31,23 @@ from .core import (
     identity_processor,
     propose,
 )
+from .core.errors import SpecvizError
 from .core.processors import Mask, Temperature, TopK, TopP, compose
 from .core.validation import Weight
 
 Row = tuple[Weight, ...]
+
+
+class ScenarioError(SpecvizError, ValueError):
+    """A scenario document (JSON, a dict, a weight's text) cannot be read; ``field`` names where."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class ScenarioTypeError(ScenarioError, TypeError):
+    """A field of a scenario document has the wrong JSON type (a string where a boolean belongs, ...)."""
 
 
 @dataclass(frozen=True)
@@ -209,28 +225,68 @@ def weight_text(weight: Weight) -> str:
     return repr(weight) if isinstance(weight, float) else str(weight)
 
 
-def weight_from_text(text: str | int | float) -> Weight:
-    """A weight from text: '3/7' and '2' are exact, '0.25' or '1e-3' stay floats."""
+def max_weight_digits() -> int | None:
+    """The most digits Python reads as one integer (None: no limit), the bound on a weight's text."""
+    limit = sys.get_int_max_str_digits()
+    return limit or None
+
+
+def _digits(text: str) -> int:
+    """Length of the longest run of digits: each run is one integer to Python."""
+    return max((len(run) for run in re.findall(r"[0-9]+", text)), default=0)
+
+
+def weight_from_text(text: str | int | float, where: str = "weight") -> Weight:
+    """A weight from text: '3/7' and '2' are exact, '0.25' or '1e-3' stay floats.
+
+    Raises ScenarioError (naming ``where``) for text that is not a number, a zero denominator,
+    more digits than Python reads as an integer, or a float that overflows to infinity or
+    underflows to 0: nothing is altered silently. The literals 'nan' and 'inf' pass as floats
+    (the core refuses them with its own message).
+    """
     if not isinstance(text, str):
         return text
     text = text.strip()
+    limit = max_weight_digits()
+    if limit is not None and _digits(text) > limit:
+        raise ScenarioError(where, f"{_short(text)} has a number of {_digits(text)} digits; at most {limit} "
+                                   "digits can be read (Python's limit for integer text), so it is too large "
+                                   "to represent here; scale the weights down (only their ratios matter)")
     if "/" in text:
-        return Fraction(text)
+        try:
+            return Fraction(text)
+        except ZeroDivisionError:
+            raise ScenarioError(where, f"{text!r} has a zero denominator") from None
+        except ValueError:
+            raise ScenarioError(where, f"{text!r} is not a fraction such as 1/3") from None
     try:
         return int(text)
     except ValueError:
-        return float(text)
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise ScenarioError(where, f"{text!r} is not a number; write e.g. 3, 0.25 or 1/3") from None
+    if math.isinf(value) and not _names_infinity(text):
+        raise ScenarioError(where, f"{text!r} is too large for a float (max ≈ 1.8e308); write it as an "
+                                   "integer, or scale the weights down (only their ratios matter)")
+    if value == 0 and Fraction(text) != 0:
+        raise ScenarioError(where, f"{text!r} is below the float range and would become 0; write it "
+                                   "exactly as a fraction, or scale the weights up (only their ratios matter)")
+    return value
+
+
+def _names_infinity(text: str) -> bool:
+    return text.lstrip("+-").lower() in ("inf", "infinity")
+
+
+def _short(text: str, keep: int = 12) -> str:
+    return repr(text) if len(text) <= 2 * keep + 1 else f"'{text[:keep]}…{text[-keep:]}'"
 
 
 def _table_to_dict(table: Table) -> dict:
     rows = None if table.rows is None else [[weight_text(w) for w in row] for row in table.rows]
     return {"start": [weight_text(w) for w in table.start], "rows": rows}
-
-
-def _table_from_any(data: dict) -> Table:
-    start = tuple(weight_from_text(w) for w in data["start"])
-    rows = data.get("rows")
-    return Table(start, None if rows is None else tuple(tuple(weight_from_text(w) for w in r) for r in rows))
 
 
 def scenario_to_dict(scenario: Scenario) -> dict:
@@ -255,23 +311,108 @@ def scenario_to_dict(scenario: Scenario) -> dict:
 
 
 def scenario_from_dict(data: dict) -> Scenario:
-    """A Scenario from scenario_to_dict's data (missing optional keys take their defaults)."""
+    """A Scenario from scenario_to_dict's data (missing optional keys take their defaults).
+
+    Raises ScenarioError (a ValueError) or ScenarioTypeError (also a TypeError), each naming the
+    field, for a document it cannot read exactly; value ranges are left to the core, so a
+    scenario with, e.g., an all-zero p still loads and can explain itself.
+    """
+    data = _object(data, "scenario", required=("vocab", "target", "draft"), optional=_OPTIONAL)
     defaults = Scenario(vocab=("a",), target=Table((1,)), draft=Table((1,)))
-    mask = data.get("target_mask")
+    mask = _optional(data, "target_mask", lambda v: tuple(_list_of(v, "target_mask", _bool)))
     return Scenario(
-        vocab=tuple(str(v) for v in data["vocab"]),
-        target=_table_from_any(data["target"]),
-        draft=_table_from_any(data["draft"]),
-        depth=data.get("depth", defaults.depth),
-        draft_topk=data.get("draft_topk"),
-        target_mask=None if mask is None else tuple(mask),
-        target_temperature=data.get("target_temperature", 1.0),
-        target_top_k=data.get("target_top_k"),
-        target_top_p=data.get("target_top_p"),
-        stop_ids=frozenset(data.get("stop_ids", ())),
-        fp32=bool(data.get("fp32", False)),
-        seed=data.get("seed", 0),
-        request_id=data.get("request_id", defaults.request_id),
-        generation=data.get("generation", 0),
-        context_id=data.get("context_id", ""),
+        vocab=tuple(_list_of(data["vocab"], "vocab", _str)),
+        target=_table(data["target"], "target"),
+        draft=_table(data["draft"], "draft"),
+        depth=_int(data.get("depth", defaults.depth), "depth"),
+        draft_topk=_optional(data, "draft_topk", lambda v: _int(v, "draft_topk")),
+        target_mask=mask,
+        target_temperature=_number(data.get("target_temperature", 1.0), "target_temperature"),
+        target_top_k=_optional(data, "target_top_k", lambda v: _int(v, "target_top_k")),
+        target_top_p=_optional(data, "target_top_p", lambda v: _number(v, "target_top_p")),
+        stop_ids=frozenset(_list_of(data.get("stop_ids", []), "stop_ids", _int)),
+        fp32=_bool(data.get("fp32", False), "fp32"),
+        seed=_int(data.get("seed", defaults.seed), "seed"),
+        request_id=_str(data.get("request_id", defaults.request_id), "request_id"),
+        generation=_int(data.get("generation", defaults.generation), "generation"),
+        context_id=_str(data.get("context_id", ""), "context_id"),
     )
+
+
+# --- reading a scenario document field by field ----------------------------------------------------
+_OPTIONAL = ("depth", "draft_topk", "target_mask", "target_temperature", "target_top_k", "target_top_p",
+             "stop_ids", "fp32", "seed", "request_id", "generation", "context_id")
+_JSON_TYPES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
+def _kind(value: object) -> str:
+    return _JSON_TYPES.get(type(value), f"a {type(value).__name__}")
+
+
+def _object(value: object, field: str, *, required: Sequence[str], optional: Sequence[str] = ()) -> dict:
+    """value as a dict with every required key and no key outside required + optional."""
+    if not isinstance(value, dict):
+        raise ScenarioTypeError(field, f"expected an object with {', '.join(required)}, got {_kind(value)}")
+    missing = [key for key in required if key not in value]
+    if missing:
+        raise ScenarioError(field, f"missing {', '.join(repr(k) for k in missing)} (a scenario needs "
+                                   f"{', '.join(required)})")
+    unknown = sorted(str(key) for key in value if key not in (*required, *optional))
+    if unknown:
+        raise ScenarioError(field, f"unknown field(s) {', '.join(repr(k) for k in unknown)}; known: "
+                                   f"{', '.join((*required, *optional))}")
+    return value
+
+
+def _optional(data: dict, key: str, read):
+    value = data.get(key)
+    return None if value is None else read(value)
+
+
+def _list_of(value: object, field: str, read) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise ScenarioTypeError(field, f"expected a list, got {_kind(value)}")
+    return [read(item, f"{field}[{i}]") for i, item in enumerate(value)]
+
+
+def _str(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise ScenarioTypeError(field, f"expected a string, got {_kind(value)} {value!r}")
+    return value
+
+
+def _bool(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise ScenarioTypeError(field, f"expected true or false, got {_kind(value)} {value!r}")
+    return value
+
+
+def _int(value: object, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScenarioTypeError(field, f"expected an integer, got {_kind(value)} {value!r}")
+    return value
+
+
+def _number(value: object, field: str) -> int | float | Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise ScenarioTypeError(field, f"expected a number, got {_kind(value)} {value!r}")
+    return value
+
+
+def _weight(value: object, field: str) -> Weight:
+    """A weight: exact text ('3', '1/3', '0.25'), or a number; finite, as the core will need it."""
+    if isinstance(value, str):
+        value = weight_from_text(value, field)
+    value = _number(value, field)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(field, f"the weight {value!r} is not finite; use a finite number >= 0")
+    return value
+
+
+def _table(value: object, field: str) -> Table:
+    data = _object(value, field, required=("start",), optional=("rows",))
+    start = tuple(_list_of(data["start"], f"{field}.start", _weight))
+    rows = _optional(data, "rows", lambda v: _list_of(v, f"{field}.rows", lambda row, where: tuple(
+        _list_of(row, where, _weight))))
+    return Table(start, None if rows is None else tuple(rows))
