@@ -169,5 +169,9 @@ if deviations:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={"position": st.column_config.NumberColumn(width="small"),
                                     "weight": st.column_config.TextColumn(width="small")})
+elif results[chosen].tv_blocks or results[chosen].tv_sequences:
+    picked = results[chosen]
+    st.warning(f"No single place is listed, yet the law differs: TV to exact blocks {plots.short(picked.tv_blocks)}, "
+               f"to the target law {plots.short(picked.tv_sequences)}.")
 else:
     st.success("No deviation from the exact verifier on this scenario.")

@@ -11,8 +11,11 @@ Where it deviates, and why:
 
 * ``u <= p/q`` with p(x) = 0: u = 0 passes, so a target-zero (masked) token is accepted with
   probability q(x) / 2^24.
-* p = q in exact arithmetic but the separately rounded float32 vectors differ: the verifier
-  can reject while relu(p - q) is all zero, and 0/0 gives a NaN residual (a crash, or token 0).
+* p close to q but not equal: rounded to float32 separately, p32 <= q32 at every token with
+  p32 < q32 at some, so the verifier can reject there while relu(p32 - q32) is all zero, and
+  0/0 gives a NaN residual (a crash, or token 0). p = q exactly cannot: equal probabilities
+  round to equal float32 values, p/q = 1 and every draft is accepted.
+* the bonus token: drawn from the float32 p, renormalized in float, not from the exact p.
 * tiny residuals: p - q cancels in float32, normalization loses or invents mass.
 * FP32 rounding of tiny weights: a probability below 2^-149 becomes 0 (never emitted), one below
   2^-126 a subnormal with few significant bits.
@@ -132,11 +135,12 @@ class Deviation:
 
     position: int
     context: tuple[int, ...]
-    token: int | None  # the drafted token (None: the residual as a whole)
+    token: int | None  # the drafted token (None: the residual or the bonus as a whole, see stage)
     reason: str
     exact: str
     engine: str
     weight: Fraction  # P(the round gets here) * (size of the difference)
+    stage: str = "check"  # "check" (an acceptance), "residual" or "bonus"
 
 
 @dataclass
@@ -145,6 +149,8 @@ class EngineNode:
     reject: list[tuple[int, Fraction]]  # law of the token committed after a rejection (CRASH = NaN)
     bonus: list[tuple[int, Fraction]]  # law of the bonus token at this context
     deviations: list[tuple[int | None, str, str, str, Fraction]] = field(default_factory=list)
+    bonus_gap: Fraction = Fraction(0)  # TV(engine bonus law, exact p) at this context
+    bonus_reason: str = ""
 
 
 def _law(weights: np.ndarray | list) -> list[tuple[int, Fraction]]:
@@ -239,7 +245,9 @@ class EngineLaw:
             bonus = _law(p32)
         else:
             bonus = theory._support(p)
-        node = EngineNode(accept, reject, bonus, deviations)
+        bonus_gap = theory.total_variation(dict(bonus), dict(theory._support(p)))
+        bonus_reason = BUGS[s.bug] if s.bug != "none" else "float32 bonus: p rounded to float32 and renormalized"
+        node = EngineNode(accept, reject, bonus, deviations, bonus_gap, bonus_reason)
         self.nodes[key] = node
         return node
 
@@ -272,7 +280,8 @@ def engine_block_distribution(scenario: Scenario, prefix: Prefix = (),
         node = law.node(context)
         for token, reason, exact, engine, size in node.deviations:
             if weight * size:
-                deviations.append(Deviation(k, tokens, token, reason, exact, engine, weight * size))
+                stage = "check" if token is not None else "residual"
+                deviations.append(Deviation(k, tokens, token, reason, exact, engine, weight * size, stage))
         reject = Fraction(0)
         for x, qx, a in node.accept:
             reject += weight * qx * (1 - a)
@@ -285,9 +294,15 @@ def engine_block_distribution(scenario: Scenario, prefix: Prefix = (),
             elif k + 1 == depth:
                 if settings.bug == "skip_bonus":
                     theory._add(out, committed, w)
+                    deviations.append(Deviation(k + 1, committed, None, BUGS["skip_bonus"], "a bonus token from p",
+                                                "no bonus token", w, "bonus"))
                 else:
-                    for y, py in law.node(context + (x,)).bonus:
+                    after = law.node(context + (x,))
+                    for y, py in after.bonus:
                         theory._add(out, committed + (y,), w * py)
+                    if after.bonus_gap:
+                        deviations.append(Deviation(k + 1, committed, None, after.bonus_reason, "bonus from p",
+                                                    "engine bonus", w * after.bonus_gap, "bonus"))
             else:
                 walk(context + (x,), committed, w, k + 1)
         if reject:

@@ -34,7 +34,7 @@ def deviation_groups(deviations: Sequence, labels: Sequence[str], limit: int = 3
     for d in deviations[:limit]:
         groups.setdefault(d.reason, []).append({
             "position": d.position, "after": token_text(d.context, labels),
-            "draft token": "residual" if d.token is None else labels[d.token],
+            "draft token": getattr(d, "stage", "residual") if d.token is None else labels[d.token],
             "exact": d.exact, "engine": d.engine, "weight": f"{float(d.weight):.3g}"})
     return list(groups.items())
 

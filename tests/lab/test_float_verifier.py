@@ -101,3 +101,35 @@ def test_bad_settings_are_refused():
         fv.EngineSettings(comparison="<<")
     with pytest.raises(ValueError):
         fv.EngineSettings(bug="typo")
+
+
+def test_bonus_differences_are_listed_as_deviations():
+    from specviz.lab.picker import preset_scenario
+
+    close = preset_scenario("close", 6, 3, False)
+    skip = fv.compare(close, settings=fv.EngineSettings(False, "<", "skip_bonus"))
+    assert skip.tv_blocks == F(2197, 2744)
+    bonus = [d for d in skip.deviations if d.stage == "bonus"]
+    assert bonus and all(d.token is None and len(d.context) == 3 for d in bonus)
+    assert sum(d.weight for d in bonus) == skip.tv_blocks  # every fully accepted block lost its bonus
+    same = fv.compare(preset_scenario("p = q", 6, 3, False), settings=fv.EngineSettings(True, "<", "none"))
+    assert same.tv_blocks == F(15, 1879048241)
+    assert same.deviations and {d.stage for d in same.deviations} == {"bonus"}
+    assert "float32 bonus" in same.deviations[0].reason
+
+
+def test_any_nonzero_distance_comes_with_a_deviation():
+    from specviz.lab.picker import preset_scenario
+    from specviz.playground.presets import PRESETS
+
+    for name in PRESETS:
+        scenario = preset_scenario(name, 3, 2, False)
+        for result in fv.compare_all(scenario).values():
+            if result.tv_blocks or result.tv_sequences:
+                assert result.deviations, (name, result.settings)
+
+
+def test_p_equal_q_never_rejects_under_float32():
+    same = Scenario(vocab=("a", "b", "c"), target=Table((12, 18, 7)), draft=Table((12, 18, 7)), depth=1)
+    c = fv.compare(same)
+    assert c.crash == 0 and not any(d.stage != "bonus" for d in c.deviations)
