@@ -33,7 +33,7 @@ from .core import (
 )
 from .core.errors import SpecvizError
 from .core.processors import Mask, Temperature, TopK, TopP, compose
-from .core.validation import Weight
+from .core.validation import Weight, check_token
 
 Row = tuple[Weight, ...]
 
@@ -63,6 +63,7 @@ class Table:
     def weights_after(self, prefix: Prefix) -> Row:
         if not prefix or self.rows is None:
             return self.start
+        check_token(prefix[-1], len(self.rows))  # a TokenError, not an IndexError (or a row from the end)
         return self.rows[prefix[-1]]
 
 

@@ -128,6 +128,9 @@ else:
     right.plotly_chart(plots.histogram(length, "Committed length"), width="stretch", theme=None)
     if first.impossible or length.impossible:
         st.error("Tokens of exact probability zero were observed: the sampler is not exact.")
+    for fit in (first, length):
+        if fit.note:
+            st.caption(f"χ²: {fit.note}.")
 
 # --- 3. float verifier and engine bugs -----------------------------------------------------------
 st.header("3 · A float verifier, and engine bugs")

@@ -15,6 +15,7 @@ lab checks distributions, not the replay of a particular seed.
 from __future__ import annotations
 
 import random
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,27 +57,81 @@ def state_of(prefix: Prefix, vocab_size: int) -> int:
     return prefix[-1] if prefix else vocab_size
 
 
-def build_tables(scenario: Scenario) -> StateTables:
-    """Exact tables for every Scenario state (its models read only the last token)."""
-    v = scenario.vocab_size
+def _core_round(scenario: Scenario, prefix: Prefix) -> None:
+    """Play one core round from prefix: refuses a bad depth, stop id, prefix token or owner with its own message."""
+    play_round(scenario, scenario.verifier(prefix), 0)
+
+
+def _reached_states(scenario: Scenario, prefix: Prefix) -> tuple[dict[int, Categorical], dict[int, Categorical]]:
+    """q and p (processed) of every state a round from prefix uses with positive probability.
+
+    The core evaluates q where the draft stands (positions 0..depth-1, until a stop token) and p
+    where verification stands (the start, then after each draft it can accept, and the bonus), so
+    exactly these must be valid; a refused one raises the core's own error. States a round cannot
+    reach are not built at all.
+    """
+    v, depth, stops = scenario.vocab_size, scenario.depth, frozenset(scenario.stop_ids)
     target, draft, processor = scenario.target_model(), scenario.draft_model(), scenario.processor()
+    start = state_of(prefix, v)
+    qs: dict[int, Categorical] = {}
+    ps: dict[int, Categorical] = {}
+
+    def context(state: int) -> Prefix:
+        return prefix if state == start else (state,)
+
+    def q_at(state: int) -> Categorical:
+        if state not in qs:
+            qs[state] = draft(context(state))
+        return qs[state]
+
+    def p_at(state: int) -> Categorical:
+        if state not in ps:
+            ps[state] = processor(context(state), target(context(state)))
+        return ps[state]
+
+    def walk(first: tuple[int, int], successors) -> None:
+        pending, seen = [first], {first}
+        while pending:
+            for step in successors(*pending.pop()):
+                if step not in seen:
+                    seen.add(step)
+                    pending.append(step)
+
+    def drafted_next(state: int, k: int) -> list[tuple[int, int]]:
+        q = q_at(state)
+        return [(x, k + 1) for x in range(v) if q.ticket(x) and k + 1 < depth and x not in stops]
+
+    def checked_next(state: int, k: int) -> list[tuple[int, int]]:
+        p = p_at(state)
+        if k == depth:
+            return []  # the bonus reads p only
+        q = q_at(state)
+        return [(x, k + 1) for x in range(v) if q.ticket(x) and x not in stops and acceptance(p, q, x)]
+
+    walk((start, 0), drafted_next)
+    walk((start, 0), checked_next)
+    return qs, ps
+
+
+def build_tables(scenario: Scenario, prefix: Prefix = ()) -> StateTables:
+    """Exact tables for every state a round from prefix can reach (the models read only the last token).
+
+    A state the core refuses raises the core's error before anything runs; states no round can
+    reach get all-zero rows, which the simulation never reads.
+    """
+    prefix = tuple(prefix)
+    _core_round(scenario, prefix)
+    qs_at, ps_at = _reached_states(scenario, prefix)
+    v = scenario.vocab_size
+    zeros = [0] * v
     qs, ps, rs, nums, dens = [], [], [], [], []
     for state in range(v + 1):
-        context: Prefix = (state,) if state < v else ()
-        try:
-            p = processor(context, target(context))
-            q = draft(context)
-        except ValueError:
-            if state == v:
-                raise
-            # a state no round from this prefix can reach may be refused (e.g. all masked); it is
-            # only ever used if that token is committed, which then has probability zero
-            p = q = Categorical.dense([1] * v)
-        qs.append(_tickets(q))
-        ps.append(_tickets(p))
+        q, p = qs_at.get(state), ps_at.get(state)
+        qs.append(_tickets(q) if q is not None else zeros)
+        ps.append(_tickets(p) if p is not None else zeros)
         num_row, den_row = [], []
         for x in range(v):
-            if q.ticket(x):
+            if q is not None and p is not None and q.ticket(x):
                 a = acceptance(p, q, x)
                 num_row.append(a.numerator)
                 den_row.append(a.denominator)
@@ -85,8 +140,8 @@ def build_tables(scenario: Scenario) -> StateTables:
                 den_row.append(1)
         nums.append(num_row)
         dens.append(den_row)
-        has_residual = any(n < d for n, d, t in zip(num_row, den_row, qs[-1], strict=True) if t)
-        rs.append(_tickets(residual_with_mass(p, q)[0]) if has_residual else [0] * v)
+        has_residual = p is not None and any(n < d for n, d, t in zip(num_row, den_row, qs[-1], strict=True) if t)
+        rs.append(_tickets(residual_with_mass(p, q)[0]) if has_residual else zeros)
     totals = [sum(row) for table in (qs, ps, rs) for row in table]
     fits = max(totals + [d for row in dens for d in row]) <= _INT64_LIMIT
     stop = np.zeros(v, dtype=bool)
@@ -221,7 +276,7 @@ class MonteCarlo:
     def __init__(self, scenario: Scenario, prefix: Prefix = (), seed: int = 0, force_python: bool = False):
         self.scenario = scenario
         self.prefix = tuple(prefix)
-        self.tables = build_tables(scenario)
+        self.tables = build_tables(scenario, self.prefix)
         self.start = state_of(self.prefix, scenario.vocab_size)
         self.vectorized = self.tables.fits_int64 and not force_python
         self._numpy = _NumpyTables(self.tables) if self.vectorized else None
@@ -297,6 +352,8 @@ class Fit:
     dof: int
     p_value: float
     impossible: int  # observations in bins of exact probability zero (an exactness violation)
+    merged: tuple[str, ...] = ()  # bins below the float range, pooled with another bin for the chi-square
+    note: str = ""
 
     @property
     def frequencies(self) -> np.ndarray:
@@ -308,29 +365,56 @@ class Fit:
         return z * np.sqrt(probs * (1 - probs) / max(self.rounds, 1))
 
 
+FLOAT_MIN = Fraction(sys.float_info.min)  # the smallest normal float: below it a probability loses its digits
+
+
+def _pool_tiny(counts: np.ndarray, exact: list[Fraction], positive: np.ndarray) -> tuple[
+        list[int], list[Fraction], list[int]]:
+    """Observed counts and exact probabilities of the positive bins, each bin below the float range pooled
+    with the least probable regular bin (exactly, in Fractions); also the pooled bins' indices."""
+    indices = [i for i in range(len(exact)) if positive[i]]
+    tiny = [i for i in indices if exact[i] < FLOAT_MIN]
+    regular = [i for i in indices if exact[i] >= FLOAT_MIN]
+    host = min(regular, key=lambda i: exact[i])  # a distribution sums to 1: some bin is at least 1/len
+    observed = [int(counts[i]) for i in regular]
+    probs = [exact[i] for i in regular]
+    at = regular.index(host)
+    observed[at] += sum(int(counts[i]) for i in tiny)
+    probs[at] += sum((exact[i] for i in tiny), Fraction(0))
+    return observed, probs, tiny
+
+
 def goodness_of_fit(counts: np.ndarray | list[int], exact: list[Fraction], labels: list[str] | None = None) -> Fit:
     """Total variation distance and Pearson's chi-square (scipy) of counts against exact probabilities.
 
     Bins of exact probability zero are left out of the chi-square; any count there is reported
-    as ``impossible`` (and makes the statistic infinite with p-value 0).
+    as ``impossible`` (and makes the statistic infinite with p-value 0). Bins whose exact
+    probability is positive but below the float range (under 2.2e-308, where an expected count
+    would be 0 in floats and the statistic NaN) are pooled with the least probable other bin,
+    exactly, and named in ``merged`` and ``note``.
     """
     counts = np.asarray(counts, dtype=np.int64)
+    labels = labels or [str(i) for i in range(len(exact))]
     n = int(counts.sum())
     probs = np.array([float(p) for p in exact])
     tv = 0.5 * float(np.abs(counts / max(n, 1) - probs).sum()) if n else float("nan")
     positive = np.array([p > 0 for p in exact])
     impossible = int(counts[~positive].sum())
-    dof = int(positive.sum()) - 1
+    observed, pooled, tiny = _pool_tiny(counts, list(exact), positive) if positive.any() else ([], [], [])
+    merged = tuple(labels[i] for i in tiny)
+    note = (f"{len(tiny)} bin(s) ({', '.join(merged)}) have exact probability below the float range; the "
+            "chi-square pools them with the least probable other bin" if tiny else "")
+    dof = len(observed) - 1
     if impossible:
         chi2, p_value = float("inf"), 0.0
     elif n == 0 or dof < 1:
         chi2, p_value = 0.0, 1.0
     else:
-        expected = probs[positive] / probs[positive].sum() * n
-        result = stats.chisquare(counts[positive], expected)
+        total = sum(pooled, Fraction(0))
+        expected = np.array([float(p / total * n) for p in pooled])
+        result = stats.chisquare(np.array(observed), expected)
         chi2, p_value = float(result.statistic), float(result.pvalue)
-    return Fit(labels or [str(i) for i in range(len(exact))], counts, list(exact), n, tv, chi2, dof,
-               p_value, impossible)
+    return Fit(labels, counts, list(exact), n, tv, chi2, dof, p_value, impossible, merged, note)
 
 
 @dataclass(frozen=True)
@@ -355,7 +439,7 @@ def exact_law(scenario: Scenario, prefix: Prefix = (), max_blocks: int = 50_000)
 
 def _marginals(scenario: Scenario, prefix: Prefix) -> tuple[list[Fraction], list[Fraction]]:
     """P(first token), P(length) by recursion over (state, position): O(depth * V^2) exact steps."""
-    t = build_tables(scenario)
+    t = build_tables(scenario, prefix)
     v, depth = t.vocab_size, t.depth
 
     def dist(tickets: list[int]) -> list[Fraction]:

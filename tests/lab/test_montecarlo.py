@@ -103,3 +103,72 @@ def test_large_preset_uses_marginals_only():
     scenario = preset_scenario("close", 8, 5, True)
     law = mc.exact_law(scenario, max_blocks=1000)
     assert law.blocks is None and sum(law.first) == 1 and sum(law.length) == 1
+
+
+# a target row of zeros after a masked-out mode: the core refuses every round that reaches token 1
+REFUSED = Scenario(vocab=("a", "b", "c"), target=Table((1, 1, 1), ((1, 1, 1), (0, 0, 5), (1, 1, 1))),
+                   draft=Table((1, 1, 1)), target_mask=(True, True, False), depth=2)
+
+
+def _core_message(scenario: Scenario) -> str:
+    from specviz.scenario import play
+
+    messages = set()
+    for seed in range(300):
+        try:
+            play(scenario.with_changes(seed=seed), 1)
+        except ValueError as error:
+            messages.add(str(error))
+    assert len(messages) == 1  # the core refuses some of these rounds, always with one message
+    return messages.pop()
+
+
+@pytest.mark.parametrize("prefix", [(), (1,), (0,)])
+def test_monte_carlo_refuses_what_the_core_refuses_before_running(prefix):
+    from specviz.core import SupportError
+
+    message = _core_message(REFUSED)
+    with pytest.raises(SupportError) as info:
+        mc.MonteCarlo(REFUSED, prefix)
+    assert str(info.value) == message
+    with pytest.raises(SupportError):
+        mc._marginals(REFUSED, prefix)
+
+
+def test_states_no_round_can_reach_need_not_be_valid():
+    unreachable = REFUSED.with_changes(draft=Table((1, 0, 1)))  # the draft never proposes 'b'
+    counts = mc.MonteCarlo(unreachable, seed=1).run(20_000)
+    law = mc.exact_law(unreachable)
+    assert law.first[1] > 0  # 'b' comes only as a correction, which ends the round: p after it is never read
+    assert mc.goodness_of_fit(counts.first, law.first).p_value > 1e-4
+    assert law.first == mc._marginals(unreachable, ())[0]
+
+
+def test_monte_carlo_refuses_a_bad_depth_stop_id_or_prefix_with_the_cores_words():
+    from specviz.core import BlockError, TokenError
+
+    with pytest.raises(BlockError):
+        mc.MonteCarlo(MARKOV.with_changes(depth=9))
+    with pytest.raises(TokenError):
+        mc.MonteCarlo(MARKOV.with_changes(stop_ids=frozenset({7})))
+    with pytest.raises(TokenError):
+        mc.MonteCarlo(MARKOV, (5,))
+
+
+def test_goodness_of_fit_pools_bins_below_the_float_range():
+    tiny = F(1, 2**2000)
+    fit = mc.goodness_of_fit([600, 400, 0], [F(3, 5), F(2, 5) - tiny, tiny], ["a", "b", "c"])
+    assert np.isfinite(fit.chi2) and np.isfinite(fit.p_value)
+    assert fit.chi2 == pytest.approx(0.0, abs=1e-12) and fit.dof == 1
+    assert fit.merged == ("c",) and "below the float range" in fit.note
+    skewed = mc.goodness_of_fit([500, 500, 0], [F(3, 5), F(2, 5) - tiny, tiny])
+    assert skewed.p_value < 1e-6 and np.isfinite(skewed.chi2)
+    assert mc.goodness_of_fit([50, 50], [F(1, 2), F(1, 2)]).note == ""
+
+
+def test_monte_carlo_fits_a_scenario_with_a_weight_below_the_float_range():
+    scenario = Scenario(vocab=("a", "b", "c"), target=Table((1, 1, F(1, 2**2000))), draft=Table((1, 2, 1)), depth=1)
+    law = mc.exact_law(scenario)
+    counts = mc.MonteCarlo(scenario, seed=0).run(5_000)
+    fit = mc.goodness_of_fit(counts.first, law.first)
+    assert np.isfinite(fit.p_value) and fit.merged == ("2",)
