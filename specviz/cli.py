@@ -13,42 +13,68 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from specviz.cli_args import (
+    MAX_ROUNDS,
+    MIN_TEMPERATURE,
+    Parser,
+    UsageError,
+    draft_usage,
+    int_in,
+    read_device,
+    read_draft,
+    read_model,
+    read_preset,
+    read_temperature,
+    read_top_p,
+)
+from specviz.core.verifier import MAX_DEPTH
+
 ANSI = {"accepted": "\033[32m", "correction": "\033[31;1m", "bonus": "\033[35;1m"}
 RESET = "\033[0m"
 MARKS = {"accepted": ("", ""), "correction": ("[", "]"), "bonus": ("{", "}")}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with its subcommands."""
-    parser = argparse.ArgumentParser(prog="specviz", description="Exact speculative sampling, visualised.")
+    """The argument parser with its subcommands; every value is validated by a reader in cli_args."""
+    parser = Parser(prog="specviz", description="Exact speculative sampling, visualised.")
     sub = parser.add_subparsers(dest="command", required=True)
     gen = sub.add_parser("generate", help="generate text with exact speculative sampling on a real model")
     gen.add_argument("prompt")
-    gen.add_argument("--model", default="smollm2", help="smollm2 (bundled), a hub id, a folder or a .gguf file")
-    gen.add_argument("--draft", default="early-exit:8",
-                     help="early-exit:K | target:temperature=T,top_k=K | lookup:N | model:HUB_ID_OR_FOLDER")
-    gen.add_argument("--depth", type=int, default=4, help="drafted tokens per round (1..5)")
-    gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--max-new-tokens", type=int, default=64)
-    gen.add_argument("--temperature", type=float, default=1.0)
-    gen.add_argument("--top-k", type=int, default=0, help="target top-k (0: off)")
-    gen.add_argument("--top-p", type=float, default=1.0, help="target top-p (1: off)")
-    gen.add_argument("--draft-top-k", type=int, default=0, help="cut the draft's q to its top k (0: off)")
-    gen.add_argument("--device", default=None, help="cuda, mps or cpu (default: the best available)")
+    gen.add_argument("--model", type=read_model, default="smollm2",
+                     help="smollm2 (bundled), a hub id, a folder or a .gguf file")
+    gen.add_argument("--draft", type=read_draft, default=read_draft("early-exit:8"), help=draft_usage())
+    gen.add_argument("--depth", type=int_in(1, MAX_DEPTH), default=4,
+                     help=f"drafted tokens per round (1..{MAX_DEPTH})")
+    gen.add_argument("--seed", type=int_in(), default=1)
+    gen.add_argument("--max-new-tokens", type=int_in(1), default=64, help="tokens to generate (≥ 1)")
+    gen.add_argument("--temperature", type=read_temperature, default=1.0,
+                     help=f"target temperature (≥ {MIN_TEMPERATURE:g}; for greedy use --top-k 1)")
+    gen.add_argument("--top-k", type=int_in(0, note="0 = off"), default=0, help="target top-k (0: off)")
+    gen.add_argument("--top-p", type=read_top_p, default=1.0, help="target top-p in (0, 1] (1: off)")
+    gen.add_argument("--draft-top-k", type=int_in(0, note="0 = off"), default=0,
+                     help="cut the draft's q to its top k (0: off)")
+    gen.add_argument("--device", type=read_device, default=None,
+                     help="auto, cpu, cuda, cuda:N or mps (default: the best available)")
     gen.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
     gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
-    gen.add_argument("--top-n", type=int, default=10, help="entries of each distribution kept in --json")
+    gen.add_argument("--top-n", type=int_in(1), default=10, help="entries of each distribution kept in --json (≥ 1)")
     gen.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     toy = sub.add_parser("play", help="play rounds of a toy scenario (the Playground's presets) and narrate them")
-    toy.add_argument("--preset", default="close", help="a Playground preset, e.g. 'far apart' or 'p = q'")
+    toy.add_argument("--preset", type=read_preset, default="close",
+                     help="a Playground preset, e.g. 'far apart' or 'p = q'")
     toy.add_argument("--markov", action="store_true", help="p and q depend on the previous token")
-    toy.add_argument("--depth", type=int, default=3, help="drafted tokens per round (1..5)")
-    toy.add_argument("--seed", type=int, default=0)
-    toy.add_argument("--rounds", type=int, default=3)
+    toy.add_argument("--depth", type=int_in(1, MAX_DEPTH), default=3, help=f"drafted tokens per round (1..{MAX_DEPTH})")
+    toy.add_argument("--seed", type=int_in(), default=0)
+    toy.add_argument("--rounds", type=int_in(1, MAX_ROUNDS), default=3, help=f"rounds to play (1..{MAX_ROUNDS})")
     toy.add_argument("--fp32", action="store_true", help="quantize the weights to FP32 first")
     toy.add_argument("--json", action="store_true", help="print the scenario and the full trace as JSON")
     toy.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     return parser
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The validated arguments; raises UsageError (one line) for anything refused. Imports no torch."""
+    return build_parser().parse_args(argv)
 
 
 class Progress:
@@ -108,7 +134,7 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
         return events
 
     return {
-        "prompt": args.prompt, "model": args.model, "draft": args.draft, "device": gen.device,
+        "prompt": args.prompt, "model": args.model, "draft": str(args.draft), "device": gen.device,
         "settings": {k: getattr(args, k) for k in ("depth", "seed", "max_new_tokens", "temperature", "top_k",
                                                    "top_p", "draft_top_k")},
         "context_id": gen.context_id,
@@ -128,16 +154,17 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
 
 def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run one speculative generation and print it."""
-    from specviz.models import ModelLoadError, Session, Settings, load_model, parse_draft
+    from specviz.models import DraftSpec, ModelLoadError, Session, Settings, load_model
     from specviz.models.drafts import TokenizerMismatchError
     from specviz.models.stats import format_summary, summarize
     from specviz.models.text import token_pieces
 
     try:
-        spec = parse_draft(args.draft)
+        spec = DraftSpec(args.draft.kind, **args.draft.fields)
         settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=args.max_new_tokens,
                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
                             draft_top_k=args.draft_top_k, chat=not args.no_chat)
+        check_device(args.device)
         err.write(f"loading {args.model} ...\n")
         target = load_model(args.model, args.device)
         draft_model = load_model(spec.model, args.device) if spec.kind == "model" else None
@@ -164,15 +191,13 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Play toy rounds and print the verifier's trace as sentences with exact fractions (or as JSON)."""
+    """Play toy rounds and print each step of the verifier's trace with its numbers (or the full trace as JSON)."""
+    from specviz.cli_narrate import numbers
     from specviz.playground.explain import explain
-    from specviz.playground.presets import PRESETS, apply_preset, default_scenario
+    from specviz.playground.presets import apply_preset, default_scenario
     from specviz.playground.view import origin_of, step_view
     from specviz.scenario import play, scenario_to_dict
 
-    if args.preset not in PRESETS:
-        err.write(f"error: unknown preset {args.preset!r}; choose one of: {', '.join(PRESETS)}\n")
-        return 2
     scenario = apply_preset(default_scenario(args.markov), args.preset, args.markov)
     scenario = scenario.with_changes(depth=args.depth, seed=args.seed, fp32=args.fp32)
     try:
@@ -192,6 +217,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for played in rounds:
         for event in played.trace:
             out.write(f"{step_view(scenario, step).headline}\n")
+            for line in numbers(event, scenario.vocab):
+                out.write(f"    {line}\n")
             step += 1
             origin = origin_of(event)
             if origin is not None:
@@ -202,10 +229,31 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def check_device(device: str | None) -> None:
+    """Refuse (ValueError) a device this machine does not have, before any model loads."""
+    if device in (None, "", "auto"):
+        return
+    from specviz.models.device import available_devices
+
+    kind, _, index = device.partition(":")
+    if kind not in available_devices():
+        raise ValueError(f"--device {device!r} is not available here (available: {', '.join(available_devices())})")
+    if kind == "cuda" and index:
+        import torch
+
+        count = torch.cuda.device_count()
+        if int(index) >= count:
+            raise ValueError(f"--device {device!r}: this machine has {count} CUDA device(s), cuda:0..cuda:{count - 1}")
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Entry point of `python -m specviz` and the `specviz` script."""
-    args = build_parser().parse_args(argv)
+    """Entry point of `python -m specviz` and the `specviz` script: exit status 2 for any refused argument."""
     out, err = out or sys.stdout, err or sys.stderr
+    try:
+        args = parse(argv)
+    except UsageError as error:
+        err.write(f"{error}\n")
+        return 2
     if args.command == "generate":
         return cmd_generate(args, out, err)
     if args.command == "play":

@@ -6,9 +6,15 @@ import io
 import json
 import subprocess
 import sys
+from fractions import Fraction
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from specviz import cli, cli_args
+from specviz import cli_narrate as narrate
 from specviz.cli import main, marked_text
 
 
@@ -58,7 +64,7 @@ def test_errors_are_explained(tmp_path, tiny_dir):
     code, _, err = _run("generate", "hi", "--model", str(tmp_path / "missing"))
     assert code == 2 and "No such model file or folder" in err
     code, _, err = _run("generate", "hi", "--model", tiny_dir, "--draft", "magic")
-    assert code == 2 and "bad draft" in err
+    assert code == 2 and "argument --draft: 'magic'" in err
     code, _, err = _run("generate", "hi", "--model", tiny_dir, "--draft", "early-exit:7")
     assert code == 2 and "early exit needs 1..2 layers" in err
 
@@ -92,6 +98,197 @@ def test_play_json_is_the_trace_and_reproducible():
 
 def test_play_refuses_unknown_presets_and_bad_depth():
     code, _, err = _run("play", "--preset", "nope")
-    assert code == 2 and "unknown preset" in err
+    assert code == 2 and "argument --preset: 'nope'" in err and "'far apart'" in err
     code, _, err = _run("play", "--depth", "9")
     assert code == 2 and "depth" in err
+
+
+# --- every argument validated before anything loads: one line, exit status 2 -------------------------
+REFUSED = [
+    (("generate", "x", "--top-p", "1.5"), "--top-p", "'1.5'", "0 < P ≤ 1"),
+    (("generate", "x", "--top-p", "nan"), "--top-p", "'nan'", "0 < P ≤ 1"),
+    (("generate", "x", "--temperature", "inf"), "--temperature", "'inf'", "finite number T ≥ 1e-06"),
+    (("generate", "x", "--temperature", "0"), "--temperature", "'0'", "greedy decoding"),
+    (("generate", "x", "--max-new-tokens", "0"), "--max-new-tokens", "'0'", "whole number ≥ 1"),
+    (("generate", "x", "--max-new-tokens", "-5"), "--max-new-tokens", "'-5'", "whole number ≥ 1"),
+    (("generate", "x", "--depth", "9"), "--depth", "'9'", "whole number in 1..5"),
+    (("generate", "x", "--draft-top-k", "-1"), "--draft-top-k", "'-1'", "whole number ≥ 0 (0 = off)"),
+    (("generate", "x", "--draft", "early-exit:0"), "--draft", "'early-exit:0'", "whole number ≥ 1"),
+    (("generate", "x", "--draft", "target:top_k=-3"), "--draft", "'target:top_k=-3'", "whole number ≥ 0"),
+    (("generate", "x", "--draft", "target:bogus"), "--draft", "'target:bogus'", "temperature=…, top_k=…"),
+    (("generate", "x", "--draft", "target:temperature=0"), "--draft", "'target:temperature=0'", "top_k=1"),
+    (("generate", "x", "--draft", "lookup:0"), "--draft", "'lookup:0'", "whole number ≥ 1"),
+    (("generate", "x", "--draft", "model:"), "--draft", "'model:'", "hub id or folder"),
+    (("generate", "x", "--json", "--top-n", "-1"), "--top-n", "'-1'", "whole number ≥ 1"),
+    (("generate", "x", "--device", "foo"), "--device", "'foo'", "cpu, cuda, cuda:N or mps"),
+    (("generate", "x", "--model", " "), "--model", "' '", "name a model"),
+    (("play", "--rounds", "0"), "--rounds", "'0'", "whole number in 1..1000"),
+    (("play", "--rounds", "-3"), "--rounds", "'-3'", "whole number in 1..1000"),
+    (("play", "--depth", "9"), "--depth", "'9'", "whole number in 1..5"),
+    (("play", "--preset", "no such preset"), "--preset", "'no such preset'", "'far apart'"),
+]
+
+
+@pytest.mark.parametrize("argv, flag, value, allowed", REFUSED, ids=[" ".join(r[0][1:]) for r in REFUSED])
+def test_each_bad_argument_is_refused_in_one_line_naming_flag_value_and_range(argv, flag, value, allowed):
+    with mock.patch("specviz.cli.cmd_generate", side_effect=AssertionError("validation let it through")), \
+            mock.patch("specviz.cli.cmd_play", side_effect=AssertionError("validation let it through")):
+        code, out, err = _run(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"argument {flag}: {value}" in err and allowed in err
+
+
+def test_temperature_zero_says_what_it_would_mean_and_what_to_use():
+    _, _, err = _run("generate", "x", "--temperature", "0")
+    assert "0 would mean greedy decoding" in err and "use --top-k 1" in err
+
+
+def test_good_values_parse_to_what_the_models_need():
+    args = cli.parse(["generate", "x", "--draft", "ee:3", "--top-p", "0.5", "--temperature", "1e-6",
+                      "--device", "cuda:1", "--top-n", "1"])
+    assert (args.draft.kind, args.draft.fields, str(args.draft)) == ("early-exit", {"layers": 3}, "ee:3")
+    assert args.top_p == 0.5 and args.temperature == 1e-6 and args.device == "cuda:1"
+    draft = cli.parse(["generate", "x", "--draft", "target:top_k=20, temperature=1.5"]).draft
+    assert draft.fields == {"temperature": 1.5, "top_k": 20}
+    assert cli.parse(["generate", "x", "--draft", "model:some/model"]).draft.fields == {"model": "some/model"}
+    assert cli.parse(["generate", "x"]).draft.fields == {"layers": 8}
+    assert cli.parse(["play", "--preset", "p = q", "--rounds", "1000"]).rounds == 1000
+
+
+def test_every_draft_kind_builds_a_draft_spec():
+    from specviz.models import DraftSpec
+
+    for kind in cli_args.DRAFT_KINDS:
+        choice = cli_args.read_draft(kind.example)
+        assert DraftSpec(choice.kind, **choice.fields).label().startswith(kind.name)
+
+
+# each flag with a strategy of values it must refuse
+_junk = st.text(min_size=0, max_size=12)
+_not_int = _junk.filter(lambda t: not t.strip().lstrip("+-").isdigit())
+
+
+def _ints_outside(low=None, high=None):
+    parts = [_not_int, st.floats(allow_nan=True).map(repr).filter(lambda t: not t.rstrip("0").endswith("."))]
+    if low is not None:
+        parts.append(st.integers(max_value=low - 1).map(str))
+    if high is not None:
+        parts.append(st.integers(min_value=high + 1).map(str))
+    return st.one_of(*parts)
+
+
+_BAD = {
+    ("generate", "--depth"): _ints_outside(1, 5),
+    ("generate", "--max-new-tokens"): _ints_outside(1),
+    ("generate", "--top-k"): _ints_outside(0),
+    ("generate", "--draft-top-k"): _ints_outside(0),
+    ("generate", "--top-n"): _ints_outside(1),
+    ("generate", "--seed"): _not_int,
+    ("generate", "--top-p"): st.one_of(st.floats().filter(lambda x: not 0 < x <= 1).map(repr),
+                                       _junk.filter(lambda t: not _is_float(t))),
+    ("generate", "--temperature"): st.one_of(st.floats().filter(lambda x: not 1e-6 <= x < float("inf")).map(repr),
+                                             _junk.filter(lambda t: not _is_float(t))),
+    ("generate", "--device"): _junk.filter(lambda t: not cli_args.DEVICE_PATTERN.fullmatch(t.strip())),
+    ("generate", "--draft"): st.one_of(
+        _junk.filter(lambda t: t.partition(":")[0].strip().lower() not in _DRAFT_NAMES),
+        st.sampled_from(["early-exit", "lookup"]).flatmap(
+            lambda k: _ints_outside(1).filter(str.strip).map(lambda v: f"{k}:{v}")),  # empty: the default
+        _ints_outside(0).map(lambda v: f"target:top_k={v}"),
+        st.floats().filter(lambda x: not 1e-6 <= x < float("inf")).map(lambda v: f"target:temperature={v!r}"),
+        _junk.filter(lambda t: t.partition("=")[0].strip() not in ("temperature", "top_k") and "," not in t)
+        .map(lambda t: f"target:{t}").filter(lambda t: t != "target:")),
+    ("play", "--depth"): _ints_outside(1, 5),
+    ("play", "--rounds"): _ints_outside(1, 1000),
+    ("play", "--seed"): _not_int,
+    ("play", "--preset"): _junk.filter(lambda t: t not in _presets()),
+    ("play", "--color"): _junk.filter(lambda t: t not in ("auto", "always", "never")),
+}
+_DRAFT_NAMES = {name for kind in cli_args.DRAFT_KINDS for name in (kind.name, *kind.aliases)}
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _presets():
+    from specviz.playground.presets import PRESETS
+
+    return PRESETS
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), where=st.sampled_from(sorted(_BAD)))
+def test_random_bad_values_never_run_never_exit_0_never_trace_back(data, where):
+    command, flag = where
+    value = data.draw(_BAD[where], label="value")
+    argv = [command, *(["prompt"] if command == "generate" else []), f"{flag}={value}"]
+    with mock.patch("specviz.cli.cmd_generate", side_effect=AssertionError("validation let it through")), \
+            mock.patch("specviz.cli.cmd_play", side_effect=AssertionError("validation let it through")):
+        code, out, err = _run(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"argument {flag}" in err
+
+
+@pytest.mark.parametrize("argv", [["generate", "x", "--top-p", "1.5"], ["play", "--rounds", "-3"],
+                                  ["generate", "x", "--draft", "target:bogus"]])
+def test_real_processes_exit_2_without_a_traceback(argv):
+    result = subprocess.run([sys.executable, "-m", "specviz", *argv], capture_output=True, text=True, check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr and "error: argument" in result.stderr
+
+
+def test_refusals_never_import_torch():
+    code = ("import sys; from specviz.cli import main; "
+            "codes = [main(a) for a in (['generate', 'x', '--device', 'foo'], ['generate', 'x', '--depth', '9'], "
+            "['play', '--preset', 'nope'])]; "
+            "assert codes == [2, 2, 2], codes; assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_an_unavailable_device_is_refused_before_loading(tiny_dir):
+    code, _, err = _run("generate", "x", "--model", tiny_dir, "--device", "cuda:99")
+    assert code == 2 and "--device 'cuda:99'" in err and "loading" not in err
+
+
+# --- play narrates the numbers -------------------------------------------------------------------------
+def test_play_narrates_every_number_of_the_trace():
+    code, out, _ = _run("play", "--preset", "far apart", "--rounds", "4", "--seed", "2", "--color", "never")
+    data = json.loads(_run("play", "--preset", "far apart", "--rounds", "4", "--seed", "2", "--json")[1])
+    assert code == 0
+    events = [e for r in data["rounds"] for e in r["events"]]
+    kinds = {e["kind"] for e in events}
+    assert {"check", "correction"} <= kinds
+    for e in events:
+        if e["kind"] in ("draft", "check", "correction", "bonus"):
+            assert f"draw {e['draw']} of 0..{e['draw_range'] - 1}" in out
+        if e["kind"] == "check":
+            assert f"min(1, p/q) = {narrate.fraction_text(Fraction(e['acceptance']['exact']))}" in out
+            x = data["scenario"]["vocab"][e["token"]]
+            assert f"p({x}) = {narrate.fraction_text(Fraction(e['p_token']['exact']))}" in out
+        if e["kind"] == "correction":
+            assert f"residual mass Σ (p − q)+ = {narrate.fraction_text(Fraction(e['residual_mass']['exact']))}" in out
+    assert "so rejected" in out and "so accepted" in out
+
+
+def test_play_narrates_the_bonus_draw():
+    code, out, _ = _run("play", "--preset", "p = q", "--rounds", "1", "--color", "never")
+    assert code == 0 and "bonus draw" in out and "min(1, p/q) = 1" in out
+
+
+def test_long_integers_are_abbreviated():
+    assert narrate.abbreviate(123) == "123"
+    assert narrate.abbreviate(10**40 + 7) == "100000…000007 (41 digits)"
+    assert narrate.abbreviate(-(10**20)) == "-100000…000000 (21 digits)"
+    huge = 10**6000 - 1  # beyond Python's integer-to-text limit
+    assert narrate.abbreviate(huge) == "999999…999999 (6000 digits)"
+    assert narrate.digit_count(10**4000) == 4001 and narrate.digit_count(10**4000 - 1) == 4000
+    assert narrate.fraction_text(Fraction(3, 10)) == "3/10 ≈ 0.3000"
+    tiny = narrate.fraction_text(Fraction(1, 2**2000))
+    assert tiny == "1/114813…029376 (603 digits) ≈ 8.710e-603"
