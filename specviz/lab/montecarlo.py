@@ -271,7 +271,11 @@ def simulate_python(t: StateTables, n: int, start: int, rng: random.Random) -> n
 
 
 class MonteCarlo:
-    """Independent exact rounds of a Scenario from a fixed prefix, in chunks (for progress bars)."""
+    """Independent exact rounds of a Scenario from a fixed prefix, in chunks (for progress bars).
+
+    A scenario the core refuses on some round it can play is refused here, with the core's error,
+    before any round runs.
+    """
 
     def __init__(self, scenario: Scenario, prefix: Prefix = (), seed: int = 0, force_python: bool = False):
         self.scenario = scenario
