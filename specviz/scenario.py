@@ -24,9 +24,11 @@ from .core import (
     Result,
     Trace,
     Verifier,
+    check_verification,
     fp32_weights,
     identity_processor,
     propose,
+    verifier_class,
 )
 from .core.processors import Mask, Temperature, TopK, TopP, compose
 from .core.validation import Weight
@@ -69,6 +71,7 @@ class Scenario:
     request_id: str = "demo"
     generation: int = 0
     context_id: str = ""
+    verification: str = "token"  # "token" (tokenwise) or "block" (Sun et al. 2025)
 
     @property
     def vocab_size(self) -> int:
@@ -126,8 +129,10 @@ class Scenario:
         return RandomStreams(self.seed, self.owner, round_id)
 
     def verifier(self, prefix: Prefix = ()) -> Verifier:
-        return Verifier(self.owner, prefix, self.context, self.target_model(),
-                        processor=self.processor(), stop_ids=frozenset(self.stop_ids))
+        """The session of this scenario's verification scheme (a BlockVerifier for "block")."""
+        session = verifier_class(self.verification)
+        return session(self.owner, prefix, self.context, self.target_model(), processor=self.processor(),
+                       stop_ids=frozenset(self.stop_ids))
 
     def with_changes(self, **changes: object) -> Scenario:
         return replace(self, **changes)
@@ -235,7 +240,7 @@ def _table_from_any(data: dict) -> Table:
 
 def scenario_to_dict(scenario: Scenario) -> dict:
     """Plain JSON data for a Scenario (weights as exact text); inverse of scenario_from_dict."""
-    return {
+    data = {
         "vocab": list(scenario.vocab),
         "target": _table_to_dict(scenario.target),
         "draft": _table_to_dict(scenario.draft),
@@ -252,6 +257,9 @@ def scenario_to_dict(scenario: Scenario) -> dict:
         "generation": scenario.generation,
         "context_id": scenario.context_id,
     }
+    if scenario.verification != "token":  # absent means tokenwise: older links and files stay valid
+        data["verification"] = scenario.verification
+    return data
 
 
 def scenario_from_dict(data: dict) -> Scenario:
@@ -274,4 +282,5 @@ def scenario_from_dict(data: dict) -> Scenario:
         request_id=data.get("request_id", defaults.request_id),
         generation=data.get("generation", 0),
         context_id=data.get("context_id", ""),
+        verification=check_verification(data.get("verification", "token")),
     )
