@@ -1,0 +1,48 @@
+"""Figures comparing tokenwise and block verification (Sun et al. 2025) on one scenario."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import plotly.graph_objects as go
+
+from ..theory import VerificationRow
+from . import style
+
+_LINES = {  # (label, colour, dash, marker): colour is never the only cue
+    "token": ("tokenwise", style.OKABE_ITO["orange"], "dash", "diamond"),
+    "block": ("block verification", style.OKABE_ITO["blue"], "solid", "circle"),
+    "ideal": ("ideal (joint probabilities)", style.OKABE_ITO["black"], "dot", "square"),
+}
+
+
+def _frac(value: Fraction) -> str:
+    text = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+    return text if len(text) <= 30 else f"{float(value):.10g}"
+
+
+def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None = None, *,
+                      presenter: bool = False) -> go.Figure:
+    """Expected accepted drafts per round against the depth g: tokenwise, block and (if known) the ideal bound."""
+    depths = [r.depth for r in rows]
+    series = {"token": [r.token.accepted_drafts for r in rows], "block": [r.block.accepted_drafts for r in rows]}
+    if rows and all(r.ideal is not None for r in rows):
+        series["ideal"] = [r.ideal for r in rows]
+    fig = go.Figure()
+    for key, values in series.items():
+        label, color, dash, symbol = _LINES[key]
+        fig.add_scatter(x=depths, y=[float(v) for v in values], mode="lines+markers", name=label,
+                        line={"color": color, "width": 3, "dash": dash},
+                        marker={"symbol": symbol, "size": 12, "color": color},
+                        customdata=[_frac(v) for v in values],
+                        hovertemplate=f"{label}, g = %{{x}}: %{{customdata}} accepted drafts<extra></extra>")
+    if current_depth in depths:
+        row = rows[depths.index(current_depth)]
+        fig.add_scatter(x=[current_depth], y=[float(row.block.accepted_drafts)], mode="markers+text",
+                        name=f"this scenario (g = {current_depth})", text=[f"+{_frac(row.gain)}"],
+                        textposition="top center",
+                        marker={"symbol": "star", "size": 20, "color": style.OKABE_ITO["black"]},
+                        hovertemplate="block − tokenwise = %{text}<extra></extra>")
+    fig.update_layout(xaxis={"title": "draft depth g", "dtick": 1}, yaxis_title="accepted drafts per round")
+    return style.apply_layout(fig, title="Expected accepted drafts: tokenwise vs block", presenter=presenter)
