@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
+from .. import theory
+from ..scenario import Scenario
 from ..theory import VerificationRow
 from . import style
 
@@ -46,3 +48,28 @@ def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None
                         hovertemplate="block − tokenwise = %{text}<extra></extra>")
     fig.update_layout(xaxis={"title": "draft depth g", "dtick": 1}, yaxis_title="accepted drafts per round")
     return style.apply_layout(fig, title="Expected accepted drafts: tokenwise vs block", presenter=presenter)
+
+
+def _short(value: Fraction, width: int = 18) -> str:
+    text = _frac(value)
+    return text if len(text) <= width else f"≈ {float(value):.6g}"
+
+
+def verification_table(scenario: Scenario, *, enumerate_sequences: bool = True) -> list[dict[str, str]]:
+    """One row per verification: max |difference| to the target law (or "not enumerated"), expected accepted
+    drafts and committed tokens per round, exactly."""
+    out = []
+    for verification, name in (("token", "tokenwise"), ("block", "block (Sun et al. 2025)")):
+        expectation = theory.round_expectation(scenario, verification=verification)
+        difference = "not enumerated (too many sequences)"
+        if enumerate_sequences:
+            report = theory.exactness_report(scenario, verification=verification)
+            difference = _short(report.max_abs_difference) + (" (exact)" if report.exact else " (NOT exact)")
+        out.append({"verification": name, "max |difference| to the target law": difference,
+                    "accepted drafts / round": _short(expectation.accepted_drafts),
+                    "tokens / round": _short(expectation.tokens)})
+    token, block = (theory.round_expectation(scenario, verification=v) for v in ("token", "block"))
+    out.append({"verification": "block − tokenwise", "max |difference| to the target law": "",
+                "accepted drafts / round": _short(block.accepted_drafts - token.accepted_drafts),
+                "tokens / round": _short(block.tokens - token.tokens)})
+    return out

@@ -30,3 +30,13 @@ def test_no_ideal_line_for_markov_or_stop_scenarios():
     assert all(r.ideal is None for r in rows)
     assert [t.name for t in plots.accepted_by_depth(rows).data] == ["tokenwise", "block verification"]
     assert theory.compare_verifications(EXAMPLE.with_changes(stop_ids=frozenset({0})))[0].ideal is None
+
+
+def test_verification_table_proves_both_exact():
+    rows = plots.verification_table(EXAMPLE)
+    assert [r["verification"] for r in rows] == ["tokenwise", "block (Sun et al. 2025)", "block − tokenwise"]
+    assert rows[0]["max |difference| to the target law"] == "0 (exact)" == rows[1]["max |difference| to the target law"]
+    assert (rows[0]["accepted drafts / round"], rows[1]["accepted drafts / round"]) == ("10/9", "11/9")
+    assert rows[2]["accepted drafts / round"] == "1/9" and rows[2]["tokens / round"] == "1/9"
+    skipped = plots.verification_table(EXAMPLE, enumerate_sequences=False)
+    assert skipped[1]["max |difference| to the target law"].startswith("not enumerated")
