@@ -15,7 +15,7 @@ from . import style
 _LINES = {  # (label, colour, dash, marker): colour is never the only cue
     "token": ("tokenwise", style.OKABE_ITO["orange"], "dash", "diamond"),
     "block": ("block verification", style.OKABE_ITO["blue"], "solid", "circle"),
-    "ideal": ("ideal (joint probabilities)", style.OKABE_ITO["black"], "dot", "square"),
+    "ideal": ("upper bound (joint probabilities)", style.OKABE_ITO["black"], "dot", "square"),
 }
 
 
@@ -42,17 +42,17 @@ def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None
     if current_depth in depths:
         row = rows[depths.index(current_depth)]
         fig.add_scatter(x=[current_depth], y=[float(row.block.accepted_drafts)], mode="markers+text",
-                        name=f"this scenario (g = {current_depth})", text=[f"+{_frac(row.gain)}"],
-                        textposition="top center",
+                        name=f"this scenario (g = {current_depth})", text=[f"+{_short(row.gain, 8)}"],
+                        textposition="top center", customdata=[_frac(row.gain)],
                         marker={"symbol": "star", "size": 20, "color": style.OKABE_ITO["black"]},
-                        hovertemplate="block − tokenwise = %{text}<extra></extra>")
+                        hovertemplate="block − tokenwise = %{customdata}<extra></extra>")
     fig.update_layout(xaxis={"title": "draft depth g", "dtick": 1}, yaxis_title="accepted drafts per round")
     return style.apply_layout(fig, title="Expected accepted drafts: tokenwise vs block", presenter=presenter)
 
 
 def _short(value: Fraction, width: int = 18) -> str:
     text = _frac(value)
-    return text if len(text) <= width else f"≈ {float(value):.6g}"
+    return text if len(text) <= width else f"{float(value):.4f}" if width < 12 else f"≈ {float(value):.6g}"
 
 
 def verification_table(scenario: Scenario, *, enumerate_sequences: bool = True) -> list[dict[str, str]]:

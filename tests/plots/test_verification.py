@@ -17,11 +17,11 @@ def test_accepted_by_depth_carries_the_exact_values():
     assert rows[1].ideal == F(4, 3) and rows[1].gain == F(1, 9) and rows[0].gain == 0
     fig = plots.accepted_by_depth(rows, current_depth=2)
     names = [t.name for t in fig.data]
-    assert names[:3] == ["tokenwise", "block verification", "ideal (joint probabilities)"]
+    assert names[:3] == ["tokenwise", "block verification", "upper bound (joint probabilities)"]
     assert list(fig.data[0].customdata)[1] == "10/9" and list(fig.data[1].customdata)[1] == "11/9"
     assert list(fig.data[2].customdata)[1] == "4/3"
     star = fig.data[3]
-    assert star.x[0] == 2 and star.text[0] == "+1/9"
+    assert star.x[0] == 2 and star.text[0] == "+1/9" and star.customdata[0] == "1/9"
 
 
 def test_no_ideal_line_for_markov_or_stop_scenarios():

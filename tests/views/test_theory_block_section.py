@@ -22,7 +22,7 @@ def test_block_section_shows_the_exact_example():
     table = [df.value for df in at.dataframe if "accepted (block)" in df.value.columns][0]
     assert list(table["accepted (tokenwise)"])[:2] == ["2/3", "10/9"]
     assert list(table["accepted (block)"])[:2] == ["2/3", "11/9"]
-    assert list(table["ideal (joint)"])[1] == "4/3"
+    assert list(table["bound (joint)"])[1] == "4/3"
 
 
 def test_block_section_on_the_default_preset():
