@@ -129,6 +129,12 @@ class _Scaled:
     def values(self) -> list[int]:
         return [self.big_a * self.t[x] - self.big_b * self.u[x] for x in self.ids]
 
+    def residual(self) -> tuple[Categorical | None, Fraction]:
+        """The normalized residual as a Categorical over the full vocabulary (None when empty), and its mass."""
+        if not self.ids:
+            return None, _ZERO
+        return Categorical(len(self.t), np.array(self.ids, dtype=np.int64), self.values()), self.mass
+
 
 def _scaled(p: Categorical, q: Categorical, scale: Fraction) -> _Scaled:
     big_a = scale.numerator * q.total
@@ -162,10 +168,7 @@ def scaled_residual_with_mass(p: Categorical, q: Categorical, scale: Fraction) -
     if scale == 1:
         mass = residual_mass(p, q)
         return (residual_with_mass(p, q)[0] if mass else None), mass
-    scaled = _scaled(p, q, scale)
-    if not scaled.ids:
-        return None, _ZERO
-    return Categorical(p.vocab_size, np.array(scaled.ids, dtype=np.int64), scaled.values()), scaled.mass
+    return _scaled(p, q, scale).residual()
 
 
 def next_weight(weight: Fraction, p_token: Fraction, q_token: Fraction) -> Fraction:
@@ -205,16 +208,26 @@ class BlockNumbers:
         return tau_distribution(self.stops)
 
 
-def block_numbers(ps: list[Categorical], qs: list[Categorical], tokens: list[int] | tuple[int, ...]) -> BlockNumbers:
+def block_numbers(ps: list[Categorical], qs: list[Categorical], tokens: list[int] | tuple[int, ...], *,
+                  keep: dict[int, _Scaled] | None = None) -> BlockNumbers:
     """Weights, scaled residual masses and stop probabilities of a drafted block.
 
     ps[i] and qs[i] are the target and draft after the first i drafts (i = 0..g-1); tokens the g drafts.
+    ``keep`` (a dict) receives the integer residual parts computed on the way, for the correction draw.
     """
     weights = [_ONE]
     for p, q, x in zip(ps, qs, tokens, strict=True):
         _check_vocab(p, q)
         weights.append(next_weight(weights[-1], p.prob(x), q.prob(x)))
-    masses = [scaled_residual_mass(p, q, w) for p, q, w in zip(ps, qs, weights)]
+    masses = []
+    for i, (p, q, w) in enumerate(zip(ps, qs, weights)):
+        if w in (0, 1):
+            masses.append(scaled_residual_mass(p, q, w))
+            continue
+        part = _scaled(p, q, w)
+        masses.append(part.mass)
+        if keep is not None:
+            keep[i] = part
     stops = [stop_probability(m, w) for m, w in zip(masses, weights)] + [weights[-1]]
     return BlockNumbers(tuple(weights), tuple(masses), tuple(stops))
 
@@ -247,7 +260,8 @@ class BlockVerifier(Verifier):
         contexts = [start + tuple(tokens[:i]) for i in range(g + 1)]
         ps = [self._target_at(contexts[i], vocab) for i in range(g)]
         qs = [proposal.q for proposal in proposals[:g]]
-        numbers = block_numbers(ps, qs, tokens)
+        parts: dict[int, _Scaled] = {}
+        numbers = block_numbers(ps, qs, tokens, keep=parts)
         hits = []
         for i in range(1, g + 1):
             h = numbers.stops[i]
@@ -267,7 +281,7 @@ class BlockVerifier(Verifier):
         output = tokens[:tau]
         current = contexts[tau]
         if ending == "correction":
-            output.append(self._correct(ps[tau], qs[tau], numbers, tau, current, streams, trace))
+            output.append(self._correct(ps[tau], qs[tau], numbers, tau, parts.get(tau), current, streams, trace))
         elif ending == "bonus":
             p = self._target_at(current, vocab, bonus=True)
             token, draw = p.draw(streams.correction)
@@ -294,11 +308,11 @@ class BlockVerifier(Verifier):
             )
         return p
 
-    def _correct(self, p: Categorical, q: Categorical, numbers: BlockNumbers, tau: int, context: Prefix,
-                 streams: RandomStreams, trace: Trace | None) -> int:
+    def _correct(self, p: Categorical, q: Categorical, numbers: BlockNumbers, tau: int, part: _Scaled | None,
+                 context: Prefix, streams: RandomStreams, trace: Trace | None) -> int:
         """Draw Y from the normalized (w_tau p - q)+ after the tau kept drafts."""
         scale = numbers.weights[tau]
-        residual, mass = scaled_residual_with_mass(p, q, scale)
+        residual, mass = part.residual() if part is not None else scaled_residual_with_mass(p, q, scale)
         if residual is None:  # h_tau > 0 implies rho_tau > 0: reaching this is a bug, never a fallback
             raise AssertionError(f"block verification chose tau = {tau} with an empty scaled residual")
         token, draw = residual.draw(streams.correction)
