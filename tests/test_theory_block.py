@@ -65,15 +65,18 @@ def test_scenario_verification_field():
 # --- random small scenarios ------------------------------------------------------------------------
 
 WEIGHTS = [0, 0, 1, 2, 3, 5, F(1, 3), F(5, 7)]
+FLOAT_WEIGHTS = [0.0, 0.1, 0.25, 1.0, 3.0, 1e-30, 2.5e-40]  # FP32 scenarios: tiny and subnormal weights too
 
 
 def random_scenario(rng: random.Random) -> Scenario:
     """A small scenario the core accepts: fixed or Markov, with masks, top-k drafts and stops at random."""
     while True:
         v = rng.randint(2, 4)
+        fp32 = rng.random() < 0.25
+        weights = FLOAT_WEIGHTS if fp32 else WEIGHTS
 
-        def row(v: int = v) -> tuple:
-            r = tuple(rng.choice(WEIGHTS) for _ in range(v))
+        def row(v: int = v, weights: list = weights) -> tuple:
+            r = tuple(rng.choice(weights) for _ in range(v))
             return r if any(r) else row()
 
         markov = rng.random() < 0.5
@@ -83,7 +86,8 @@ def random_scenario(rng: random.Random) -> Scenario:
         scenario = Scenario(
             vocab=tuple("abcd"[:v]), target=target, draft=draft, depth=rng.randint(1, 3), target_mask=mask,
             draft_topk=rng.randint(1, v) if rng.random() < 0.4 else None,
-            target_top_k=rng.randint(1, v) if rng.random() < 0.2 else None,
+            target_top_k=rng.randint(1, v) if rng.random() < 0.2 else None, fp32=fp32,
+            target_temperature=rng.choice([1.0, 1.0, 1.0, 0.5, 2.0]), target_top_p=rng.choice([None, None, 0.9]),
             stop_ids=frozenset(rng.sample(range(v), rng.randint(0, 2))) if rng.random() < 0.5 else frozenset(),
             verification="block",
         )
@@ -106,6 +110,8 @@ def test_the_random_scenarios_cover_every_feature():
     assert sum(s.target_mask is not None for s in SCENARIOS) >= 10
     assert sum(s.draft_topk is not None for s in SCENARIOS) >= 10
     assert sum(bool(s.stop_ids) for s in SCENARIOS) >= 15
+    assert sum(s.fp32 for s in SCENARIOS) >= 8
+    assert sum(s.target_temperature != 1 or s.target_top_p is not None for s in SCENARIOS) >= 10
 
 
 @pytest.mark.parametrize("index", range(len(SCENARIOS)))
