@@ -19,6 +19,11 @@ asserts that they agree. Fact names:
 ``refused``               the name of the error the core raises for the scenario (or None)
 ``accept t exact`` / ``accept t engine <`` / ``accept t engine <=``  acceptance probability of a
                           drafted t by the exact verifier and by the float32 engine verifier
+``accepted drafts (token|block)``  expected accepted drafts per round, tokenwise or block verification
+``tokens per round (token|block)`` expected committed tokens per round under each verification
+``ideal accepted drafts`` sum_k sum_{x^k} min(p(x^k), q(x^k)) for the start rows (context-free bound)
+``P(block keeps n)``      probability that block verification keeps n drafts
+``block exact``           block verification + target completion equals the target law exactly
 """
 
 from __future__ import annotations
@@ -113,6 +118,17 @@ CARDS: tuple[Card, ...] = (
          _s((5, 5, 5, 5), (6, 5, 5, 4), depth=5),
          {"alpha": F(19, 20), "P(bonus)": F(19, 20) ** 5, "mean tokens": theory.expected_tokens(F(19, 20), 5),
           "expected tokens (formula)": theory.expected_tokens(F(19, 20), 5)}),
+    Card("block-verification", "Block verification: the paper's example",
+         "p = (1/3, 2/3), q = (2/3, 1/3), two drafts per round (Sun et al., ICLR 2025). Tokenwise verification "
+         "accepts each draft on its own with min(1, p/q): 10/9 drafts per round. Block verification judges the "
+         "block jointly: after b (p/q = 2) a following a (p/q = 1/2) is still kept with probability 1/2, so it "
+         "keeps 11/9, with the same exact target law. A verifier that knew the joint block probabilities "
+         "could reach 12/9.",
+         _s((1, 2), (2, 1), vocab=("a", "b"), depth=2),
+         {"accepted drafts (token)": F(10, 9), "accepted drafts (block)": F(11, 9),
+          "ideal accepted drafts": F(12, 9), "tokens per round (token)": F(19, 9),
+          "tokens per round (block)": F(20, 9), "P(block keeps 0)": F(1, 3), "P(block keeps 2)": F(5, 9),
+          "block exact": True}),
 )
 
 BY_SLUG: dict[str, Card] = {c.slug: c for c in CARDS}
@@ -169,6 +185,17 @@ def observe(card: Card | Scenario, keys: list[str] | None = None) -> dict[str, A
         elif m := re.fullmatch(r"p\((.+)\)( > 0)?", key):
             value = p.prob(_token(scenario, m.group(1)))
             out[key] = value > 0 if m.group(2) else value
+        elif m := re.fullmatch(r"(accepted drafts|tokens per round) \((token|block)\)", key):
+            expectation = theory.round_expectation(scenario, verification=m.group(2))
+            out[key] = expectation.accepted_drafts if m.group(1) == "accepted drafts" else expectation.tokens
+        elif key == "ideal accepted drafts":
+            out[key] = theory.ideal_accepted_drafts(p, q, scenario.depth)
+        elif m := re.fullmatch(r"P\(block keeps (\d+)\)", key):
+            block = theory.analyze_round(scenario, verification="block")
+            n = int(m.group(1))
+            out[key] = sum((pr for o, pr in block.outcomes.items() if o.accepted == n), Fraction(0))
+        elif key == "block exact":
+            out[key] = theory.exactness_report(scenario, verification="block").exact
         elif m := re.fullmatch(r"accept (.+) (exact|engine <|engine <=)", key):
             from .lab import float_verifier as fv
 

@@ -26,10 +26,13 @@ from .core import (
     RandomStreams,
     Result,
     Trace,
+    VerificationError,
     Verifier,
+    check_verification,
     fp32_weights,
     identity_processor,
     propose,
+    verifier_class,
 )
 from .core.errors import SpecvizError
 from .core.processors import Mask, Temperature, TopK, TopP, compose
@@ -86,6 +89,7 @@ class Scenario:
     request_id: str = "demo"
     generation: int = 0
     context_id: str = ""
+    verification: str = "token"  # "token" (tokenwise) or "block" (Sun et al. 2025)
 
     @property
     def vocab_size(self) -> int:
@@ -143,8 +147,10 @@ class Scenario:
         return RandomStreams(self.seed, self.owner, round_id)
 
     def verifier(self, prefix: Prefix = ()) -> Verifier:
-        return Verifier(self.owner, prefix, self.context, self.target_model(),
-                        processor=self.processor(), stop_ids=frozenset(self.stop_ids))
+        """The session of this scenario's verification scheme (a BlockVerifier for "block")."""
+        session = verifier_class(self.verification)
+        return session(self.owner, prefix, self.context, self.target_model(), processor=self.processor(),
+                       stop_ids=frozenset(self.stop_ids))
 
     def with_changes(self, **changes: object) -> Scenario:
         return replace(self, **changes)
@@ -292,7 +298,7 @@ def _table_to_dict(table: Table) -> dict:
 
 def scenario_to_dict(scenario: Scenario) -> dict:
     """Plain JSON data for a Scenario (weights as exact text); inverse of scenario_from_dict."""
-    return {
+    data = {
         "vocab": list(scenario.vocab),
         "target": _table_to_dict(scenario.target),
         "draft": _table_to_dict(scenario.draft),
@@ -309,6 +315,9 @@ def scenario_to_dict(scenario: Scenario) -> dict:
         "generation": scenario.generation,
         "context_id": scenario.context_id,
     }
+    if scenario.verification != "token":  # absent means tokenwise: older links and files stay valid
+        data["verification"] = scenario.verification
+    return data
 
 
 def scenario_from_dict(data: dict) -> Scenario:
@@ -337,12 +346,13 @@ def scenario_from_dict(data: dict) -> Scenario:
         request_id=_str(data.get("request_id", defaults.request_id), "request_id"),
         generation=_int(data.get("generation", defaults.generation), "generation"),
         context_id=_str(data.get("context_id", ""), "context_id"),
+        verification=_verification(data.get("verification", "token")),
     )
 
 
 # --- reading a scenario document field by field ----------------------------------------------------
 _OPTIONAL = ("depth", "draft_topk", "target_mask", "target_temperature", "target_top_k", "target_top_p",
-             "stop_ids", "fp32", "seed", "request_id", "generation", "context_id")
+             "stop_ids", "fp32", "seed", "request_id", "generation", "context_id", "verification")
 _JSON_TYPES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
                dict: "an object", type(None): "null"}
 
@@ -381,6 +391,13 @@ def _str(value: object, field: str) -> str:
     if not isinstance(value, str):
         raise ScenarioTypeError(field, f"expected a string, got {_kind(value)} {value!r}")
     return value
+
+
+def _verification(value: object) -> str:
+    try:
+        return check_verification(_str(value, "verification"))
+    except VerificationError as error:
+        raise ScenarioError("verification", str(error)) from None
 
 
 def _bool(value: object, field: str) -> bool:

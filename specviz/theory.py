@@ -28,10 +28,14 @@ from .core import (
     Prefix,
     Processor,
     acceptance,
+    check_verification,
     identity_processor,
     residual_mass,
     residual_with_mass,
+    scaled_residual_mass,
+    scaled_residual_with_mass,
 )
+from .core.block_verifier import next_weight, stop_probability, tau_distribution
 from .scenario import Scenario
 
 Sequence_ = tuple[int, ...]
@@ -169,6 +173,7 @@ class RoundModels:
     stop_ids: frozenset[int] = frozenset()
     state: Callable[[Prefix], Hashable] = field(default=lambda prefix: prefix)
     vocab_size: int | None = None
+    verification: str = "token"  # "token" or "block" (Sun et al. 2025)
 
 
 def scenario_state(prefix: Prefix) -> Hashable:
@@ -178,15 +183,19 @@ def scenario_state(prefix: Prefix) -> Hashable:
 
 def round_models(source: Source, *, draft: Model | None = None,
                  depth: int | None = None, processor: Processor | None = None,
-                 stop_ids: Iterable[int] | None = None) -> RoundModels:
-    """RoundModels from a Scenario, a RoundModels, or a target model plus keyword settings."""
+                 stop_ids: Iterable[int] | None = None, verification: str | None = None) -> RoundModels:
+    """RoundModels from a Scenario, a RoundModels, or a target model plus keyword settings.
+
+    ``verification`` ("token" or "block") overrides the source's own (a Scenario's field; "token"
+    for a bare target model).
+    """
     changes: dict[str, Any] = {}
     if isinstance(source, RoundModels):
         models = source
     elif isinstance(source, Scenario):
         models = RoundModels(source.target_model(), source.draft_model(), source.depth,
                              source.processor(), frozenset(source.stop_ids), scenario_state,
-                             source.vocab_size)
+                             source.vocab_size, source.verification)
     elif callable(source):
         if draft is None or depth is None:
             raise ValueError("pass a Scenario, a RoundModels, or a target model with draft= and depth=")
@@ -198,10 +207,13 @@ def round_models(source: Source, *, draft: Model | None = None,
             changes[name] = value
     if stop_ids is not None:
         changes["stop_ids"] = frozenset(stop_ids)
+    if verification is not None:
+        changes["verification"] = check_verification(verification)
     if changes:
         models = replace(models, **changes)
     if type(models.depth) is not int or models.depth < 1:
         raise ValueError(f"depth must be an int >= 1, got {models.depth!r}")
+    check_verification(models.verification)
     return models
 
 
@@ -225,6 +237,7 @@ class _Cache:
         self.models = models
         self.nodes: dict[Hashable, _Node] = {}
         self.targets: dict[Hashable, list[tuple[int, Fraction]]] = {}
+        self.residuals: dict[tuple[Hashable, Fraction], tuple[Fraction, list[tuple[int, Fraction]]]] = {}
 
     def target(self, context: Prefix) -> list[tuple[int, Fraction]]:
         key = self.models.state(context)
@@ -248,6 +261,25 @@ class _Cache:
             self.targets.setdefault(key, node.p_support)
         return node
 
+    def scaled(self, context: Prefix, weight: Fraction) -> tuple[Fraction, list[tuple[int, Fraction]]]:
+        """Block verification after context with weight w: the mass of (w p - q)+ and its normalized support."""
+        key = (self.models.state(context), weight)
+        found = self.residuals.get(key)
+        if found is None:
+            node = self.node(context)
+            residual, mass = scaled_residual_with_mass(node.p, node.q, weight)
+            found = (mass, _support(residual) if residual is not None else [])
+            self.residuals[key] = found
+        return found
+
+    def scaled_mass(self, context: Prefix, weight: Fraction) -> Fraction:
+        key = (self.models.state(context), weight)
+        found = self.residuals.get(key)
+        if found is not None:
+            return found[0]
+        node = self.node(context)
+        return scaled_residual_mass(node.p, node.q, weight)
+
 
 def _support(c: Categorical) -> list[tuple[int, Fraction]]:
     total = c.total
@@ -270,6 +302,7 @@ class Outcome:
     tokens: Sequence_
     accepted: int
     ending: str  # "correction" | "bonus" | "stop" (an accepted draft was a stop token)
+    # (block verification: "correction" is the draw from the scaled residual after the kept drafts)
 
 
 @dataclass
@@ -277,8 +310,13 @@ class RoundAnalysis:
     """The exact law of one round: outcomes with probabilities and per-position acceptance."""
 
     outcomes: dict[Outcome, Fraction]
-    reached: list[Fraction]  # P(the round verifies draft position k)
-    accepted: list[Fraction]  # P(the draft at position k is accepted)
+    reached: list[Fraction]  # P(at least k drafts are accepted and the block has a draft at position k)
+    accepted: list[Fraction]  # P(the draft at position k is accepted), i.e. P(at least k + 1 accepted)
+
+    @property
+    def expected_accepted(self) -> Fraction:
+        """Expected number of accepted drafts per round."""
+        return sum(self.accepted, Fraction(0))
 
     @property
     def blocks(self) -> dict[Sequence_, Fraction]:
@@ -296,12 +334,17 @@ class RoundAnalysis:
 def analyze_round(source: Source, prefix: Prefix = (), **settings: Any) -> RoundAnalysis:
     """Enumerate one propose + verify round from prefix exactly, as the core does it.
 
+    ``verification="block"`` (or a Scenario whose verification is "block") enumerates block
+    verification (``BlockVerifier``) instead: every drafted block, then tau and the last token.
+
     Drafts after the first rejection are never examined by the verifier, so they are summed
     out; all rejections at one position share the residual, so they are merged
     (sum_x q(x)(1 - a(x)) = sum_x (p - q)+(x)).
     """
     models = round_models(source, **settings)
     cache = _Cache(models)
+    if models.verification == "block":
+        return _analyze_block_round(models, cache, tuple(prefix))
     depth, stops = models.depth, models.stop_ids
     outcomes: dict[Outcome, Fraction] = {}
     reached = [Fraction(0)] * depth
@@ -328,6 +371,48 @@ def analyze_round(source: Source, prefix: Prefix = (), **settings: Any) -> Round
                 _add(outcomes, Outcome(tokens + (y,), k, "correction"), weight * node.mass * ry)
 
     walk(tuple(prefix), (), Fraction(1), 0)
+    return RoundAnalysis(outcomes, reached, accepted)
+
+
+def _analyze_block_round(models: RoundModels, cache: _Cache, root: Prefix) -> RoundAnalysis:
+    """Every drafted block (q^g paths, cut at a stop), then tau ~ h_i prod_{j>i}(1 - h_j), then Y."""
+    depth, stops = models.depth, models.stop_ids
+    outcomes: dict[Outcome, Fraction] = {}
+    reached = [Fraction(0)] * depth
+    accepted = [Fraction(0)] * depth
+
+    def leaf(drafts: Sequence_, prob: Fraction, weights: list[Fraction], stops_h: list[Fraction]) -> None:
+        g = len(drafts)
+        for tau, p_tau in enumerate(tau_distribution(stops_h)):
+            w = prob * p_tau
+            if not w:
+                continue
+            for k in range(min(tau + 1, g)):
+                reached[k] += w
+            for k in range(tau):
+                accepted[k] += w
+            kept = drafts[:tau]
+            if tau < g:
+                for y, ry in cache.scaled(root + kept, weights[tau])[1]:
+                    _add(outcomes, Outcome(kept + (y,), tau, "correction"), w * ry)
+            elif drafts[-1] in stops:
+                _add(outcomes, Outcome(kept, g, "stop"), w)
+            else:
+                for y, py in cache.target(root + drafts):
+                    _add(outcomes, Outcome(kept + (y,), g, "bonus"), w * py)
+
+    def walk(drafts: Sequence_, prob: Fraction, weights: list[Fraction], stops_h: list[Fraction]) -> None:
+        context = root + drafts
+        if drafts and (len(drafts) == depth or drafts[-1] in stops):
+            leaf(drafts, prob, weights, stops_h + [weights[-1]])
+            return
+        node = cache.node(context)
+        w = weights[-1]
+        h = stop_probability(cache.scaled_mass(context, w), w)
+        for x, qx, _ in node.accepts:
+            walk(drafts + (x,), prob * qx, weights + [next_weight(w, node.p.prob(x), qx)], stops_h + [h])
+
+    walk((), Fraction(1), [Fraction(1)], [])
     return RoundAnalysis(outcomes, reached, accepted)
 
 
@@ -399,6 +484,167 @@ def total_variation(a: Mapping[Any, Fraction], b: Mapping[Any, Fraction]) -> Fra
     """Exact total variation distance 1/2 sum |a - b| over the union of supports."""
     keys = set(a) | set(b)
     return sum((abs(a.get(k, Fraction(0)) - b.get(k, Fraction(0))) for k in keys), Fraction(0)) / 2
+
+
+# ---------------------------------------------------------------------------------------------
+# expected accepted drafts and committed tokens, tokenwise and block, without listing sequences
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundExpectation:
+    """Exact per-round expectations of one verification scheme."""
+
+    verification: str
+    accepted_drafts: Fraction  # E[accepted drafts]
+    tokens: Fraction  # E[committed tokens] = accepted + 1 - P(the round ends on an accepted stop)
+    stop_end: Fraction  # P(the last accepted draft is a stop token, so no token follows)
+
+
+def round_expectation(source: Source, prefix: Prefix = (), **settings: Any) -> RoundExpectation:
+    """E[accepted drafts] and E[committed tokens] of one round, by a recursion over (position, state, weight).
+
+    Unlike ``analyze_round`` it never lists token sequences: tokenwise the state is the context
+    key, for block verification the context key and the running weight w_i (memoized), so a
+    fixed scenario costs O(depth * V * #weights) exact steps.
+    """
+    models = round_models(source, **settings)
+    cache = _Cache(models)
+    root = tuple(prefix)
+    if models.verification == "block":
+        accepted, stop_end = _block_expectation(models, cache, root)
+    else:
+        accepted, stop_end = _token_expectation(models, cache, root)
+    return RoundExpectation(models.verification, accepted, accepted + 1 - stop_end, stop_end)
+
+
+def _token_expectation(models: RoundModels, cache: _Cache, root: Prefix) -> tuple[Fraction, Fraction]:
+    depth, stops = models.depth, models.stop_ids
+    memo: dict[tuple[int, Hashable], tuple[Fraction, Fraction]] = {}
+
+    def future(k: int, context: Prefix) -> tuple[Fraction, Fraction]:
+        """(E[drafts accepted from position k on], P(an accepted stop ends the round)) at draft position k."""
+        key = (k, models.state(context))
+        if key not in memo:
+            mean = stop_end = Fraction(0)
+            for x, qx, a in cache.node(context).accepts:
+                w = qx * a
+                if not w:
+                    continue
+                if x in stops:
+                    mean += w
+                    stop_end += w
+                elif k + 1 == depth:
+                    mean += w
+                else:
+                    later, later_stop = future(k + 1, context + (x,))
+                    mean += w * (1 + later)
+                    stop_end += w * later_stop
+            memo[key] = (mean, stop_end)
+        return memo[key]
+
+    return future(0, root)
+
+
+def _block_expectation(models: RoundModels, cache: _Cache, root: Prefix) -> tuple[Fraction, Fraction]:
+    depth, stops = models.depth, models.stop_ids
+    memo: dict[tuple[int, Hashable, Fraction], tuple[Fraction, Fraction, Fraction]] = {}
+
+    def future(k: int, context: Prefix, w: Fraction) -> tuple[Fraction, Fraction, Fraction]:
+        """Over the drafts after the k-th, with w_k = w: (E[prod_{j>k} (1 - h_j)],
+        E[sum_{m>k} m h_m prod_{j>m} (1 - h_j)], P(tau is the end of the block and it is a stop))."""
+        key = (k, models.state(context), w)
+        if key not in memo:
+            none = mean = stop_end = Fraction(0)
+            node = cache.node(context)
+            for x, qx, _ in node.accepts:
+                w2 = next_weight(w, node.p.prob(x), qx)
+                if x in stops or k + 1 == depth:  # the block ends here: h = w2
+                    none += qx * (1 - w2)
+                    mean += qx * (k + 1) * w2
+                    stop_end += qx * w2 if x in stops else 0
+                    continue
+                child = context + (x,)
+                h = stop_probability(cache.scaled_mass(child, w2), w2)
+                later_none, later_mean, later_stop = future(k + 1, child, w2)
+                none += qx * (1 - h) * later_none
+                mean += qx * ((k + 1) * h * later_none + later_mean)
+                stop_end += qx * later_stop
+            memo[key] = (none, mean, stop_end)
+        return memo[key]
+
+    _, mean, stop_end = future(0, root, Fraction(1))
+    return mean, stop_end
+
+
+def _constant_models(p: Categorical, q: Categorical, depth: int, verification: str) -> RoundModels:
+    if not isinstance(p, Categorical) or not isinstance(q, Categorical):
+        raise TypeError("p and q must be Categoricals (context-independent target and draft)")
+    if p.vocab_size != q.vocab_size:
+        raise ValueError(f"p and q must share one vocabulary: p has {p.vocab_size} tokens, q has {q.vocab_size}")
+    if type(depth) is not int or depth < 1:
+        raise ValueError(f"depth (the number of drafted tokens g) must be an int >= 1, got {depth!r}")
+    return RoundModels(lambda prefix: p, lambda prefix: q, depth, state=lambda prefix: None,
+                       vocab_size=p.vocab_size, verification=check_verification(verification))
+
+
+def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, verification: str = "token") -> Fraction:
+    """Exact expected accepted drafts per round for context-independent p and q (no stop tokens).
+
+    Tokenwise it is alpha + alpha^2 + ... + alpha^g; block verification (Sun et al. 2025) is never
+    below it. p = (1/3, 2/3), q = (2/3, 1/3), g = 2: 10/9 tokenwise, 11/9 block.
+    """
+    models = _constant_models(p, q, depth, verification)
+    return round_expectation(models).accepted_drafts
+
+
+def ideal_accepted_drafts(p: Categorical, q: Categorical, depth: int) -> Fraction:
+    """sum_{k=1..g} sum_{x^k} min(p(x^k), q(x^k)): the most any verifier that knew the joint block
+    probabilities could accept in expectation (a maximal coupling of each prefix); 12/9 on the example."""
+    _constant_models(p, q, depth, "token")
+    ps, qs = _support(p), dict(_support(q))
+    layer: dict[tuple[Fraction, Fraction], int] = {(Fraction(1), Fraction(1)): 1}  # (p(x^k), q(x^k)) -> count
+    total = Fraction(0)
+    for _ in range(depth):
+        nxt: dict[tuple[Fraction, Fraction], int] = {}
+        for (pp, qq), count in layer.items():
+            for x, px in ps:
+                key = (pp * px, qq * qs.get(x, Fraction(0)))
+                nxt[key] = nxt.get(key, 0) + count
+        layer = nxt
+        total += sum((count * min(a, b) for (a, b), count in layer.items()), Fraction(0))
+    return total
+
+
+@dataclass(frozen=True)
+class VerificationRow:
+    """Tokenwise against block verification at one depth."""
+
+    depth: int
+    token: RoundExpectation
+    block: RoundExpectation
+    ideal: Fraction | None  # the joint-probability bound, for context-free scenarios without stops
+
+    @property
+    def gain(self) -> Fraction:
+        """Extra accepted drafts (= extra committed tokens without stops) per round from block verification."""
+        return self.block.accepted_drafts - self.token.accepted_drafts
+
+
+def compare_verifications(scenario: Scenario, depths: Iterable[int] | None = None,
+                          prefix: Prefix = ()) -> list[VerificationRow]:
+    """Tokenwise and block verification of scenario side by side (default: its own depth), exactly."""
+    rows = []
+    context_free = scenario.target.rows is None and scenario.draft.rows is None and not scenario.stop_ids
+    for g in depths if depths is not None else [scenario.depth]:
+        at = scenario.with_changes(depth=g)
+        ideal = None
+        if context_free:
+            p = at.processor()((), at.target_model()(()))
+            ideal = ideal_accepted_drafts(p, at.draft_model()(()), g)
+        rows.append(VerificationRow(g, round_expectation(at, prefix, verification="token"),
+                                    round_expectation(at, prefix, verification="block"), ideal))
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,9 +18,18 @@ def test_card_outcome_holds(card):
 
 def test_the_issue_cards_are_all_there():
     slugs = [c.slug for c in gallery.CARDS]
-    assert len(slugs) == len(set(slugs)) == 11
+    assert len(slugs) == len(set(slugs)) == 12
     assert {"p-equals-q", "disjoint", "q-zero", "p-zero", "topk-excludes-mode", "one-hot", "stop-in-draft",
-            "fp32-tiny", "mask-all", "boundary", "deep-bonus"} == set(slugs)
+            "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification"} == set(slugs)
+
+
+def test_the_block_verification_card_states_the_papers_numbers():
+    card = gallery.BY_SLUG["block-verification"]
+    facts = gallery.observe(card)
+    assert facts["accepted drafts (token)"] == F(10, 9) and facts["accepted drafts (block)"] == F(11, 9)
+    assert facts["ideal accepted drafts"] == F(4, 3) and facts["block exact"] is True
+    assert facts["tokens per round (block)"] - facts["tokens per round (token)"] == F(1, 9)
+    assert all(text in card.text for text in ("10/9", "11/9", "12/9"))
 
 
 @pytest.mark.parametrize("card", gallery.CARDS, ids=[c.slug for c in gallery.CARDS])

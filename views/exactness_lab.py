@@ -11,6 +11,7 @@ from specviz.lab import float_verifier as fv
 from specviz.lab import montecarlo as mc
 from specviz.lab import picker
 from specviz.plots import lab as plots
+from specviz.plots import verification as plots_verification
 
 ss = st.session_state
 MAX_SEQUENCES = 20_000  # V^(depth+1) above this: no sequence table (marginals only)
@@ -43,7 +44,13 @@ st.markdown("**The claim:** the tokens speculative sampling commits are distribu
             "against a float verifier written the way engines write it.")
 
 scenario = picker.pick("lab")
+VERIFICATIONS = {"token": "tokenwise", "block": "block (Sun et al. 2025)"}
+verification = st.radio("Verification to check", list(VERIFICATIONS), format_func=VERIFICATIONS.get,
+                        index=list(VERIFICATIONS).index(scenario.verification), horizontal=True,
+                        key="lab_verification", help="Sections 1 and 2 check this verifier; section 3 is tokenwise.")
+scenario = scenario.with_changes(verification=verification)
 key = picker.to_key(scenario)
+token_key = picker.to_key(scenario.with_changes(verification="token"))  # the float verifier is tokenwise
 labels = list(scenario.vocab)
 v, depth = scenario.vocab_size, scenario.depth
 
@@ -83,6 +90,22 @@ if report is not None:
                                     "token": labels[r.token], "P(y_k = token | reached)": show(r.conditional),
                                     "p(token | y_<k)": show(r.target), "difference": str(r.difference)}
                                    for r in report.positions]), hide_index=True, width="stretch")
+
+# --- 1b. tokenwise and block side by side -------------------------------------------------------------
+@st.cache_data(show_spinner="Enumerating both verifications…")
+def side_by_side(key: str, small: bool) -> list[dict]:
+    return plots_verification.verification_table(picker.from_key(key), enumerate_sequences=small)
+
+
+st.subheader("Tokenwise and block verification side by side")
+st.caption("Both verifiers on this scenario, exactly: the difference to the target law (by enumeration, when "
+           "small enough), expected accepted drafts and committed tokens per round. Block verification keeps the "
+           "law and never accepts fewer drafts.")
+try:
+    both = side_by_side(token_key, v ** (depth + 1) <= MAX_SEQUENCES)
+    st.dataframe(pd.DataFrame(both), hide_index=True, width="stretch")
+except SpecvizError as error:
+    st.error(f"The core refuses this scenario: {error}")
 
 # --- 2. Monte Carlo ------------------------------------------------------------------------------
 st.header("2 · Monte Carlo of many rounds")
@@ -147,7 +170,7 @@ if v ** (depth + 1) > MAX_SEQUENCES:
     st.info("Too many sequences to enumerate the float verifier's law: lower V or the depth.")
     st.stop()
 try:
-    results = engine_results(key, comparison)
+    results = engine_results(token_key, comparison)
 except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
     st.stop()

@@ -5,6 +5,17 @@ exception types (as subclasses) as the reference oracle, draw for draw.
 """
 
 from .arithmetic import acceptance, residual, residual_mass, residual_with_mass
+from .block_verifier import (
+    VERIFICATIONS,
+    BlockNumbers,
+    BlockVerifier,
+    VerificationError,
+    block_numbers,
+    check_verification,
+    scaled_residual_mass,
+    scaled_residual_with_mass,
+    verifier_class,
+)
 from .categorical import Categorical, fp32_weights
 from .errors import (
     BlockError,
@@ -36,7 +47,9 @@ from .verifier import (
 )
 
 __all__ = [
-    "MAX_DEPTH", "Block", "BlockError", "Categorical", "MaskError", "Model", "Owner", "Prefix",
+    "MAX_DEPTH", "VERIFICATIONS", "Block", "BlockError", "BlockNumbers", "BlockVerifier", "VerificationError",
+    "block_numbers", "check_verification", "scaled_residual_mass", "scaled_residual_with_mass", "verifier_class",
+    "Categorical", "MaskError", "Model", "Owner", "Prefix",
     "Processor", "ProcessorError", "Proposal", "ProposalError", "RandomStreams", "Result",
     "SessionError", "SpecvizError", "SupportError", "TokenError", "TopKError", "Trace", "Verifier",
     "VocabularyMismatchError", "WeightTypeError", "WeightValueError", "acceptance", "fp32_weights",

@@ -104,7 +104,60 @@ class ResultEvent:
     stopped: bool
 
 
-Event = DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent
+@dataclass(frozen=True)
+class BlockCheckEvent:
+    """Block verification at one draft: the running weight w_i, the stop probability h_i and its draw.
+
+    ``position`` is the draft's index (0-based), so this is w_i and h_i for i = position + 1 kept
+    drafts; ``residual_mass`` is rho_i = sum (w_i p(.|X^i) - q(.|X^i))+ after this draft (None at
+    the block's last draft, where h_i = w_i). The draw hits iff draw < numerator of h_i.
+    """
+
+    kind: ClassVar[str] = "block_check"
+    round_id: int
+    position: int
+    prefix: tuple[int, ...]
+    p: Categorical
+    q: Categorical
+    token: int
+    p_token: Fraction
+    q_token: Fraction
+    previous_weight: Fraction  # w_{i-1}
+    weight: Fraction  # w_i = min(1, w_{i-1} p(x)/q(x))
+    residual_mass: Fraction | None  # rho_i (None at the last draft)
+    stop_probability: Fraction  # h_i = rho_i / (rho_i + 1 - w_i), or w_i at the last draft
+    draw: int
+    draw_range: int
+    hit: bool
+    last: bool
+
+
+@dataclass(frozen=True)
+class BlockDecisionEvent:
+    """Block verification's decision: keep the first tau drafts (the last position whose draw hit, or 0)."""
+
+    kind: ClassVar[str] = "block_decision"
+    round_id: int
+    position: int  # tau
+    prefix: tuple[int, ...]  # the committed prefix the block was drafted from
+    drafts: tuple[int, ...]
+    weights: tuple[Fraction, ...]  # w_0..w_g
+    residual_masses: tuple[Fraction, ...]  # rho_0..rho_{g-1}
+    stop_probabilities: tuple[Fraction, ...]  # h_0..h_g
+    hits: tuple[bool, ...]  # the draws of positions 1..g
+    accepted_drafts: int  # tau
+    ending: str  # "correction" (tau < g), "bonus" (tau = g), "stop" (tau = g and the last draft is a stop)
+
+
+@dataclass(frozen=True)
+class ScaledCorrectionEvent(CorrectionEvent):
+    """Block verification's correction: a token drawn from the normalized (scale * p - q)+, scale = w_tau."""
+
+    scale: Fraction
+
+
+Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
+         | BlockDecisionEvent)
 
 
 def _jsonable(value: Any, top_n: int | None) -> Any:

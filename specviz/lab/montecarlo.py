@@ -286,13 +286,23 @@ class MonteCarlo:
         self._numpy = _NumpyTables(self.tables) if self.vectorized else None
         self._rng = np.random.default_rng(seed)
         self._py = random.Random(seed)
+        self._block = None
+        if scenario.verification == "block":  # block verification rounds (specviz.lab.block_montecarlo)
+            from .block_montecarlo import BlockSimulator
+
+            self._block = BlockSimulator(scenario, self.prefix, seed, force_python)
+            self.vectorized = self._block.vectorized
 
     @property
     def method(self) -> str:
+        if self._block is not None:
+            return self._block.method
         return "numpy int64 (vectorized)" if self.vectorized else "Python integers (one round at a time)"
 
     def tokens(self, n: int) -> np.ndarray:
         """Committed tokens of n fresh rounds, one row each (-1 pads short blocks)."""
+        if self._block is not None:
+            return self._block.tokens(n)
         if self._numpy is not None:
             return simulate_numpy(self.tables, self._numpy, n, self.start, self._rng)
         return simulate_python(self.tables, n, self.start, self._py)
@@ -438,6 +448,10 @@ def exact_law(scenario: Scenario, prefix: Prefix = (), max_blocks: int = 50_000)
     if v ** (depth + 1) <= max_blocks:
         blocks = theory.block_distribution(scenario, tuple(prefix))
         return ExactLaw(theory.first_token_marginal(blocks, v), theory.length_distribution(blocks, depth), blocks)
+    if scenario.verification == "block":
+        from .block_montecarlo import block_marginals
+
+        return ExactLaw(*block_marginals(scenario, tuple(prefix)), None)
     return ExactLaw(*_marginals(scenario, tuple(prefix)), None)
 
 

@@ -1,0 +1,139 @@
+"""Narration of a block verification round (Sun et al. 2025) from its trace, with exact fractions and draws.
+
+``narrate_event`` turns one block event (``BlockCheckEvent``, ``BlockDecisionEvent``,
+``ScaledCorrectionEvent``) into a headline and explanation lines; other events return None, so a
+page can keep its own narration for drafts, bonus tokens, stops and results. ``narrate`` does a
+whole trace. Pure functions: events in, text out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from ..core.block_verifier import tau_distribution
+from ..core.trace import BlockCheckEvent, BlockDecisionEvent, Event, ScaledCorrectionEvent
+
+Narration = tuple[str, list[str]]
+
+
+def fraction_text(value: Fraction | int, digits: int = 4) -> str:
+    """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator} ≈ {float(value):.{digits}f}"
+
+
+def _exact(value: Fraction | int) -> str:
+    value = Fraction(value)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _operand(value: Fraction | int) -> str:
+    """A fraction as an operand of a quotient: '(1/3)'; whole numbers bare."""
+    text = _exact(value)
+    return f"({text})" if "/" in text else text
+
+
+def draw_text(draw: int, draw_range: int) -> str:
+    """The integer draw over its range and the point it marks on [0, 1)."""
+    return f"draw {draw} of 0..{draw_range - 1} (u = {fraction_text(Fraction(draw, draw_range))})"
+
+
+def _tok(vocab: Sequence[str], token: int) -> str:
+    return f"‘{vocab[token]}’"
+
+
+def _check(event: BlockCheckEvent, vocab: Sequence[str]) -> Narration:
+    i = event.position + 1
+    x = vocab[event.token]
+    ratio = event.p_token / event.q_token
+    verdict = "hit" if event.hit else "no hit"
+    kept = "the first draft" if i == 1 else f"the first {i} drafts"
+    head = f"Round {event.round_id}, block check {i}: keep {kept}? {verdict}"
+    lines = [
+        f"Drafted x = {_tok(vocab, event.token)}: p({x}) = {fraction_text(event.p_token)}, "
+        f"q({x}) = {fraction_text(event.q_token)}, so p/q = {_exact(ratio)}.",
+        f"Running weight w_{i} = min(1, w_{i - 1} · p/q) = min(1, {_exact(event.previous_weight)} · {_exact(ratio)}) "
+        f"= {fraction_text(event.weight)}.",
+    ]
+    if event.last:
+        lines.append(f"This is the block's last draft: the whole block is kept with h_{i} = w_{i} = "
+                     f"{fraction_text(event.stop_probability)}.")
+    else:
+        mass = event.residual_mass
+        denominator = mass + 1 - event.weight
+        lines.append(f"After these drafts the scaled residual (w_{i}·p − q)+ has mass ρ_{i} = {fraction_text(mass)}.")
+        if denominator:
+            lines.append(f"Stop probability h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i}) = {_operand(mass)} / "
+                         f"({_exact(mass)} + 1 − {_exact(event.weight)}) = {fraction_text(event.stop_probability)}.")
+        else:
+            lines.append(f"ρ_{i} + 1 − w_{i} = 0: there is nothing to resample here, so h_{i} = 0 "
+                         "(a later position is then kept for certain).")
+    compare = "<" if event.hit else "≥"
+    outcome = (f"a hit: keeping {kept} is the candidate (a later hit overrides it)"
+               if event.hit else "no hit: the candidate stays as it was")
+    lines.append(f"The acceptance {draw_text(event.draw, event.draw_range)}: u {compare} "
+                 f"{_exact(event.stop_probability)}, {outcome}.")
+    return head, lines
+
+
+def _decision(event: BlockDecisionEvent, vocab: Sequence[str]) -> Narration:
+    g, tau = len(event.drafts), event.accepted_drafts
+    head = f"Round {event.round_id}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
+    marks = ", ".join(f"{i} {'✓' if hit else '✗'}" for i, hit in enumerate(event.hits, start=1))
+    taus = tau_distribution(event.stop_probabilities)
+    lines = [
+        f"Draws per position: {marks}. τ = the last position whose draw hit, or 0 when none did: τ = {tau}.",
+        "Weights w = (" + ", ".join(_exact(w) for w in event.weights) + "), stop probabilities h = ("
+        + ", ".join(_exact(h) for h in event.stop_probabilities) + ").",
+        "So P(τ = i) = h_i · Π_{j>i} (1 − h_j) = ("
+        + ", ".join(_exact(t) for t in taus) + f") for i = 0..{g}.",
+    ]
+    kept = " ".join(vocab[t] for t in event.drafts[:tau]) or "(nothing)"
+    if event.ending == "correction":
+        lines.append(f"Committed drafts: **{kept}**; one token is drawn next from the normalized scaled residual "
+                     f"(w_{tau}·p − q)+ with w_{tau} = {_exact(event.weights[tau])}.")
+    elif event.ending == "bonus":
+        lines.append(f"All {g} drafts are kept (**{kept}**): a bonus token from p follows.")
+    else:
+        lines.append(f"All {g} drafts are kept (**{kept}**) and the last is the stop token "
+                     f"{_tok(vocab, event.drafts[-1])}: the request stops, no bonus.")
+    return head, lines
+
+
+def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str]) -> Narration:
+    tau = event.position
+    head = (f"Round {event.round_id}: correction {_tok(vocab, event.token)} drawn from the scaled residual "
+            f"after {tau} kept draft{'' if tau == 1 else 's'}")
+    scaled = "p" if event.scale == 1 else f"{_exact(event.scale)}·p"
+    return head, [
+        f"The residual is ({scaled} − q)+: the part of w_{tau}·p that sticks out above q, with w_{tau} = "
+        f"{_exact(event.scale)}.",
+        f"Its mass is ρ_{tau} = {fraction_text(event.residual_mass)}; dividing by it gives the normalized residual.",
+        f"The correction {draw_text(event.draw, event.draw_range)} picks {_tok(vocab, event.token)} with residual "
+        f"probability {fraction_text(event.residual.prob(event.token))}; the round ends here.",
+    ]
+
+
+def narrate_event(event: Event, vocab: Sequence[str]) -> Narration | None:
+    """(headline, lines) for a block verification event; None for any other event."""
+    if isinstance(event, BlockCheckEvent):
+        return _check(event, vocab)
+    if isinstance(event, BlockDecisionEvent):
+        return _decision(event, vocab)
+    if isinstance(event, ScaledCorrectionEvent):
+        return _correction(event, vocab)
+    return None
+
+
+def narrate(events: Iterable[Event], vocab: Sequence[str]) -> list[str]:
+    """Every block event of a trace as text: its headline, then its lines indented."""
+    out = []
+    for event in events:
+        told = narrate_event(event, vocab)
+        if told is not None:
+            out.append(told[0])
+            out.extend(f"  {line}" for line in told[1])
+    return out
