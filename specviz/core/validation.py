@@ -50,4 +50,5 @@ def check_weight_array(values: np.ndarray) -> None:
         bad |= ~np.isfinite(values)
     if bad.any():
         index = int(np.flatnonzero(bad)[0])  # the first bad weight, as an element-wise check meets it
-        check_weight(values[index].item(), index)
+        value = values[index].item()
+        check_weight(value if isinstance(value, (int, float)) else float(value), index)
