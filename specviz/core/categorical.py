@@ -65,14 +65,14 @@ def _int_id_array(ids: Sequence[int], vocab_size: int) -> np.ndarray:
 def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int) -> np.ndarray:
     """Validate the listed support and return it as an int64 array (object for ids >= 2**63), in the given order."""
     n_ids = _sized(ids, TokenTypeError, "token ids")
+    if isinstance(ids, np.ndarray) and ids.ndim != 1:
+        raise SupportError(f"token ids must be a 1-D sequence, got an array of shape {ids.shape}")
     if n_ids != n_weights or n_ids == 0:
         raise SupportError(
             f"support and weights must have matching nonempty lengths (got {n_ids} ids and "
             f"{n_weights} weights)"
         )
     if isinstance(ids, np.ndarray):
-        if ids.ndim != 1:
-            raise SupportError(f"token ids must be a 1-D sequence, got an array of shape {ids.shape}")
         if ids.dtype.kind not in "iu":
             array = _int_id_array(ids.tolist() if ids.dtype.kind == "O" else list(ids), vocab_size)
         elif ids.dtype.kind == "u" and ids.size and int(ids.max()) >= _INT64_LIMIT:
