@@ -21,7 +21,7 @@ from .errors import (
     WeightValueError,
 )
 from .tickets import DyadicTickets, Fp32Tickets, IntTickets, Tickets
-from .validation import Weight, check_token, check_weight, check_weight_array
+from .validation import Weight, check_token, check_weight, check_weight_array, check_weight_dtype
 
 _EXACT_FLOAT_INT = 1 << 53
 
@@ -462,14 +462,16 @@ def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
     if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
         if weights.dtype == np.float32:
             return _valid_singles(weights)
-        check_weight_array(weights)
+        check_weight_dtype(weights)
         if weights.dtype.kind == "f" and weights.dtype.itemsize > 8:
-            with np.errstate(over="ignore"):
+            with np.errstate(over="ignore", invalid="ignore"):
                 singles = weights.astype(np.float32)  # one rounding of the exact long double
-            overflow = np.isinf(singles)
-            if overflow.any():
-                index = int(np.flatnonzero(overflow)[0])
-                raise WeightValueError(_fp32_message(weights[index], index))
+            bad = ~(weights >= 0) | np.isinf(weights) | np.isinf(singles)
+            if bad.any():
+                index = int(np.flatnonzero(bad)[0])
+                if np.isinf(singles[index]) and np.isfinite(weights[index]) and weights[index] > 0:
+                    raise WeightValueError(_fp32_message(weights[index], index))
+                check_weight_array(weights[index:index + 1], offset=index)
             return singles + np.float32(0)
         doubles = weights.astype(np.float64) if weights.dtype.kind == "f" else np.array(
             [float(v) for v in weights.tolist()], dtype=np.float64)  # int -> double -> FP32, as the reference

@@ -19,7 +19,6 @@ from .categorical import Categorical, fp32_weights
 from .errors import ProcessorError
 from .verifier import Prefix, Processor
 
-
 _LARGEST_TEMPERATURE = float(np.finfo(np.float64).max)
 
 

@@ -557,7 +557,7 @@ class DifferenceTickets:
             coef_u = (self.coef_u >> kt) % g
             residues = (self.t.residues(ids, g, kt) * coef_t - self.u.residues(ids, g, ku) * coef_u) % g
             return math.gcd(g, int(np.gcd.reduce(residues))) << down
-        return math.gcd(*(self.raw_at(i) for i in ids.tolist()))
+        return math.gcd(divisor << down, *(self.raw_at(i) for i in ids.tolist()))
 
     def __len__(self) -> int:
         return self.positive.size
