@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .categorical import Categorical
+from .categorical import Categorical, _shared_arange
 from .errors import ProposalError, ScaleError, SupportError, VocabularyMismatchError
 from .tickets import DifferenceTickets, DyadicTickets, Fp32Tickets, IntTickets, RawTickets
 
@@ -40,8 +40,8 @@ def _raw_dense(c: Categorical) -> RawTickets:
     return tickets if c.is_dense else tickets.spread(c._ids, c.vocab_size)
 
 
-def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction) -> np.ndarray:
-    """Exactly where c*t_i/T > u_i/U: clear signs from floats, near-ties in integers."""
+def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """Exactly where c*t_i/T > u_i/U (clear signs from floats, near-ties in integers), and c*p - q in floats."""
     coef_t, coef_u = scale.numerator * u.raw_total, scale.denominator * t.raw_total
     pf, qf = t.floats(), u.floats()
     if scale != 1:
@@ -52,7 +52,7 @@ def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction) -> np.ndarray:
     positive = difference > margin
     for i in np.flatnonzero((np.abs(difference) <= margin) & t.nonzero()).tolist():
         positive[i] = t.raw_at(i) * coef_t > u.raw_at(i) * coef_u
-    return positive
+    return positive, difference
 
 
 def _check_scale(scale: object) -> Fraction:
@@ -75,7 +75,8 @@ def _difference_tickets(p: Categorical, q: Categorical,
             p = Categorical._from_tickets(p.vocab_size, p._ids, t.dyadic if isinstance(t, Fp32Tickets) else t)
             q = Categorical._from_tickets(q.vocab_size, q._ids, u.dyadic if isinstance(u, Fp32Tickets) else u)
         t, u = _raw_dense(p), _raw_dense(q)
-        tickets = DifferenceTickets(t, u, _positive_mask(t, u, scale), scale)
+        positive, difference = _positive_mask(t, u, scale)
+        tickets = DifferenceTickets(t, u, positive, scale, difference)
         return tickets, tickets.raw_total, tickets.denominator
     big_t, big_u = p.total, q.total
     a, b = scale.numerator * big_u, scale.denominator * big_t
@@ -111,7 +112,7 @@ def residual_with_mass(p: Categorical, q: Categorical,
             f"empty effective support (all zero or all masked): the residual ({scale}*p - q)+ is zero "
             "everywhere, so there is nothing to draw"
         ) from error
-    residual_dist = Categorical._from_tickets(p.vocab_size, np.arange(p.vocab_size, dtype=np.int64), tickets)
+    residual_dist = Categorical._from_tickets(p.vocab_size, _shared_arange(0, p.vocab_size), tickets)
     return residual_dist, Fraction(raw_total, denominator)
 
 

@@ -62,8 +62,12 @@ def _int_id_array(ids: Sequence[int], vocab_size: int) -> np.ndarray:
     return np.array(list(ids), dtype=object)
 
 
-def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int) -> np.ndarray:
-    """Validate the listed support and return it as an int64 array (object for ids >= 2**63), in the given order."""
+def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int) -> tuple[np.ndarray, bool]:
+    """Validate the listed support: (the ids as an int64 array in the given order, whether ascending).
+
+    Ids at or above 2**63 are kept in an object array. Shared arrays (from a range or a
+    reused tuple) are read-only.
+    """
     n_ids = _sized(ids, TokenTypeError, "token ids")
     if isinstance(ids, np.ndarray) and ids.ndim != 1:
         raise SupportError(f"token ids must be a 1-D sequence, got an array of shape {ids.shape}")
@@ -72,32 +76,50 @@ def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int)
             f"support and weights must have matching nonempty lengths (got {n_ids} ids and "
             f"{n_weights} weights)"
         )
-    if isinstance(ids, np.ndarray):
-        if ids.dtype.kind not in "iu":
-            array = _int_id_array(ids.tolist() if ids.dtype.kind == "O" else list(ids), vocab_size)
-        elif ids.dtype.kind == "u" and ids.size and int(ids.max()) >= _INT64_LIMIT:
-            array = _int_id_array(ids.tolist(), vocab_size)  # report 2**64 - 1 as itself, not as -1
-        else:
-            array = ids.astype(np.int64, copy=False)
-            outside = (array < 0) | (array >= vocab_size)
-            if outside.any():
-                check_token(int(array[np.flatnonzero(outside)[0]]), vocab_size)
-    elif isinstance(ids, range) and ids.step == 1 and 0 <= ids.start and ids.stop <= min(vocab_size, _INT64_LIMIT):
-        return np.arange(ids.start, ids.stop, dtype=np.int64)  # ascending: no duplicates possible
-    elif isinstance(ids, tuple):
+    if isinstance(ids, range) and ids.step == 1 and 0 <= ids.start and ids.stop <= min(vocab_size, _INT64_LIMIT):
+        return _shared_arange(ids.start, ids.stop), True  # ascending: no duplicates possible
+    if isinstance(ids, tuple):
         # a tuple of ints cannot change: a model loop passing the same one skips the re-check
         seen = _recent_ids.get(id(ids))
         if seen is not None and seen[0] is ids and seen[1] == vocab_size:
-            return seen[2]
+            return seen[2], seen[3]
         array = _int_id_array(ids, vocab_size)
-        _check_unique(array)
+        ascending = _check_unique(array)
+        array.flags.writeable = False
         if len(_recent_ids) >= 4:
             _recent_ids.pop(next(iter(_recent_ids)))
-        _recent_ids[id(ids)] = (ids, vocab_size, array)
-        return array
+        _recent_ids[id(ids)] = (ids, vocab_size, array, ascending)
+        return array, ascending
+    if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and not (
+            ids.dtype.kind == "u" and ids.size and int(ids.max()) >= _INT64_LIMIT):
+        array = np.array(ids, dtype=np.int64)  # a private copy: the caller may reuse its array
+        if _ascending(array):  # sorted: the two ends bound every id
+            if int(array[0]) < 0:
+                check_token(int(array[0]), vocab_size)
+            if int(array[-1]) >= vocab_size:
+                check_token(int(array[np.flatnonzero(array >= vocab_size)[0]]), vocab_size)
+            return array, True
+        outside = (array < 0) | (array >= vocab_size)
+        if outside.any():
+            check_token(int(array[np.flatnonzero(outside)[0]]), vocab_size)
+    elif isinstance(ids, np.ndarray):
+        # floats, objects, and uint64 ids >= 2**63 (reported as themselves, not wrapped to negatives)
+        array = _int_id_array(ids.tolist() if ids.dtype.kind in "Ou" else list(ids), vocab_size)
     else:
         array = _int_id_array(ids, vocab_size)
-    _check_unique(array)
+    return array, _check_unique(array)
+
+
+_aranges: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _shared_arange(start: int, stop: int) -> np.ndarray:
+    array = _aranges.get((start, stop))
+    if array is None:
+        if len(_aranges) >= 8:
+            _aranges.pop(next(iter(_aranges)))
+        array = _aranges[start, stop] = np.arange(start, stop, dtype=np.int64)
+        array.flags.writeable = False
     return array
 
 
@@ -105,12 +127,15 @@ def _ascending(array: np.ndarray) -> bool:
     return array.size <= 1 or bool(np.all(array[1:] > array[:-1]))
 
 
-def _check_unique(array: np.ndarray) -> None:
-    if not _ascending(array):
-        ordered = np.sort(array)
-        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-        if repeated.size:
-            raise SupportError(f"duplicate global token ID {int(repeated[0])} in the support; list each id once")
+def _check_unique(array: np.ndarray) -> bool:
+    """Raise on a repeated id; return whether the ids are ascending."""
+    if _ascending(array):
+        return True
+    ordered = np.sort(array)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if repeated.size:
+        raise SupportError(f"duplicate global token ID {int(repeated[0])} in the support; list each id once")
+    return False
 
 
 SMALL = 256  # below this many weights, plain Python integers beat numpy's per-call overhead
@@ -227,9 +252,9 @@ class Categorical:
 
     def __init__(self, vocab_size: int, ids: Sequence[int] | np.ndarray, weights: Sequence[Weight] | np.ndarray):
         _check_vocab_size(vocab_size)
-        id_array = _check_ids(vocab_size, ids, _check_weight_shape(weights))
+        id_array, ascending = _check_ids(vocab_size, ids, _check_weight_shape(weights))
         tickets = _tickets_of(weights)
-        if not _ascending(id_array):
+        if not ascending:
             order = np.argsort(id_array, kind="stable")  # entries are kept in ascending id order
             id_array, tickets = id_array[order], tickets.select(order)
         self._init(vocab_size, id_array, tickets)
@@ -490,8 +515,8 @@ def fp32_weights(vocab_size: int, ids: Sequence[int] | np.ndarray,
     """Quantize every weight to FP32 first (round to nearest even), then normalize exactly."""
     singles = _fp32_singles(weights)
     _check_vocab_size(vocab_size)
-    id_array = _check_ids(vocab_size, ids, singles.size)
-    if not _ascending(id_array):
+    id_array, ascending = _check_ids(vocab_size, ids, singles.size)
+    if not ascending:
         order = np.argsort(id_array, kind="stable")  # entries are kept in ascending id order
         id_array, singles = id_array[order], singles[order]
     return Categorical._from_tickets(vocab_size, id_array, Fp32Tickets.from_float32(singles))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from bisect import bisect_right
 from fractions import Fraction
 from functools import cached_property
@@ -324,12 +325,12 @@ class Fp32Tickets:
     def divisor(self) -> int:
         """gcd of the raw tickets: 2**(least 2-adic valuation among them) times the gcd of the odd parts."""
         bits, field = self.singles.view(np.uint32), self.field
-        head = self._nonzero_positions[:64]  # the odd parts of a head almost always have gcd 1
+        head = slice(0, 64) if self._dense else self._nonzero_positions[:64]  # odd parts: a head has gcd 1
         mant, _ = _fp32_parts(bits[head], field[head])
         odd_gcd = int(np.gcd.reduce(mant >> _trailing_zeros(mant)))
         if odd_gcd != 1:
             mant, _ = self._parts
-            mm = mant[self._nonzero_positions]
+            mm = mant if self._dense else mant[self._nonzero_positions]
             odd_gcd = int(np.gcd.reduce(mm >> _trailing_zeros(mm)))
         return odd_gcd << self._least_valuation()
 
@@ -348,7 +349,7 @@ class Fp32Tickets:
             at = (nonzero_field <= 1) if level == 0 else (nonzero_field == level + 1)
             found = np.flatnonzero(at)
             if found.size:
-                positions = self._nonzero_positions[found]
+                positions = found if self._dense else self._nonzero_positions[found]
                 mant, _ = _fp32_parts(bits[positions], field[positions])
                 value = level + int(_trailing_zeros(mant).min())
                 best = value if best is None else min(best, value)
@@ -491,8 +492,8 @@ def _fp32_sum(field: np.ndarray, values: np.ndarray) -> int:
     sums = np.bincount(field, weights=values)
     groups = np.flatnonzero(sums)
     low = np.maximum(groups, 1) - 1
-    mantissa_sums = np.ldexp(sums[groups], _FP32_UNIT - low)
-    return sum(int(m) << s for m, s in zip(mantissa_sums.tolist(), low.tolist()))
+    mantissa_sums = np.ldexp(sums[groups], _FP32_UNIT - low).astype(np.int64)
+    return sum(map(operator.lshift, mantissa_sums.tolist(), low.tolist()))
 
 
 RawTickets = DyadicTickets | Fp32Tickets
@@ -508,8 +509,11 @@ class DifferenceTickets:
 
     _EXACT_HEAD = 48  # entries whose exact gcd usually settles the divisor at 1
 
-    def __init__(self, t: RawTickets, u: RawTickets, positive: np.ndarray, scale: Fraction = Fraction(1)):
+    def __init__(self, t: RawTickets, u: RawTickets, positive: np.ndarray, scale: Fraction = Fraction(1),
+                 difference: np.ndarray | None = None):
         self.t, self.u, self.positive, self.scale = t, u, positive, scale
+        if difference is not None:  # c*p - q in floats, already computed by the caller
+            self._differences = np.maximum(np.where(positive, difference, 0.0), 0.0)
         self.coef_t = scale.numerator * u.raw_total
         self.coef_u = scale.denominator * t.raw_total
         self.denominator = scale.denominator * t.raw_total * u.raw_total  # of the mass
