@@ -401,7 +401,7 @@ class Fp32Tickets:
         x = goal / (1 << _FP32_UNIT)
         slack = (len(self) + 8) * 2.0**-50 * (self.raw_total / (1 << _FP32_UNIT))
         low = float_bracket(self.values, x - slack)
-        exact = _fp32_sum(self.field[:low], self.values[:low])
+        exact = _prefix_function(self.field, self.values, self.raw_total)(low)
         for index in range(low, len(self)):
             exact += self.raw_at(index)
             if exact > goal:
@@ -412,7 +412,7 @@ class Fp32Tickets:
     def prefix_summer(self, keep: np.ndarray):
         """A function stop -> exact raw sum at positions < stop where keep is True."""
         values = np.where(keep, self.values, 0.0)
-        return lambda stop: _fp32_sum(self.field[:stop], values[:stop])
+        return _prefix_function(self.field, values)
 
     def shift_below(self, positions: np.ndarray, limit: int) -> np.ndarray:
         return self.field[positions] < limit + 1  # shift = max(field, 1) - 1 and limit >= 0
@@ -496,6 +496,26 @@ def _fp32_sum(field: np.ndarray, values: np.ndarray) -> int:
     return sum(map(operator.lshift, mantissa_sums.tolist(), low.tolist()))
 
 
+def _valuation(value: int) -> int:
+    """The number of factors of two in a nonzero int (a large number for 0)."""
+    return (value & -value).bit_length() - 1 if value else 1 << 30
+
+
+def _prefix_function(field: np.ndarray, values: np.ndarray, full: int | None = None):
+    """stop -> exact sum of values[:stop]: the shorter side is summed (the total minus a suffix)."""
+    n = values.size
+    total = _fp32_sum(field, values) if full is None else full
+
+    def summed(stop: int) -> int:
+        if stop >= n:
+            return total
+        if stop > n // 2:
+            return total - _fp32_sum(field[stop:], values[stop:])
+        return _fp32_sum(field[:stop], values[:stop])
+
+    return summed
+
+
 RawTickets = DyadicTickets | Fp32Tickets
 
 
@@ -550,15 +570,25 @@ class DifferenceTickets:
         if ids.size <= self._EXACT_HEAD:
             return divisor << down
         power = (divisor & -divisor).bit_length() - 1
+        big_a, big_b = self.coef_t >> ku, self.coef_u >> kt  # d'_i = A * (t_i >> kt) - B * (u_i >> ku)
         if divisor == 1 << power:
-            # only entries with a shift below kt + power (in t) or ku + power (in u) can have
-            # fewer than `power` factors of two in d'_i
-            ids = ids[self.t.shift_below(ids, kt + power) | self.u.shift_below(ids, ku + power)]
+            # 2**(v2(A) + shift - kt) divides A * (t_i >> kt): only entries where that or the u side
+            # has fewer than `power` factors of two can lower the power of two of the gcd
+            need_t = power - _valuation(big_a)
+            need_u = power - _valuation(big_b)
+            keep = np.zeros(ids.size, dtype=bool)
+            if need_t > 0:
+                keep |= self.t.shift_below(ids, kt + need_t)
+            if need_u > 0:
+                keep |= self.u.shift_below(ids, ku + need_u)
+            ids = ids[keep]
+            if ids.size == 0:
+                return divisor << down
         if divisor < 2**31:
             # gcd(g, x_i) = gcd(g, x_i mod g): residues of small g fit int64 products
             g = divisor
-            coef_t = (self.coef_t >> ku) % g  # d'_i = (coef_t >> ku) * (t_i >> kt) - (coef_u >> kt) * (u_i >> ku)
-            coef_u = (self.coef_u >> kt) % g
+            coef_t = big_a % g
+            coef_u = big_b % g
             residues = (self.t.residues(ids, g, kt) * coef_t - self.u.residues(ids, g, ku) * coef_u) % g
             return math.gcd(g, int(np.gcd.reduce(residues))) << down
         return math.gcd(divisor << down, *(self.raw_at(i) for i in ids.tolist()))
