@@ -92,16 +92,19 @@ def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int)
         return array, ascending
     if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and not (
             ids.dtype.kind == "u" and ids.size and int(ids.max()) >= _INT64_LIMIT):
-        array = np.array(ids, dtype=np.int64)  # a private copy: the caller may reuse its array
+        array = ids.astype(np.int64, copy=False)
         if _ascending(array):  # sorted: the two ends bound every id
             if int(array[0]) < 0:
                 check_token(int(array[0]), vocab_size)
             if int(array[-1]) >= vocab_size:
                 check_token(int(array[np.flatnonzero(array >= vocab_size)[0]]), vocab_size)
-            return array, True
+            if int(array[-1]) - int(array[0]) == array.size - 1:  # consecutive: share one read-only arange
+                return _shared_arange(int(array[0]), int(array[-1]) + 1), True
+            return array.copy(), True  # a private copy: the caller may reuse its array
         outside = (array < 0) | (array >= vocab_size)
         if outside.any():
             check_token(int(array[np.flatnonzero(outside)[0]]), vocab_size)
+        array = array.copy()
     elif isinstance(ids, np.ndarray):
         # floats, objects, and uint64 ids >= 2**63 (reported as themselves, not wrapped to negatives)
         array = _int_id_array(ids.tolist() if ids.dtype.kind in "Ou" else list(ids), vocab_size)

@@ -134,3 +134,11 @@ def test_a_reused_tuple_of_ids_is_still_checked_once_and_kept():
     assert a == b and a.ids == ids
     with pytest.raises(TokenError):
         fp32_weights(400, ids, [1.0] * 500)  # same tuple, smaller vocabulary: checked again
+
+
+def test_a_categorical_does_not_share_the_callers_id_array():
+    for ids in (np.array([0, 2, 5]), np.array([5, 0, 2]), np.arange(3)):
+        c = Categorical(6, ids, [1, 2, 3])
+        before = c.ids
+        ids[0] = 4
+        assert c.ids == before
