@@ -142,6 +142,8 @@ class DyadicTickets:
 
     def residues(self, positions: np.ndarray, modulus: int, down: int = 0) -> np.ndarray:
         """(ticket >> down) mod modulus at positions (modulus < 2**31, down <= common_shift), as int64."""
+        if positions.size == 0:
+            return np.zeros(0, dtype=np.int64)
         shifts = np.maximum(self.shift[positions] - down, 0)  # zero tickets may sit below: any shift will do
         return (self.mant[positions] % modulus) * _powers_of_two_mod(shifts, modulus) % modulus
 
@@ -429,9 +431,11 @@ class Fp32Tickets:
 
     def residues(self, positions: np.ndarray, modulus: int, down: int = 0) -> np.ndarray:
         """(raw ticket >> down) mod modulus at positions (modulus < 2**31, down <= common_shift)."""
-        mant, shift = self._parts
-        shifts = np.maximum(shift[positions] - down, 0)
-        return (mant[positions] % modulus) * _powers_of_two_mod(shifts, modulus) % modulus
+        if positions.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        mant, shift = _fp32_parts(self.singles.view(np.uint32)[positions], self.field[positions])
+        shifts = np.maximum(shift - down, 0)
+        return (mant % modulus) * _powers_of_two_mod(shifts, modulus) % modulus
 
     def spread(self, ids: np.ndarray, size: int) -> Fp32Tickets:
         singles = np.zeros(size, dtype=np.float32)
