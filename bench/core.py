@@ -95,6 +95,17 @@ def timed(fn, repeats: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+def interleaved(functions: dict, repeats: int) -> dict[str, float]:
+    """The fastest of repeats runs of each function, the functions taking turns (the machine is shared)."""
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(repeats):
+        for name, fn in functions.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
 def peak_memory(vocab: int) -> dict:
     """Memory of a fresh process running one verification at vocab, beyond the interpreter and numpy.
 
@@ -119,8 +130,8 @@ except OSError:
 tracemalloc.start()
 import core as bench
 rows_p, rows_q = bench.softmax_rows({vocab}, 1)
-seed = bench.rejecting_seed(rows_p, rows_q)
-bench.run_once(bench.core, rows_p, rows_q, seed, as_lists=False)
+seed = bench.late_rejecting_seed(rows_p, rows_q)
+bench.exact_round(bench.core, rows_p, rows_q, np.arange({vocab}), seed)
 traced = tracemalloc.get_traced_memory()[1] / 2**20
 print(json.dumps({{"base_mb": base, "hwm_mb": status('VmHWM'), "traced_mb": traced}}))
 """
@@ -141,6 +152,95 @@ def table_row(vocab: int, reference: ModuleType | None, args: argparse.Namespace
         same = (tuple(ref_result.tokens), ref_result.accepted_drafts, ref_result.rejected, ref_result.stopped)
         same_cell = "yes" if same == (result.tokens, result.accepted_drafts, result.rejected, result.stopped) else "NO"
     return f"| {vocab} | {ours * 1e3:.1f} | {ref_cell} | {ratio_cell} | {same_cell} |"
+
+
+def late_rejecting_seed(rows_p, rows_q) -> int:
+    """The first seed whose block is rejected at position 2 or later (real use: a few drafts accepted)."""
+    for seed in range(5000):
+        result = run_once(core, rows_p, rows_q, seed, as_lists=False)
+        if result.rejected and result.accepted_drafts >= 2:
+            return seed
+    raise RuntimeError("no late-rejecting seed found")
+
+
+def exact_round(impl: ModuleType, p_rows, q_rows, ids, seed: int):
+    """One exact round as a model loop runs it: a new q per draft position, a new p per check."""
+    vocab = len(p_rows[0])
+
+    def target(prefix):
+        return impl.fp32_weights(vocab, ids, p_rows[len(prefix)])
+
+    def draft(prefix):
+        return impl.fp32_weights(vocab, ids, q_rows[len(prefix)])
+
+    owner = impl.Owner("bench", 0)
+    verifier = impl.Verifier(owner, (), "bench", target)
+    streams = impl.RandomStreams(seed, owner, 0)
+    block = impl.propose(draft, (), streams, depth=DEPTH, context_id="bench")
+    return verifier.verify(block, streams)
+
+
+def float32_round(p_rows: list[np.ndarray], q_rows: list[np.ndarray], drafts: tuple[int, ...],
+                  rng: np.random.Generator) -> list[int]:
+    """The same round written the way engines write it, in float32, verifying the same draft tokens.
+
+    Per position: normalize q and draw a draft (cumsum, searchsorted; the exact block's token is
+    the one verified), normalize p, accept if u < p/q; at the first rejection draw from (p - q)+
+    by cumsum and searchsorted; after all acceptances draw the bonus from p the same way.
+    """
+    out = []
+    for position, token in enumerate(drafts):
+        q = q_rows[position] / q_rows[position].sum(dtype=np.float32)
+        np.searchsorted(np.cumsum(q), np.float32(rng.random()) * q.sum(), side="right")  # drafting
+        p = p_rows[position] / p_rows[position].sum(dtype=np.float32)
+        if np.float32(rng.random()) < p[token] / q[token]:
+            out.append(token)
+            continue
+        running = np.cumsum(np.maximum(p - q, np.float32(0)))
+        out.append(int(np.searchsorted(running, np.float32(rng.random()) * running[-1], side="right")))
+        return out
+    p = p_rows[len(drafts)] / p_rows[len(drafts)].sum(dtype=np.float32)
+    running = np.cumsum(p)
+    out.append(int(np.searchsorted(running, np.float32(rng.random()) * running[-1], side="right")))
+    return out
+
+
+def block_rows(vocab: int, reference: ModuleType | None, args: argparse.Namespace) -> list[str]:
+    """Rows for one vocabulary: arrays and lists, new p and q per position, against float32 on the same block."""
+    rows_p, rows_q = softmax_rows(vocab, 1)
+    seed = late_rejecting_seed(rows_p, rows_q)
+    list_p, list_q = [r.tolist() for r in rows_p], [r.tolist() for r in rows_q]
+    ids_array, ids_tuple = np.arange(vocab), tuple(range(vocab))
+    seconds = interleaved({
+        "arrays": partial(exact_round, core, rows_p, rows_q, ids_array, seed),
+        "tuple": partial(exact_round, core, list_p, list_q, ids_tuple, seed),
+        "range": partial(exact_round, core, list_p, list_q, range(vocab), seed),
+    }, args.repeats)
+    exact_arrays, exact_lists, exact_range = seconds["arrays"], seconds["tuple"], seconds["range"]
+    result = exact_round(core, rows_p, rows_q, ids_array, seed)
+    list_result = exact_round(core, list_p, list_q, ids_tuple, seed)
+    range_result = exact_round(core, list_p, list_q, range(vocab), seed)
+    drafts = result.tokens[:result.accepted_drafts + 1] if result.rejected else result.tokens[:-1]
+    rng = np.random.default_rng(seed)
+    float_time = min(interleaved({"float": partial(float32_round, rows_p, rows_q, drafts, rng),
+                                  "arrays": partial(exact_round, core, rows_p, rows_q, ids_array, seed)},
+                                 args.repeats)["float"] for _ in range(3))
+    assert result == list_result == range_result, "lists and arrays must give the identical Result"
+    same_cell = "not timed"
+    if reference is not None and vocab <= args.reference_max_vocab:
+        ref_result = exact_round(reference, list_p, list_q, ids_tuple, seed)
+        same = (tuple(ref_result.tokens), ref_result.accepted_drafts, ref_result.rejected, ref_result.stopped)
+        same_cell = "yes" if same == (result.tokens, result.accepted_drafts, result.rejected,
+                                      result.stopped) else "NO"
+    where = f"rejected at {result.accepted_drafts}" if result.rejected else "all accepted"
+    return [
+        f"| {vocab} | arrays | {where} | {exact_arrays * 1e3:.2f} | {float_time * 1e3:.2f} | "
+        f"{exact_arrays / float_time:.1f}x | - | {same_cell} |",
+        f"| {vocab} | lists, tuple ids | {where} | {exact_lists * 1e3:.2f} | {float_time * 1e3:.2f} | "
+        f"{exact_lists / float_time:.1f}x | {exact_lists / exact_arrays:.2f}x | {same_cell} |",
+        f"| {vocab} | lists, range ids | {where} | {exact_range * 1e3:.2f} | {float_time * 1e3:.2f} | "
+        f"{exact_range / float_time:.1f}x | {exact_range / exact_arrays:.2f}x | {same_cell} |",
+    ]
 
 
 def toy_rounds_per_second(impl: ModuleType, rounds: int) -> float:
@@ -179,6 +279,16 @@ def main() -> int:
     for vocab in args.sizes:
         print(table_row(vocab, reference, args))
     print()
+    print(f"real use: a new p and q per position from FP32 weights, depth {DEPTH}, rejection at position 2 or "
+          f"later; exact = propose + verify (every q and p built from the weights); float32 = the same round "
+          f"normalized and verified in float32 on the same draft tokens; fastest of {args.repeats}, interleaved")
+    print()
+    print("| V | weights | block | exact (ms) | float32 (ms) | exact / float32 | lists / arrays | identical Result |")
+    print("|---:|---|---|---:|---:|---:|---:|:---:|")
+    for vocab in args.sizes:
+        for row in block_rows(vocab, reference, args):
+            print(row)
+    print()
     ours_toy = statistics.median(toy_rounds_per_second(core, 2000) for _ in range(3))
     if reference is not None:
         ref_toy = statistics.median(toy_rounds_per_second(reference, 2000) for _ in range(3))
@@ -189,7 +299,8 @@ def main() -> int:
     largest = max(args.sizes)
     memory = peak_memory(largest)
     print()
-    print(f"memory at V={largest} (fresh process, includes building the test rows): resident peak "
+    print(f"memory at V={largest} (fresh process, one real-use round with arrays; includes building the test "
+          f"rows): resident peak "
           f"{memory['hwm_mb'] - memory['base_mb']:.0f} MB beyond the interpreter and numpy "
           f"({memory['base_mb']:.0f} MB after importing numpy); tracemalloc peak {memory['traced_mb']:.0f} MB")
     if reference is None:

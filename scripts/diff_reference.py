@@ -69,11 +69,13 @@ def run_scenario(impl, rng_seed: int) -> list:
     row_kind = "float" if kind == "fp32" else kind
     target_rows = [random_weights(table_rng, vocab, row_kind) for _ in range(vocab + 1)]
     draft_rows = [random_weights(table_rng, vocab, row_kind) for _ in range(vocab + 1)]
+    id_form = rng.choice([list, tuple, tuple, range])  # a model loop passes one tuple (or range) again and again
+    dense_ids = range(vocab) if id_form is range else id_form(range(vocab))
 
     def make(weights):
-        ids = list(range(vocab))
+        ids = dense_ids
         if sparse:
-            ids = sorted(random.Random(len(weights)).sample(ids, max(1, vocab // 2)))
+            ids = sorted(random.Random(len(weights)).sample(range(vocab), max(1, vocab // 2)))
             weights = [weights[i] for i in ids]
         if kind == "fp32":
             return impl.fp32_weights(vocab, ids, weights)
@@ -148,6 +150,49 @@ def large_vocab_check(ref, rng_seed: int, vocab: int) -> bool:
     return large_vocab_run(ref, rng_seed, vocab) == large_vocab_run(core, rng_seed, vocab)
 
 
+def parity_cases(impl) -> list:
+    """Edge inputs where the reference has a definite answer: what each returns, or its error kind."""
+    import random as _random
+
+    over = 2.0**128 - 2.0**103  # the smallest double that rounds to FP32 infinity
+    floats = [0.5] * 300
+    with_bool, with_negative, with_str_after_overflow = floats.copy(), floats.copy(), floats.copy()
+    with_bool[7] = True
+    with_negative[7] = -1.0
+    with_str_after_overflow[3], with_str_after_overflow[4] = 1e39, "x"
+    ids_with_float = list(range(300))
+    ids_with_float[5] = 5.0
+    cases = {
+        "ids at and above 2**63": lambda: impl.Categorical(2**64, [2**63, 5], [1, 2]),
+        "id 2**64 outside": lambda: impl.Categorical(2**64, [2**64, 5], [1, 2]),
+        "fp32 overflow before None": lambda: impl.fp32_weights(2, [0, 1], [1e39, None]),
+        "fp32 None before overflow": lambda: impl.fp32_weights(2, [0, 1], [None, 1e39]),
+        "fp32 huge int": lambda: impl.fp32_weights(2, [0, 1], [2**200, 1]),
+        "fp32 at the overflow boundary": lambda: impl.fp32_weights(2, [0, 1], [over, 1.0]),
+        "fp32 just below the boundary": lambda: impl.fp32_weights(2, [0, 1], [float.fromhex("0x1.fffffefffffffp+127"),
+                                                                             1.0]),
+        "fp32 long list, overflow then str": lambda: impl.fp32_weights(300, tuple(range(300)),
+                                                                        with_str_after_overflow),
+        "weights None": lambda: impl.Categorical(2, [0, 1], None),
+        "ids None": lambda: impl.Categorical(2, None, [1, 2]),
+        "mask None": lambda: impl.Categorical.dense([1, 2]).masked(None),
+        "long list with a bool": lambda: impl.Categorical(300, tuple(range(300)), with_bool),
+        "long list with a negative": lambda: impl.Categorical(300, list(range(300)), with_negative),
+        "long fp32 list with a bool": lambda: impl.fp32_weights(300, tuple(range(300)), with_bool),
+        "ids with a float": lambda: impl.Categorical(300, ids_with_float, floats),
+        "ids with a bool": lambda: impl.Categorical(2, [True, 0], [1, 2]),
+    }
+    log = []
+    for name, build in cases.items():
+        try:
+            c = build()
+            rng = _random.Random(name)
+            log.append((name, c.ids, c.probabilities, c.tickets, [c.sample(rng) for _ in range(5)]))
+        except (ValueError, TypeError) as error:
+            log.append((name, error_kind(error)))
+    return log
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default_reference = Path(__file__).resolve().parents[2] / "shared/seed/reference_oracle.py"
@@ -164,6 +209,13 @@ def main() -> int:
             mismatches += 1
             if mismatches <= 3:
                 print(f"case {case}: MISMATCH\n  reference: {str(ref_log)[:600]}\n  specviz: {str(our_log)[:600]}")
+    parity_mismatches = 0
+    for ours, theirs in zip(parity_cases(core), parity_cases(ref), strict=True):
+        if ours != theirs:
+            parity_mismatches += 1
+            print(f"parity case {ours[0]!r}: MISMATCH\n  reference: {str(theirs)[:300]}\n  specviz: {str(ours)[:300]}")
+    print(f"{len(parity_cases(core)) - parity_mismatches}/{len(parity_cases(core))} edge-input parity cases identical")
+    mismatches += parity_mismatches
     large_ok = sum(large_vocab_check(ref, args.seed + i, 2048) for i in range(args.large))
     print(f"{args.cases - mismatches}/{args.cases} random scenarios identical; "
           f"{large_ok}/{args.large} large-vocabulary FP32 runs identical")

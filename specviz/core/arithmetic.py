@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .categorical import Categorical
-from .errors import ProposalError, SupportError, VocabularyMismatchError
-from .tickets import DifferenceTickets, DyadicTickets, IntTickets
+from .categorical import Categorical, _shared_arange
+from .errors import ProposalError, ScaleError, SupportError, VocabularyMismatchError
+from .tickets import DifferenceTickets, DyadicTickets, Fp32Tickets, IntTickets, RawTickets
 
 _MISMATCH = "target/proposal vocabulary mismatch: p has {} tokens, q has {}; draft and target must share one vocabulary"
 
@@ -21,75 +21,99 @@ def _check_same_vocab(p: Categorical, q: Categorical) -> None:
 def acceptance(p: Categorical, q: Categorical, token: int) -> Fraction:
     """min(1, p(token) / q(token)) as an exact Fraction."""
     _check_same_vocab(p, q)
-    q_ticket = q.ticket(token)
+    q_ticket = q._raw_ticket(token)
     if q_ticket == 0:
         raise ProposalError(
             f"proposal token has zero q mass: token {token} has q = 0, so the draft could not have "
             "proposed it; sample drafts from q itself"
         )
-    ratio = Fraction(p.ticket(token) * q.total, q_ticket * p.total)
-    return min(Fraction(1), ratio)
+    # raw (unreduced) tickets: the ratio is the same, and no gcd is needed to form it
+    p_ticket, p_total, q_total = p._raw_ticket(token), p._tickets.raw_total, q._tickets.raw_total
+    if p_ticket * q_total >= q_ticket * p_total:
+        return Fraction(1)
+    return Fraction(p_ticket * q_total, q_ticket * p_total)
 
 
-def _dense_dyadic(c: Categorical) -> DyadicTickets:
+def _raw_dense(c: Categorical) -> RawTickets:
+    """c's raw tickets over the full vocabulary (FP32 or general dyadic storage)."""
     tickets = c._tickets
-    assert isinstance(tickets, DyadicTickets)
-    if c.is_dense:
-        return tickets
-    mant = np.zeros(c.vocab_size, dtype=np.int64)
-    shift = np.zeros(c.vocab_size, dtype=np.int64)
-    mant[c._ids] = tickets.mant
-    shift[c._ids] = tickets.shift
-    return DyadicTickets(mant, shift, tickets.total)
+    return tickets if c.is_dense else tickets.spread(c._ids, c.vocab_size)
 
 
-def _positive_mask(t: DyadicTickets, u: DyadicTickets) -> np.ndarray:
-    """Exactly where t_i/T > u_i/U: clear signs from floats, near-ties in integers."""
-    big_t, big_u = t.total, u.total
+def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """Exactly where c*t_i/T > u_i/U (clear signs from floats, near-ties in integers), and c*p - q in floats."""
+    coef_t, coef_u = scale.numerator * u.raw_total, scale.denominator * t.raw_total
     pf, qf = t.floats(), u.floats()
+    if scale != 1:
+        pf = pf * float(scale)
     difference = pf - qf
     # both float vectors carry a relative error of a few ulps: decide only clear signs in floats
-    margin = 2.0**-48 * (pf + qf) + 2.0**-1000
+    margin = 2.0**-47 * (pf + qf) + 2.0**-1000
     positive = difference > margin
-    for i in np.flatnonzero((np.abs(difference) <= margin) & (t.mant != 0)).tolist():
-        positive[i] = t.at(i) * big_u > u.at(i) * big_t
-    return positive
+    for i in np.flatnonzero((np.abs(difference) <= margin) & t.nonzero()).tolist():
+        positive[i] = t.raw_at(i) * coef_t > u.raw_at(i) * coef_u
+    return positive, difference
 
 
-def _difference_tickets(p: Categorical, q: Categorical) -> tuple[DifferenceTickets | IntTickets, int]:
-    """Tickets of (p - q)+ over the full vocabulary and their raw sum over the denominator T*U.
+def _check_scale(scale: object) -> Fraction:
+    if isinstance(scale, bool) or not isinstance(scale, (int, Fraction)) or not 0 <= scale <= 1:
+        raise ScaleError(f"residual scale must be an exact int or Fraction in [0, 1], got {scale!r}")
+    return Fraction(scale)
 
-    Raises SupportError when p <= q everywhere (then the raw sum is 0).
+
+def _difference_tickets(p: Categorical, q: Categorical,
+                        scale: Fraction) -> tuple[DifferenceTickets | IntTickets, int, int]:
+    """Tickets of (c*p - q)+ over the full vocabulary, their raw sum and its denominator.
+
+    The mass is raw sum / denominator. Raises SupportError when c*p <= q everywhere.
     """
     _check_same_vocab(p, q)
-    if isinstance(p._tickets, DyadicTickets) and isinstance(q._tickets, DyadicTickets):
-        t, u = _dense_dyadic(p), _dense_dyadic(q)
-        tickets = DifferenceTickets(t, u, _positive_mask(t, u))
-        return tickets, tickets.raw_total
+    t, u = p._tickets, q._tickets
+    raw = (DyadicTickets, Fp32Tickets)
+    if isinstance(t, raw) and isinstance(u, raw):
+        if type(t) is not type(u):  # mixed storages meet in the general dyadic one
+            p = Categorical._from_tickets(p.vocab_size, p._ids, t.dyadic if isinstance(t, Fp32Tickets) else t)
+            q = Categorical._from_tickets(q.vocab_size, q._ids, u.dyadic if isinstance(u, Fp32Tickets) else u)
+        t, u = _raw_dense(p), _raw_dense(q)
+        positive, difference = _positive_mask(t, u, scale)
+        tickets = DifferenceTickets(t, u, positive, scale, difference)
+        return tickets, tickets.raw_total, tickets.denominator
     big_t, big_u = p.total, q.total
-    values = [max(a * big_u - b * big_t, 0) for a, b in zip(p.ticket_ints(), q.ticket_ints())]
-    return IntTickets.from_ints(values), sum(values)
+    a, b = scale.numerator * big_u, scale.denominator * big_t
+    values = [max(a * x - b * y, 0) for x, y in zip(p.ticket_ints(), q.ticket_ints())]
+    return IntTickets.from_ints(values), sum(values), scale.denominator * big_t * big_u
 
 
-def residual_mass(p: Categorical, q: Categorical) -> Fraction:
-    """sum_x (p(x) - q(x))+ = 1 - sum_x min(p(x), q(x)): the rejection probability."""
+def residual_mass(p: Categorical, q: Categorical, scale: Fraction = Fraction(1)) -> Fraction:
+    """sum_x (c*p(x) - q(x))+ for c = scale; with c = 1 it is 1 - sum_x min(p(x), q(x)), the rejection probability."""
+    scale = _check_scale(scale)
     try:
-        return Fraction(_difference_tickets(p, q)[1], p.total * q.total)
+        _, raw_total, denominator = _difference_tickets(p, q, scale)
     except SupportError:
         return Fraction(0)
+    return Fraction(raw_total, denominator)
 
 
-def residual_with_mass(p: Categorical, q: Categorical) -> tuple[Categorical, Fraction]:
-    """The normalized residual (p - q)+ over the full vocabulary, and its mass before normalizing."""
+def residual_with_mass(p: Categorical, q: Categorical,
+                       scale: Fraction = Fraction(1)) -> tuple[Categorical, Fraction]:
+    """The normalized residual (c*p - q)+ over the full vocabulary (c = scale, default 1), and its mass.
+
+    With c = 1 this is the reference's residual, draw for draw. Block verification uses
+    c in [0, 1]: the mass is sum_x max(c*p(x) - q(x), 0) before normalizing.
+    """
+    scale = _check_scale(scale)
     try:
-        tickets, raw_total = _difference_tickets(p, q)
+        tickets, raw_total, denominator = _difference_tickets(p, q, scale)
     except SupportError as error:
         raise SupportError(
             "empty effective support (all zero or all masked): the residual (p - q)+ is zero because "
             "q covers p everywhere (p = q), so a rejection cannot happen"
+            if scale == 1 else
+            f"empty effective support (all zero or all masked): the residual ({scale}*p - q)+ is zero "
+            "everywhere, so there is nothing to draw"
         ) from error
-    residual_dist = Categorical._from_tickets(p.vocab_size, np.arange(p.vocab_size, dtype=np.int64), tickets)
-    return residual_dist, Fraction(raw_total, p.total * q.total)
+    residual_dist = Categorical._from_tickets(p.vocab_size, _shared_arange(0, p.vocab_size), tickets)
+    return residual_dist, Fraction(raw_total, denominator)
 
 
 def residual(p: Categorical, q: Categorical) -> Categorical:

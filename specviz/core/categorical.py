@@ -11,9 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MaskError, SupportError, TopKError, WeightValueError
-from .tickets import DyadicTickets, IntTickets, Tickets
-from .validation import Weight, check_token, check_weight, check_weight_array
+from .errors import (
+    MaskError,
+    MaskTypeError,
+    SupportError,
+    TokenTypeError,
+    TopKError,
+    WeightTypeError,
+    WeightValueError,
+)
+from .tickets import DyadicTickets, Fp32Tickets, IntTickets, Tickets
+from .validation import Weight, check_token, check_weight, check_weight_array, check_weight_dtype
 
 _EXACT_FLOAT_INT = 1 << 53
 
@@ -23,30 +31,114 @@ def _check_vocab_size(vocab_size: object) -> None:
         raise SupportError(f"vocabulary size must be a positive integer, got {vocab_size!r}")
 
 
-def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int) -> np.ndarray:
-    """Validate the listed support and return it as an int64 array (in the given order)."""
-    if len(ids) != n_weights or len(ids) == 0:
+_INT64_LIMIT = 1 << 63
+_recent_ids: dict[int, tuple[tuple, int, np.ndarray]] = {}  # id(tuple) -> (tuple, vocab, ids): validated before
+
+
+def _sized(values: object, error: type[Exception], what: str) -> int:
+    """len(values), or a precise TypeError subclass when values is not a sequence at all."""
+    try:
+        return len(values)  # type: ignore[arg-type]
+    except TypeError:
+        raise error(f"{what} must be a sequence (list, tuple, range or 1-D array), got {values!r} "
+                    f"of type {type(values).__name__}") from None
+
+
+def _int_id_array(ids: Sequence[int], vocab_size: int) -> np.ndarray:
+    """Validate a sequence of ids in order (a vectorized check first, the walk only to report)."""
+    if set(map(type, ids)) == {int}:
+        try:
+            array = np.fromiter(ids, dtype=np.int64, count=len(ids))
+        except OverflowError:  # ids at or above 2**63: a vocabulary that large stays in Python ints
+            array = None
+        if array is not None:
+            outside = (array < 0) | (array >= vocab_size)
+            if not outside.any():
+                return array
+            index = int(np.flatnonzero(outside)[0])
+            check_token(ids[index], vocab_size)
+    for token in ids:
+        check_token(token, vocab_size)
+    return np.array(list(ids), dtype=object)
+
+
+def _check_ids(vocab_size: int, ids: Sequence[int] | np.ndarray, n_weights: int) -> tuple[np.ndarray, bool]:
+    """Validate the listed support: (the ids as an int64 array in the given order, whether ascending).
+
+    Ids at or above 2**63 are kept in an object array. Shared arrays (from a range or a
+    reused tuple) are read-only.
+    """
+    n_ids = _sized(ids, TokenTypeError, "token ids")
+    if isinstance(ids, np.ndarray) and ids.ndim != 1:
+        raise SupportError(f"token ids must be a 1-D sequence, got an array of shape {ids.shape}")
+    if n_ids != n_weights or n_ids == 0:
         raise SupportError(
-            f"support and weights must have matching nonempty lengths (got {len(ids)} ids and "
+            f"support and weights must have matching nonempty lengths (got {n_ids} ids and "
             f"{n_weights} weights)"
         )
-    if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu":
+    if isinstance(ids, range) and ids.step == 1 and 0 <= ids.start and ids.stop <= min(vocab_size, _INT64_LIMIT):
+        return _shared_arange(ids.start, ids.stop), True  # ascending: no duplicates possible
+    if isinstance(ids, tuple):
+        # a tuple of ints cannot change: a model loop passing the same one skips the re-check
+        seen = _recent_ids.get(id(ids))
+        if seen is not None and seen[0] is ids and seen[1] == vocab_size:
+            return seen[2], seen[3]
+        array = _int_id_array(ids, vocab_size)
+        ascending = _check_unique(array)
+        array.flags.writeable = False
+        if len(_recent_ids) >= 4:
+            _recent_ids.pop(next(iter(_recent_ids)))
+        _recent_ids[id(ids)] = (ids, vocab_size, array, ascending)
+        return array, ascending
+    if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and not (
+            ids.dtype.kind == "u" and ids.size and int(ids.max()) >= _INT64_LIMIT):
         array = ids.astype(np.int64, copy=False)
+        if _ascending(array):  # sorted: the two ends bound every id
+            if int(array[0]) < 0:
+                check_token(int(array[0]), vocab_size)
+            if int(array[-1]) >= vocab_size:
+                check_token(int(array[np.flatnonzero(array >= vocab_size)[0]]), vocab_size)
+            if int(array[-1]) - int(array[0]) == array.size - 1:  # consecutive: share one read-only arange
+                return _shared_arange(int(array[0]), int(array[-1]) + 1), True
+            return array.copy(), True  # a private copy: the caller may reuse its array
         outside = (array < 0) | (array >= vocab_size)
         if outside.any():
             check_token(int(array[np.flatnonzero(outside)[0]]), vocab_size)
-    elif isinstance(ids, range) and ids.step == 1 and 0 <= ids.start and ids.stop <= vocab_size:
-        return np.arange(ids.start, ids.stop, dtype=np.int64)  # ascending: no duplicates possible
+        array = array.copy()
+    elif isinstance(ids, np.ndarray):
+        # floats, objects, and uint64 ids >= 2**63 (reported as themselves, not wrapped to negatives)
+        array = _int_id_array(ids.tolist() if ids.dtype.kind in "Ou" else list(ids), vocab_size)
     else:
-        for token in ids:
-            check_token(token, vocab_size)
-        array = np.array(ids, dtype=np.int64)
-    if array.size > 1 and not bool(np.all(array[1:] > array[:-1])):
-        ordered = np.sort(array)
-        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-        if repeated.size:
-            raise SupportError(f"duplicate global token ID {int(repeated[0])} in the support; list each id once")
+        array = _int_id_array(ids, vocab_size)
+    return array, _check_unique(array)
+
+
+_aranges: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _shared_arange(start: int, stop: int) -> np.ndarray:
+    array = _aranges.get((start, stop))
+    if array is None:
+        if len(_aranges) >= 8:
+            _aranges.pop(next(iter(_aranges)))
+        array = _aranges[start, stop] = np.arange(start, stop, dtype=np.int64)
+        array.flags.writeable = False
     return array
+
+
+def _ascending(array: np.ndarray) -> bool:
+    return array.size <= 1 or bool(np.all(array[1:] > array[:-1]))
+
+
+def _check_unique(array: np.ndarray) -> bool:
+    """Raise on a repeated id; return whether the ids are ascending."""
+    if _ascending(array):
+        return True
+    ordered = np.sort(array)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if repeated.size:
+        raise SupportError(f"duplicate global token ID {int(repeated[0])} in the support; list each id once")
+    return False
 
 
 SMALL = 256  # below this many weights, plain Python integers beat numpy's per-call overhead
@@ -80,13 +172,31 @@ def _plain_float(value: object) -> bool:
     return kind is int and 0 <= value < _EXACT_FLOAT_INT
 
 
+def _only_floats(weights: Sequence[Weight]) -> np.ndarray | None:
+    """A list of plain Python floats as float64, validated in order; None if other types occur."""
+    if set(map(type, weights)) != {float}:
+        return None
+    values = np.fromiter(weights, dtype=np.float64, count=len(weights))
+    bad = ~(values >= 0) | (values == math.inf)  # NaN, negatives, inf
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        check_weight(weights[index], index)
+    return values
+
+
 def _float_weights(weights: Sequence[Weight] | np.ndarray) -> np.ndarray | None:
     """The weights as validated float64 if they are exact there, else None (use Fractions)."""
     if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
         check_weight_array(weights)
         if weights.dtype.kind in "iu" and weights.size and int(weights.max()) >= _EXACT_FLOAT_INT:
             return None
+        if weights.dtype.kind == "f" and weights.dtype.itemsize > 8:  # longdouble: exact only if float64 holds it
+            doubles = weights.astype(np.float64)
+            return doubles if bool(np.all(doubles.astype(weights.dtype) == weights)) else None
         return weights.astype(np.float64)
+    floats = _only_floats(weights)
+    if floats is not None:
+        return floats
     exact = True
     for index, value in enumerate(weights):
         if not _plain_float(value):
@@ -95,14 +205,41 @@ def _float_weights(weights: Sequence[Weight] | np.ndarray) -> np.ndarray | None:
     return np.array(weights, dtype=np.float64) if exact else None
 
 
+def _exact_list(weights: Sequence[Weight] | np.ndarray) -> list:
+    """Weights as Python numbers with their exact values (numpy scalars as ints or Fractions)."""
+    if not isinstance(weights, np.ndarray) or weights.dtype.kind == "O":
+        return list(weights)
+    if weights.dtype.kind == "f":
+        return [Fraction(*value.as_integer_ratio()) for value in weights]
+    return weights.tolist()  # Python ints, exact at any size
+
+
 def _tickets_of(weights: Sequence[Weight] | np.ndarray) -> Tickets:
     """Exact tickets of the weights in the given order (validated in that order, as the reference does)."""
     if not isinstance(weights, np.ndarray) and len(weights) <= SMALL:
         return _int_tickets(weights)
+    if isinstance(weights, np.ndarray) and weights.dtype == np.float32:
+        return Fp32Tickets.from_float32(_valid_singles(weights))
     floats = _float_weights(weights)
     if floats is not None:
         return DyadicTickets.from_floats(floats)
-    return _int_tickets(list(weights))
+    return _int_tickets(_exact_list(weights))
+
+
+def _check_weight_shape(weights: Sequence[Weight] | np.ndarray) -> int:
+    n = _sized(weights, WeightTypeError, "weights")
+    if isinstance(weights, np.ndarray) and weights.ndim != 1:
+        raise WeightTypeError(f"weights must be a 1-D sequence, got an array of shape {weights.shape}")
+    return n
+
+
+def _valid_singles(weights: np.ndarray) -> np.ndarray:
+    """A private copy of a float32 weight vector, validated (finite, >= 0), negative zeros made +0."""
+    singles = np.array(weights, dtype=np.float32, copy=True, order="C")
+    if singles.size and int(singles.view(np.uint32).max()) >= 0x7F800000:  # sign bit, inf or NaN somewhere
+        check_weight_array(singles)
+        singles += np.float32(0)  # -0.0 + 0.0 = +0.0
+    return singles
 
 
 class Categorical:
@@ -118,9 +255,9 @@ class Categorical:
 
     def __init__(self, vocab_size: int, ids: Sequence[int] | np.ndarray, weights: Sequence[Weight] | np.ndarray):
         _check_vocab_size(vocab_size)
-        id_array = _check_ids(vocab_size, ids, len(weights))
+        id_array, ascending = _check_ids(vocab_size, ids, _check_weight_shape(weights))
         tickets = _tickets_of(weights)
-        if id_array.size > 1 and not bool(np.all(id_array[1:] > id_array[:-1])):
+        if not ascending:
             order = np.argsort(id_array, kind="stable")  # entries are kept in ascending id order
             id_array, tickets = id_array[order], tickets.select(order)
         self._init(vocab_size, id_array, tickets)
@@ -185,8 +322,14 @@ class Categorical:
         position = self._position(token)
         return 0 if position is None else self._tickets.at(position)
 
+    def _raw_ticket(self, token: int) -> int:
+        """token's ticket before the gcd reduction (its ratio to _tickets.raw_total is p(token))."""
+        check_token(token, self.vocab_size)
+        position = self._position(token)
+        return 0 if position is None else self._tickets.raw_at(position)
+
     def prob(self, token: int) -> Fraction:
-        return Fraction(self.ticket(token), self.total)
+        return Fraction(self._raw_ticket(token), self._tickets.raw_total)
 
     # --- sampling -----------------------------------------------------------------------
     def draw(self, rng: random.Random) -> tuple[int, int]:
@@ -306,7 +449,7 @@ def _mask_array(allowed: Sequence[bool] | np.ndarray, vocab_size: int) -> np.nda
         if allowed.dtype != np.bool_ or allowed.shape != (vocab_size,):
             raise MaskError(message + f"got an array of dtype {allowed.dtype} and shape {allowed.shape}")
         return allowed
-    if len(allowed) != vocab_size:
+    if _sized(allowed, MaskTypeError, "mask") != vocab_size:
         raise MaskError(message + f"got {len(allowed)} values")
     for value in allowed:
         if type(value) is not bool:
@@ -314,28 +457,72 @@ def _mask_array(allowed: Sequence[bool] | np.ndarray, vocab_size: int) -> np.nda
     return np.array(allowed, dtype=bool)
 
 
+_FP32_OVERFLOW = 2.0**128 - 2.0**103  # the smallest double that rounds to FP32 infinity (ties to even)
+
+
+def _check_fp32_element(value: object, index: int) -> None:
+    """The reference's checks of one fp32 weight, in its order: type, finite, sign, then FP32 range."""
+    check_weight(value, index)
+    try:
+        double = float(value)  # type: ignore[arg-type]
+    except OverflowError as error:
+        raise WeightValueError(_fp32_message(value, index)) from error
+    if double >= _FP32_OVERFLOW:
+        raise WeightValueError(_fp32_message(value, index))
+
+
+def _fp32_of_doubles(doubles: np.ndarray, original: Sequence[Weight] | np.ndarray) -> np.ndarray:
+    """Round validated-or-not float64 values to FP32, raising at the first bad one in the reference's order."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        singles = doubles.astype(np.float32)
+    bad = ~(doubles >= 0) | (singles == np.inf)  # NaN, negatives, inf, and FP32 overflow
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        value = original[index]
+        _check_fp32_element(value.item() if isinstance(value, np.generic) and value.dtype.itemsize <= 8 else value,
+                            index)
+    return singles + np.float32(0)  # a fresh array with -0.0 made +0.0
+
+
+def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
+    """The weights rounded to FP32, each checked as the reference checks it (first bad one raises)."""
+    n = _check_weight_shape(weights)
+    if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
+        if weights.dtype == np.float32:
+            return _valid_singles(weights)
+        check_weight_dtype(weights)
+        if weights.dtype.kind == "f" and weights.dtype.itemsize > 8:
+            with np.errstate(over="ignore", invalid="ignore"):
+                singles = weights.astype(np.float32)  # one rounding of the exact long double
+            bad = ~(weights >= 0) | np.isinf(weights) | np.isinf(singles)
+            if bad.any():
+                index = int(np.flatnonzero(bad)[0])
+                if np.isinf(singles[index]) and np.isfinite(weights[index]) and weights[index] > 0:
+                    raise WeightValueError(_fp32_message(weights[index], index))
+                check_weight_array(weights[index:index + 1], offset=index)
+            return singles + np.float32(0)
+        doubles = weights.astype(np.float64) if weights.dtype.kind == "f" else np.array(
+            [float(v) for v in weights.tolist()], dtype=np.float64)  # int -> double -> FP32, as the reference
+        return _fp32_of_doubles(doubles, weights)
+    if set(map(type, weights)) == {float}:
+        return _fp32_of_doubles(np.fromiter(weights, dtype=np.float64, count=n), weights)
+    converted = []
+    for index, value in enumerate(weights):
+        _check_fp32_element(value, index)
+        converted.append(float(value))
+    return np.array(converted, dtype=np.float64).astype(np.float32) + np.float32(0)
+
+
 def fp32_weights(vocab_size: int, ids: Sequence[int] | np.ndarray,
                  weights: Sequence[Weight] | np.ndarray) -> Categorical:
     """Quantize every weight to FP32 first (round to nearest even), then normalize exactly."""
-    if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
-        check_weight_array(weights)
-        doubles = weights.astype(np.float64)
-    else:
-        converted = []
-        for index, value in enumerate(weights):
-            check_weight(value, index)
-            try:
-                converted.append(float(value))
-            except OverflowError as error:
-                raise WeightValueError(_fp32_message(value, index)) from error
-        doubles = np.array(converted, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        singles = doubles.astype(np.float32)
-    overflow = np.isinf(singles)
-    if overflow.any():
-        index = int(np.flatnonzero(overflow)[0])
-        raise WeightValueError(_fp32_message(weights[index], index))
-    return Categorical(vocab_size, ids, singles.astype(np.float64))
+    singles = _fp32_singles(weights)
+    _check_vocab_size(vocab_size)
+    id_array, ascending = _check_ids(vocab_size, ids, singles.size)
+    if not ascending:
+        order = np.argsort(id_array, kind="stable")  # entries are kept in ascending id order
+        id_array, singles = id_array[order], singles[order]
+    return Categorical._from_tickets(vocab_size, id_array, Fp32Tickets.from_float32(singles))
 
 
 def _fp32_message(value: object, index: int) -> str:

@@ -54,3 +54,15 @@ class SessionError(SpecvizError, ValueError):
 
 class ProcessorError(SpecvizError, ValueError):
     """A processor setting (temperature, top-k, top-p) is out of range."""
+
+
+class MaskTypeError(MaskError, TypeError):
+    """A mask is not a sequence at all (None, a number): the reference raises TypeError here."""
+
+
+class ScaleError(SpecvizError, ValueError):
+    """A residual scale c is not an exact number in [0, 1]."""
+
+
+class TokenTypeError(TokenError, TypeError):
+    """The token ids are not a sequence at all (None, a number): the reference raises TypeError here."""

@@ -19,6 +19,13 @@ from .categorical import Categorical, fp32_weights
 from .errors import ProcessorError
 from .verifier import Prefix, Processor
 
+_LARGEST_TEMPERATURE = float(np.finfo(np.float64).max)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"an int of {len(text)} digits"
+
 
 @dataclass(frozen=True)
 class Temperature:
@@ -27,17 +34,34 @@ class Temperature:
     t: float
 
     def __post_init__(self) -> None:
-        if isinstance(self.t, bool) or not isinstance(self.t, (int, float)) or not math.isfinite(self.t) or self.t <= 0:
-            raise ProcessorError(f"temperature must be a finite number > 0, got {self.t!r}; use 1 for no change")
+        value = self.t
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ProcessorError(f"temperature must be a number, got {value!r} of type {type(value).__name__}; "
+                                 "use 1 for no change")
+        # ints beyond the float range cannot scale float logits; tiny positive values mean near-greedy
+        if not 0 < value <= _LARGEST_TEMPERATURE or (isinstance(value, float) and not math.isfinite(value)):
+            raise ProcessorError(
+                f"temperature must be in (0, {_LARGEST_TEMPERATURE:g}] (a positive finite float), got {_short(value)}; "
+                "use 1 for no change, a small value such as 0.01 for near-greedy"
+            )
 
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
         if self.t == 1:
             return distribution
         probs = distribution.to_numpy()
         support = probs > 0
+        t = float(self.t)
         logits = np.full(probs.shape, -np.inf)
-        logits[support] = np.log(probs[support]) / self.t
-        weights = np.exp(logits - logits[support].max())
+        with np.errstate(over="ignore", under="ignore"):
+            logits[support] = np.log(probs[support]) / t
+            top = logits[support].max()
+            if not np.isfinite(top):
+                # a tiny t sends every log p < 0 to -inf: scale the gaps to the mode instead, which
+                # keeps the mode (and exact ties with it) at weight 1: near-greedy, as t -> 0 means
+                logs = np.log(probs[support])
+                logits[support] = (logs - logs.max()) / t
+                top = 0.0
+            weights = np.exp(logits - top)
         return fp32_weights(distribution.vocab_size, range(distribution.vocab_size), weights)
 
 

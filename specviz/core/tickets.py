@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from bisect import bisect_right
 from fractions import Fraction
 from functools import cached_property
@@ -116,6 +117,44 @@ class DyadicTickets:
     def prefix_total(self, stop: int) -> int:
         return _group_total(self.mant[:stop], self.shift[:stop])
 
+    # --- the raw interface shared with Fp32Tickets (here raw = reduced) ---------------------
+    @property
+    def raw_total(self) -> int:
+        return self.total
+
+    def raw_at(self, position: int) -> int:
+        return self.at(position)
+
+    def prefix_summer(self, keep: np.ndarray):
+        """A function stop -> exact sum of the tickets at positions < stop where keep is True."""
+        mant = np.where(keep, self.mant, 0)
+        return lambda stop: _group_total(mant[:stop], self.shift[:stop])
+
+    common_shift = 0  # reduced tickets: the smallest nonzero one has shift 0
+
+    def shift_below(self, positions: np.ndarray, limit: int) -> np.ndarray:
+        return self.shift[positions] < limit
+
+    def lowest_shift(self, positions: np.ndarray) -> np.ndarray:
+        """The positions (among the given ones) whose shift is the least."""
+        shifts = self.shift[positions]
+        return positions[shifts == shifts.min()] if positions.size else positions
+
+    def residues(self, positions: np.ndarray, modulus: int, down: int = 0) -> np.ndarray:
+        """(ticket >> down) mod modulus at positions (modulus < 2**31, down <= common_shift), as int64."""
+        if positions.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        shifts = np.maximum(self.shift[positions] - down, 0)  # zero tickets may sit below: any shift will do
+        return (self.mant[positions] % modulus) * _powers_of_two_mod(shifts, modulus) % modulus
+
+    def spread(self, ids: np.ndarray, size: int) -> DyadicTickets:
+        """The same tickets placed at ids of a dense vector of size entries (zeros elsewhere)."""
+        mant = np.zeros(size, dtype=np.int64)
+        shift = np.zeros(size, dtype=np.int64)
+        mant[ids] = self.mant
+        shift[ids] = self.shift
+        return DyadicTickets(mant, shift, self.total)
+
     @cached_property
     def _unit_scale(self) -> int:
         return self.total.bit_length()
@@ -196,6 +235,13 @@ class IntTickets:
     def at(self, position: int) -> int:
         return self.values[position]
 
+    @property
+    def raw_total(self) -> int:
+        return self.total
+
+    def raw_at(self, position: int) -> int:
+        return self.values[position]
+
     def as_ints(self) -> list[int]:
         return self.values
 
@@ -236,19 +282,267 @@ def _powers_of_two_mod(shifts: np.ndarray, modulus: int) -> np.ndarray:
     return table[shifts]
 
 
-class DifferenceTickets:
-    """Residual tickets (t_i*U - u_i*T) / g on the positive set, kept as the two dyadic vectors.
+class Fp32Tickets:
+    """Tickets of FP32 weights, kept as the weights themselves: ``raw_i = w_i * 2**149`` exactly.
 
-    Sums, the gcd and the sampling walk run on the dyadic parts in numpy; the big
-    integers of single entries are only formed near the draw (or for display).
+    The raw total (an exact per-exponent sum) is all acceptance needs, so it is the
+    only thing computed up front. The gcd that gives the reference's smallest tickets,
+    and the running sums for a draw, are computed on first use (only sampled
+    distributions need them); everything else goes through the reduced ``dyadic`` form.
     """
 
-    _EXACT_HEAD = 16  # entries whose exact gcd usually settles the divisor at 1
+    def __init__(self, singles: np.ndarray, values: np.ndarray, field: np.ndarray, raw_total: int):
+        self.singles, self.values, self.field = singles, values, field
+        self.raw_total = raw_total
+        if raw_total == 0:
+            raise SupportError(_EMPTY_MESSAGE)
 
-    def __init__(self, t: DyadicTickets, u: DyadicTickets, positive: np.ndarray):
-        self.t, self.u, self.positive = t, u, positive
-        self._tm = np.where(positive, t.mant, 0)
-        self._um = np.where(positive, u.mant, 0)
+    @classmethod
+    def from_float32(cls, singles: np.ndarray) -> Fp32Tickets:
+        """singles: a contiguous float32 vector of finite values >= 0 (no negative zero)."""
+        field = singles.view(np.uint32) >> 23  # the biased exponent (the sign bit is clear)
+        values = singles.astype(np.float64)
+        return cls(singles, values, field, _fp32_sum(field, values))
+
+    def __len__(self) -> int:
+        return self.values.size
+
+    @cached_property
+    def _parts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Integer mantissas and shifts with raw_i = mant_i << shift_i."""
+        return _fp32_parts(self.singles.view(np.uint32), self.field)
+
+    @cached_property
+    def _dense(self) -> bool:
+        return int(np.count_nonzero(self.singles)) == self.values.size
+
+    @cached_property
+    def _nonzero_positions(self) -> np.ndarray:
+        return np.arange(self.values.size) if self._dense else np.flatnonzero(self.singles)
+
+    def _nonzero_field(self) -> np.ndarray:
+        return self.field if self._dense else self.field[self._nonzero_positions]
+
+    @cached_property
+    def divisor(self) -> int:
+        """gcd of the raw tickets: 2**(least 2-adic valuation among them) times the gcd of the odd parts."""
+        bits, field = self.singles.view(np.uint32), self.field
+        head = slice(0, 64) if self._dense else self._nonzero_positions[:64]  # odd parts: a head has gcd 1
+        mant, _ = _fp32_parts(bits[head], field[head])
+        odd_gcd = int(np.gcd.reduce(mant >> _trailing_zeros(mant)))
+        if odd_gcd != 1:
+            mant, _ = self._parts
+            mm = mant if self._dense else mant[self._nonzero_positions]
+            odd_gcd = int(np.gcd.reduce(mm >> _trailing_zeros(mm)))
+        return odd_gcd << self._least_valuation()
+
+    def _least_valuation(self) -> int:
+        """min over nonzero tickets of shift + trailing zeros, scanning shift levels upwards.
+
+        A level can only improve on the best so far if its shift is below it, so the scan
+        usually stops after the lowest level (an odd mantissa there settles it).
+        """
+        bits, field = self.singles.view(np.uint32), self.field
+        nonzero_field = self._nonzero_field()
+        best = level = self.common_shift
+        best = None
+        while best is None or level < best:
+            # shift = max(field, 1) - 1: level 0 holds fields 0 and 1
+            at = (nonzero_field <= 1) if level == 0 else (nonzero_field == level + 1)
+            found = np.flatnonzero(at)
+            if found.size:
+                positions = found if self._dense else self._nonzero_positions[found]
+                mant, _ = _fp32_parts(bits[positions], field[positions])
+                value = level + int(_trailing_zeros(mant).min())
+                best = value if best is None else min(best, value)
+            level += 1
+        return best
+
+    @cached_property
+    def total(self) -> int:
+        return self.raw_total // self.divisor
+
+    def raw_at(self, position: int) -> int:
+        numerator, denominator = float(self.values[position]).as_integer_ratio()
+        return numerator * ((1 << _FP32_UNIT) // denominator)
+
+    def at(self, position: int) -> int:
+        return self.raw_at(position) // self.divisor
+
+    @cached_property
+    def dyadic(self) -> DyadicTickets:
+        """The same (reduced) tickets in the general dyadic storage."""
+        return DyadicTickets.from_parts(*self._parts)
+
+    def as_ints(self) -> list[int]:
+        return self.dyadic.as_ints()
+
+    def nonzero(self) -> np.ndarray:
+        return self.values != 0
+
+    def select(self, positions: np.ndarray) -> DyadicTickets:
+        return self.dyadic.select(positions)
+
+    def masked(self, keep: np.ndarray) -> DyadicTickets:
+        return self.dyadic.masked(keep)
+
+    def top_positions(self, k: int, ids: np.ndarray) -> np.ndarray:
+        return self.dyadic.top_positions(k, ids)
+
+    @cached_property
+    def _floats(self) -> np.ndarray:
+        return self.values / (self.raw_total / (1 << _FP32_UNIT))
+
+    def floats(self) -> np.ndarray:
+        """t_i / T as float64 (within 2 ulps)."""
+        return self._floats
+
+    def position_of(self, draw: int) -> int:
+        """Index of the first ticket whose running sum exceeds draw (the reference's walk)."""
+        goal = draw * self.divisor  # compare raw running sums in raw units
+        x = goal / (1 << _FP32_UNIT)
+        slack = (len(self) + 8) * 2.0**-50 * (self.raw_total / (1 << _FP32_UNIT))
+        low = float_bracket(self.values, x - slack)
+        exact = _prefix_function(self.field, self.values, self.raw_total)(low)
+        for index in range(low, len(self)):
+            exact += self.raw_at(index)
+            if exact > goal:
+                return index
+        raise AssertionError("categorical integer sampler exhausted its support")
+
+    # --- the raw interface shared with DyadicTickets ----------------------------------------
+    def prefix_summer(self, keep: np.ndarray):
+        """A function stop -> exact raw sum at positions < stop where keep is True."""
+        values = np.where(keep, self.values, 0.0)
+        return _prefix_function(self.field, values)
+
+    def shift_below(self, positions: np.ndarray, limit: int) -> np.ndarray:
+        return self.field[positions] < limit + 1  # shift = max(field, 1) - 1 and limit >= 0
+
+    def lowest_shift(self, positions: np.ndarray) -> np.ndarray:
+        """The positions (among the given ones) whose field, hence shift, is the least."""
+        fields = self.field[positions]
+        return positions[fields == fields.min()] if positions.size else positions
+
+    @cached_property
+    def common_shift(self) -> int:
+        """The least shift among nonzero raw tickets: 2**common_shift divides every one of them."""
+        return max(int(self._nonzero_field().min()), 1) - 1
+
+    def residues(self, positions: np.ndarray, modulus: int, down: int = 0) -> np.ndarray:
+        """(raw ticket >> down) mod modulus at positions (modulus < 2**31, down <= common_shift)."""
+        if positions.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        mant, shift = _fp32_parts(self.singles.view(np.uint32)[positions], self.field[positions])
+        shifts = np.maximum(shift - down, 0)
+        return (mant % modulus) * _powers_of_two_mod(shifts, modulus) % modulus
+
+    def spread(self, ids: np.ndarray, size: int) -> Fp32Tickets:
+        singles = np.zeros(size, dtype=np.float32)
+        values = np.zeros(size, dtype=np.float64)
+        field = np.zeros(size, dtype=np.uint32)
+        singles[ids], values[ids], field[ids] = self.singles, self.values, self.field
+        return Fp32Tickets(singles, values, field, self.raw_total)
+
+
+_FP32_UNIT = 149  # raw FP32 tickets count units of 2**-149, the smallest FP32 subnormal
+
+
+_CHUNK = 1024
+
+
+def float_bracket(values: np.ndarray, bound: float) -> int:
+    """The number of leading entries whose float running sum stays <= bound.
+
+    Chunk sums first, then one chunk's running sum: a full cumsum costs several times
+    more. Callers pass a bound lowered by the float error, so every skipped entry is
+    surely before the exact answer, and walk on exactly from the returned index.
+    """
+    n = values.size
+    if n <= 4 * _CHUNK:
+        return int(np.searchsorted(np.cumsum(values), bound, side="right"))
+    starts = np.arange(0, n, _CHUNK)
+    ends = np.cumsum(np.add.reduceat(values, starts))
+    block = int(np.searchsorted(ends, bound, side="right"))
+    if block == starts.size:
+        return n
+    before = float(ends[block - 1]) if block else 0.0
+    start = int(starts[block])
+    inner = before + np.cumsum(values[start:start + _CHUNK])
+    return start + int(np.searchsorted(inner, bound, side="right"))
+
+
+def _fp32_parts(bits: np.ndarray, field: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64 mantissas and shifts of FP32 bit patterns: value * 2**149 = mant << shift."""
+    normal = field > 0
+    mant = (bits & 0x7FFFFF).astype(np.int64) | (normal.astype(np.int64) << 23)
+    return mant, np.maximum(field, 1).astype(np.int64) - 1
+
+
+def _trailing_zeros(mant: np.ndarray) -> np.ndarray:
+    """Trailing zero bits of positive int64 values below 2**53."""
+    lowest_bit = mant & -mant
+    return np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
+
+
+def _fp32_sum(field: np.ndarray, values: np.ndarray) -> int:
+    """Exact sum of FP32 values in units of 2**-149, one float64 bincount per exponent field.
+
+    Inside one exponent every value is mant * 2**k with mant < 2**24, so fewer than
+    2**29 of them add up exactly in float64.
+    """
+    if values.size == 0:
+        return 0
+    sums = np.bincount(field, weights=values)
+    groups = np.flatnonzero(sums)
+    low = np.maximum(groups, 1) - 1
+    mantissa_sums = np.ldexp(sums[groups], _FP32_UNIT - low).astype(np.int64)
+    return sum(map(operator.lshift, mantissa_sums.tolist(), low.tolist()))
+
+
+def _valuation(value: int) -> int:
+    """The number of factors of two in a nonzero int (a large number for 0)."""
+    return (value & -value).bit_length() - 1 if value else 1 << 30
+
+
+def _prefix_function(field: np.ndarray, values: np.ndarray, full: int | None = None):
+    """stop -> exact sum of values[:stop]: the shorter side is summed (the total minus a suffix)."""
+    n = values.size
+    total = _fp32_sum(field, values) if full is None else full
+
+    def summed(stop: int) -> int:
+        if stop >= n:
+            return total
+        if stop > n // 2:
+            return total - _fp32_sum(field[stop:], values[stop:])
+        return _fp32_sum(field[:stop], values[:stop])
+
+    return summed
+
+
+RawTickets = DyadicTickets | Fp32Tickets
+
+
+class DifferenceTickets:
+    """Residual tickets (a*U*t_i - b*T*u_i) / g on the positive set, for the scaled residual (c*p - q)+.
+
+    t and u are raw tickets with totals T and U, c = a/b. Sums, the gcd and the
+    sampling walk run on the two raw vectors in numpy; the big integers of single
+    entries are only formed near the draw (or for display).
+    """
+
+    _EXACT_HEAD = 48  # entries whose exact gcd usually settles the divisor at 1
+
+    def __init__(self, t: RawTickets, u: RawTickets, positive: np.ndarray, scale: Fraction = Fraction(1),
+                 difference: np.ndarray | None = None):
+        self.t, self.u, self.positive, self.scale = t, u, positive, scale
+        if difference is not None:  # c*p - q in floats, already computed by the caller
+            self._differences = np.maximum(np.where(positive, difference, 0.0), 0.0)
+        self.coef_t = scale.numerator * u.raw_total
+        self.coef_u = scale.denominator * t.raw_total
+        self.denominator = scale.denominator * t.raw_total * u.raw_total  # of the mass
+        self._t_sum = t.prefix_summer(positive)
+        self._u_sum = u.prefix_summer(positive)
         self.raw_total = self._raw_prefix(len(positive))
         if self.raw_total == 0:
             raise SupportError(_EMPTY_MESSAGE)
@@ -256,42 +550,64 @@ class DifferenceTickets:
         self.total = self.raw_total // self.divisor
 
     def _raw_prefix(self, stop: int) -> int:
-        """Exact sum of the raw differences over positions < stop."""
-        return (self.u.total * _group_total(self._tm[:stop], self.t.shift[:stop])
-                - self.t.total * _group_total(self._um[:stop], self.u.shift[:stop]))
+        """Exact sum of the raw differences over positive positions < stop."""
+        return self.coef_t * self._t_sum(stop) - self.coef_u * self._u_sum(stop)
 
-    def _raw_at(self, i: int) -> int:
-        return self.t.at(i) * self.u.total - self.u.at(i) * self.t.total
+    def raw_at(self, i: int) -> int:
+        if not self.positive[i]:
+            return 0
+        return self.coef_t * self.t.raw_at(i) - self.coef_u * self.u.raw_at(i)
 
     def _divisor(self) -> int:
+        # raw tickets share the powers of two 2**kt and 2**ku: d_i = 2**(kt+ku) * d'_i
+        kt, ku = self.t.common_shift, self.u.common_shift
+        down = kt + ku
         ids = np.flatnonzero(self.positive)
+        # a head of entries, with those of the lowest shifts (the least powers of two) added,
+        # usually settles the gcd of the d'_i
+        head = np.concatenate((ids[: self._EXACT_HEAD], self.t.lowest_shift(ids)[:8], self.u.lowest_shift(ids)[:8]))
         divisor = 0
-        for i in ids[: self._EXACT_HEAD].tolist():
-            divisor = math.gcd(divisor, self._raw_at(i))
+        for i in head.tolist():
+            divisor = math.gcd(divisor, self.raw_at(i) >> down)
             if divisor == 1:
-                return 1
+                return 1 << down
         if ids.size <= self._EXACT_HEAD:
-            return divisor
+            return divisor << down
+        power = (divisor & -divisor).bit_length() - 1
+        big_a, big_b = self.coef_t >> ku, self.coef_u >> kt  # d'_i = A * (t_i >> kt) - B * (u_i >> ku)
+        if divisor == 1 << power:
+            # 2**(v2(A) + shift - kt) divides A * (t_i >> kt): only entries where that or the u side
+            # has fewer than `power` factors of two can lower the power of two of the gcd
+            need_t = power - _valuation(big_a)
+            need_u = power - _valuation(big_b)
+            keep = np.zeros(ids.size, dtype=bool)
+            if need_t > 0:
+                keep |= self.t.shift_below(ids, kt + need_t)
+            if need_u > 0:
+                keep |= self.u.shift_below(ids, ku + need_u)
+            ids = ids[keep]
+            if ids.size == 0:
+                return divisor << down
         if divisor < 2**31:
             # gcd(g, x_i) = gcd(g, x_i mod g): residues of small g fit int64 products
             g = divisor
-            t_mod = (self.t.mant[ids] % g) * _powers_of_two_mod(self.t.shift[ids], g) % g
-            u_mod = (self.u.mant[ids] % g) * _powers_of_two_mod(self.u.shift[ids], g) % g
-            residues = (t_mod * (self.u.total % g) - u_mod * (self.t.total % g)) % g
-            return math.gcd(g, int(np.gcd.reduce(residues)))
-        return math.gcd(*(self._raw_at(i) for i in ids.tolist()))
+            coef_t = big_a % g
+            coef_u = big_b % g
+            residues = (self.t.residues(ids, g, kt) * coef_t - self.u.residues(ids, g, ku) * coef_u) % g
+            return math.gcd(g, int(np.gcd.reduce(residues))) << down
+        return math.gcd(divisor << down, *(self.raw_at(i) for i in ids.tolist()))
 
     def __len__(self) -> int:
         return self.positive.size
 
     def at(self, position: int) -> int:
-        return self._raw_at(position) // self.divisor if self.positive[position] else 0
+        return self.raw_at(position) // self.divisor
 
     @cached_property
     def _ints(self) -> list[int]:
         values = [0] * len(self)
         for i in np.flatnonzero(self.positive).tolist():
-            values[i] = self._raw_at(i) // self.divisor
+            values[i] = self.raw_at(i) // self.divisor
         return values
 
     def as_ints(self) -> list[int]:
@@ -302,25 +618,22 @@ class DifferenceTickets:
 
     @cached_property
     def _differences(self) -> np.ndarray:
-        """p_i - q_i on the positive set as floats (absolute error a few ulps of p_i + q_i)."""
-        return np.where(self.positive, np.maximum(self.t.floats() - self.u.floats(), 0.0), 0.0)
-
-    @cached_property
-    def _running(self) -> np.ndarray:
-        return np.cumsum(self._differences)
+        """c*p_i - q_i on the positive set as floats (absolute error a few ulps of p_i + q_i)."""
+        scaled = self.t.floats() * float(self.scale) if self.scale != 1 else self.t.floats()
+        return np.where(self.positive, np.maximum(scaled - self.u.floats(), 0.0), 0.0)
 
     def floats(self) -> np.ndarray:
-        return self._differences / float(Fraction(self.raw_total, self.t.total * self.u.total))
+        return self._differences / float(Fraction(self.raw_total, self.denominator))
 
     def position_of(self, draw: int) -> int:
         goal = draw * self.divisor  # compare raw running sums against the draw in raw units
-        x = goal / (self.t.total * self.u.total)
+        x = goal / self.denominator
         slack = (len(self) + 16) * 2.0**-50
-        low = int(np.searchsorted(self._running, x - slack, side="right"))
+        low = float_bracket(self._differences, x - slack)
         exact = self._raw_prefix(low)
         for index in range(low, len(self)):
             if self.positive[index]:
-                exact += self._raw_at(index)
+                exact += self.raw_at(index)
                 if exact > goal:
                     return index
         raise AssertionError("categorical integer sampler exhausted its support")
@@ -348,4 +661,4 @@ class DifferenceTickets:
         return _exact_top(candidates.tolist(), self.at, k, ids)
 
 
-Tickets = DyadicTickets | IntTickets | DifferenceTickets
+Tickets = DyadicTickets | Fp32Tickets | IntTickets | DifferenceTickets

@@ -39,15 +39,21 @@ def check_token(token: object, vocab_size: int) -> None:
         )
 
 
-def check_weight_array(values: np.ndarray) -> None:
-    """Validate a numpy weight array: real dtype, finite, >= 0."""
+def check_weight_dtype(values: np.ndarray) -> None:
+    """Refuse numpy weight arrays whose dtype is not a real number type."""
     if values.dtype.kind == "b":
         raise WeightTypeError("weights are booleans; pass real numbers (use a mask to remove tokens)")
     if values.dtype.kind not in "fiu":
         raise WeightTypeError(f"weights of dtype {values.dtype} are not real numbers")
+
+
+def check_weight_array(values: np.ndarray, offset: int = 0) -> None:
+    """Validate a numpy weight array: real dtype, finite, >= 0 (positions reported from offset)."""
+    check_weight_dtype(values)
     bad = values < 0
     if values.dtype.kind == "f":
         bad |= ~np.isfinite(values)
     if bad.any():
         index = int(np.flatnonzero(bad)[0])  # the first bad weight, as an element-wise check meets it
-        check_weight(values[index].item(), index)
+        value = values[index].item()
+        check_weight(value if isinstance(value, (int, float)) else float(value), index + offset)
