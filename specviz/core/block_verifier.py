@@ -32,8 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 from .arithmetic import residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import SpecvizError, VocabularyMismatchError
@@ -51,7 +49,6 @@ from .verifier import Block, Prefix, Result, Verifier
 
 VERIFICATIONS = ("token", "block")
 _ONE, _ZERO = Fraction(1), Fraction(0)
-_SMALL = 256  # below this vocabulary size plain Python beats numpy's per-call overhead
 
 
 class VerificationError(SpecvizError, ValueError):
@@ -81,94 +78,20 @@ def _check_vocab(p: Categorical, q: Categorical) -> None:
         )
 
 
-_FLOAT_BITS = 1000  # totals are shifted below 2**1000 before converting to float64
-
-
-def _floats(tickets: list[int], total: int) -> np.ndarray:
-    """t_x / T as float64, within a few ulps relative plus 2**-990 absolute, whatever the ticket sizes."""
-    shift = max(total.bit_length() - _FLOAT_BITS, 0)
-    if shift:  # t >> shift / (T >> shift) is off by at most 2**-999 absolute
-        tickets = [t >> shift for t in tickets]
-        total >>= shift
-    return np.array(tickets, dtype=np.float64) / float(total)
-
-
-def _positive_ids(t: list[int], u: list[int], p_total: int, q_total: int, big_a: int, big_b: int,
-                  scale: Fraction) -> list[int]:
-    """Exactly the x with big_a * t_x > big_b * u_x, i.e. scale * p(x) > q(x)."""
-    if len(t) <= _SMALL:
-        return [x for x, (a, b) in enumerate(zip(t, u)) if big_a * a > big_b * b]
-    # floats decide the clear signs; the near-ties are decided in integers
-    sp = float(scale) * _floats(t, p_total)
-    qf = _floats(u, q_total)
-    difference = sp - qf
-    margin = 2.0**-48 * (sp + qf) + 2.0**-990
-    positive = difference > margin
-    for x in np.flatnonzero(np.abs(difference) <= margin).tolist():
-        positive[x] = big_a * t[x] > big_b * u[x]
-    return np.flatnonzero(positive).tolist()
-
-
-@dataclass(frozen=True)
-class _Scaled:
-    """(scale * p - q)+ over the common denominator b * T * U: entry x is a * t_x * U - b * u_x * T."""
-
-    ids: list[int]  # exactly the x with scale * p(x) > q(x)
-    t: list[int]
-    u: list[int]
-    big_a: int  # a * U
-    big_b: int  # b * T
-    denominator: int  # b * T * U
-
-    @property
-    def mass(self) -> Fraction:
-        tickets_p = sum(map(self.t.__getitem__, self.ids))
-        tickets_q = sum(map(self.u.__getitem__, self.ids))
-        return Fraction(self.big_a * tickets_p - self.big_b * tickets_q, self.denominator)
-
-    def values(self) -> list[int]:
-        return [self.big_a * self.t[x] - self.big_b * self.u[x] for x in self.ids]
-
-    def residual(self) -> tuple[Categorical | None, Fraction]:
-        """The normalized residual as a Categorical over the full vocabulary (None when empty), and its mass."""
-        if not self.ids:
-            return None, _ZERO
-        return Categorical(len(self.t), np.array(self.ids, dtype=np.int64), self.values()), self.mass
-
-
-def _scaled(p: Categorical, q: Categorical, scale: Fraction) -> _Scaled:
-    big_a = scale.numerator * q.total
-    big_b = scale.denominator * p.total
-    t, u = p.ticket_ints(), q.ticket_ints()
-    ids = _positive_ids(t, u, p.total, q.total, big_a, big_b, scale)
-    return _Scaled(ids, t, u, big_a, big_b, scale.denominator * p.total * q.total)
-
-
 def scaled_residual_mass(p: Categorical, q: Categorical, scale: Fraction) -> Fraction:
     """sum_y (scale * p(y) - q(y))+ exactly, for 0 <= scale <= 1."""
     _check_vocab(p, q)
-    scale = Fraction(scale)
-    if scale == 0:
-        return _ZERO
-    if scale == 1:
-        return residual_mass(p, q)
-    return _scaled(p, q, scale).mass
+    return residual_mass(p, q, Fraction(scale))
 
 
 def scaled_residual_with_mass(p: Categorical, q: Categorical, scale: Fraction) -> tuple[Categorical | None, Fraction]:
     """The normalized (scale * p - q)+ over the full vocabulary and its mass; None when the mass is 0.
 
-    Built from integer tickets (one exact integer per token, no Fraction per token); with
-    scale = 1 it is ``residual_with_mass`` (the same Categorical, so the same draws).
+    The core's residual with a scale (integer tickets, no Fraction per token); with scale = 1
+    it is ``residual_with_mass``, the same Categorical, so the same draws.
     """
-    _check_vocab(p, q)
-    scale = Fraction(scale)
-    if scale == 0:
-        return None, _ZERO
-    if scale == 1:
-        mass = residual_mass(p, q)
-        return (residual_with_mass(p, q)[0] if mass else None), mass
-    return _scaled(p, q, scale).residual()
+    mass = scaled_residual_mass(p, q, scale)
+    return (residual_with_mass(p, q, Fraction(scale))[0] if mass else None), mass
 
 
 def next_weight(weight: Fraction, p_token: Fraction, q_token: Fraction) -> Fraction:
@@ -208,26 +131,16 @@ class BlockNumbers:
         return tau_distribution(self.stops)
 
 
-def block_numbers(ps: list[Categorical], qs: list[Categorical], tokens: list[int] | tuple[int, ...], *,
-                  keep: dict[int, _Scaled] | None = None) -> BlockNumbers:
+def block_numbers(ps: list[Categorical], qs: list[Categorical], tokens: list[int] | tuple[int, ...]) -> BlockNumbers:
     """Weights, scaled residual masses and stop probabilities of a drafted block.
 
     ps[i] and qs[i] are the target and draft after the first i drafts (i = 0..g-1); tokens the g drafts.
-    ``keep`` (a dict) receives the integer residual parts computed on the way, for the correction draw.
     """
     weights = [_ONE]
     for p, q, x in zip(ps, qs, tokens, strict=True):
         _check_vocab(p, q)
         weights.append(next_weight(weights[-1], p.prob(x), q.prob(x)))
-    masses = []
-    for i, (p, q, w) in enumerate(zip(ps, qs, weights)):
-        if w in (0, 1):
-            masses.append(scaled_residual_mass(p, q, w))
-            continue
-        part = _scaled(p, q, w)
-        masses.append(part.mass)
-        if keep is not None:
-            keep[i] = part
+    masses = [scaled_residual_mass(p, q, w) for p, q, w in zip(ps, qs, weights)]
     stops = [stop_probability(m, w) for m, w in zip(masses, weights)] + [weights[-1]]
     return BlockNumbers(tuple(weights), tuple(masses), tuple(stops))
 
@@ -260,8 +173,7 @@ class BlockVerifier(Verifier):
         contexts = [start + tuple(tokens[:i]) for i in range(g + 1)]
         ps = [self._target_at(contexts[i], vocab) for i in range(g)]
         qs = [proposal.q for proposal in proposals[:g]]
-        parts: dict[int, _Scaled] = {}
-        numbers = block_numbers(ps, qs, tokens, keep=parts)
+        numbers = block_numbers(ps, qs, tokens)
         hits = []
         for i in range(1, g + 1):
             h = numbers.stops[i]
@@ -281,7 +193,7 @@ class BlockVerifier(Verifier):
         output = tokens[:tau]
         current = contexts[tau]
         if ending == "correction":
-            output.append(self._correct(ps[tau], qs[tau], numbers, tau, parts.get(tau), current, streams, trace))
+            output.append(self._correct(ps[tau], qs[tau], numbers.weights[tau], tau, current, streams, trace))
         elif ending == "bonus":
             p = self._target_at(current, vocab, bonus=True)
             token, draw = p.draw(streams.correction)
@@ -308,11 +220,10 @@ class BlockVerifier(Verifier):
             )
         return p
 
-    def _correct(self, p: Categorical, q: Categorical, numbers: BlockNumbers, tau: int, part: _Scaled | None,
-                 context: Prefix, streams: RandomStreams, trace: Trace | None) -> int:
+    def _correct(self, p: Categorical, q: Categorical, scale: Fraction, tau: int, context: Prefix,
+                 streams: RandomStreams, trace: Trace | None) -> int:
         """Draw Y from the normalized (w_tau p - q)+ after the tau kept drafts."""
-        scale = numbers.weights[tau]
-        residual, mass = part.residual() if part is not None else scaled_residual_with_mass(p, q, scale)
+        residual, mass = scaled_residual_with_mass(p, q, scale)
         if residual is None:  # h_tau > 0 implies rho_tau > 0: reaching this is a bug, never a fallback
             raise AssertionError(f"block verification chose tau = {tau} with an empty scaled residual")
         token, draw = residual.draw(streams.correction)
