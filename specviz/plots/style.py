@@ -197,3 +197,12 @@ def legend_html(names: tuple[str, ...] = ("accepted", "correction", "bonus")) ->
         for n in names
     ]
     return " &nbsp; ".join(parts)
+
+
+def token_label(label: str) -> str:
+    """A token as an axis shows it: punctuation-only labels ('.', ',') quoted so a projector cannot lose them."""
+    return label if any(ch.isalnum() for ch in label) else f"‘{label}’"
+
+
+def token_labels(vocab) -> list[str]:
+    return [token_label(v) for v in vocab]
