@@ -315,13 +315,17 @@ def alterations_line(notes: list[str], source: str = "link") -> str:
     return f"The {source} was adjusted to what the controls allow: " + "; ".join(notes) + "."
 
 
-def seed_problem(seed) -> str | None:
-    """Why a typed seed is refused (negative, fractional or beyond 2^53 - 1), or None."""
-    if seed != int(seed):
-        return f"The seed {seed} is not a whole number."
-    if not 0 <= int(seed) <= SEED_MAX:
-        return f"The seed {int(seed)} is outside 0 to {SEED_MAX:,} (2^53 − 1, the largest a browser holds exactly)."
-    return None
+def seed_from_text(text: str | int) -> int:
+    """The seed a text box holds; PlaygroundError unless it is a whole number from 0 to 2^53 − 1."""
+    raw = str(text).strip().replace(",", "").replace("_", "")
+    try:
+        seed = int(raw)
+    except ValueError:
+        raise PlaygroundError(f"The seed ‘{text}’ is not a whole number; type e.g. 0, 1 or 42.") from None
+    if not 0 <= seed <= SEED_MAX:
+        raise PlaygroundError(f"The seed {seed} is outside 0 to {SEED_MAX:,} (2^53 − 1, the largest whole "
+                              "number a browser holds exactly).")
+    return seed
 
 
 def flagged_cells(tables: Tables, vocab: tuple[str, ...], fp32: bool = False) -> list[str]:

@@ -13,7 +13,6 @@ from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Ev
 from ..scenario import Scenario
 from .state import Timeline, timeline_for
 
-
 LONG_DIGITS = 12  # integers longer than this are abbreviated in the narration (exact values in an expander)
 
 
@@ -302,8 +301,11 @@ def _chip(text: str, cue, pending: bool = False) -> str:
     return f"<span style='{style}'>{escape(text)}<sup>&nbsp;{cue.glyph}</sup></span>"
 
 
-def committed_html(view: StepView, vocab: tuple[str, ...]) -> str:
-    """The committed text as chips coloured by origin (colour + border style + glyph), pending drafts after it."""
+def committed_html(view: StepView, vocab: tuple[str, ...], large: bool = False) -> str:
+    """The committed text as chips coloured by origin (colour + border style + glyph), pending drafts after it.
+
+    large: presenter type (the chips grow with the rest of the page).
+    """
     from ..plots import style
 
     chips = [_chip(t.text, style.origin(t.origin)) for t in view.committed]
@@ -311,7 +313,8 @@ def committed_html(view: StepView, vocab: tuple[str, ...]) -> str:
     chips += [_chip(vocab[t], style.role("q"), pending=True) for t in pending]
     if not chips:
         chips = ["<span style='color:#777'>(nothing committed yet)</span>"]
-    return "<div style='line-height:2.2'>" + "".join(chips) + "</div>"
+    size = "font-size:1.6rem;line-height:2.3" if large else "line-height:2.2"
+    return f"<div style='{size}'>" + "".join(chips) + "</div>"
 
 
 def pending_drafts(view: StepView) -> list[int]:

@@ -201,7 +201,9 @@ def legend_html(names: tuple[str, ...] = ("accepted", "correction", "bonus")) ->
 
 def token_label(label: str) -> str:
     """A token as an axis shows it: punctuation-only labels ('.', ',') quoted so a projector cannot lose them."""
-    return label if any(ch.isalnum() for ch in label) else f"‘{label}’"
+    if any(ch.isalnum() for ch in label) or (len(label) > 1 and label[0] == "‘" and label[-1] == "’"):
+        return label  # words, and labels already quoted (so quoting twice changes nothing)
+    return f"‘{label}’"
 
 
 def token_labels(vocab) -> list[str]:

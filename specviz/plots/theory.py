@@ -82,7 +82,8 @@ def depth_curves(alpha: Fraction | float, cost_ratio: float, max_depth: int = 8,
     return style.apply_layout(fig, title=f"α = {_frac(alpha)}: tokens per round and speedup", presenter=presenter)
 
 
-def optimal_depth_caption(alpha: Fraction | float, cost_ratio: float, best: int, playground_max: int = MAX_DEPTH) -> str:
+def optimal_depth_caption(alpha: Fraction | float, cost_ratio: float, best: int,
+                          playground_max: int = MAX_DEPTH) -> str:
     """One sentence on the optimal depth: where the speedup peaks, and whether the Playground can show it."""
     if cost_ratio == 0 and alpha > 0:
         return ("At c = 0 drafts are free: the speedup grows with every extra draft, so there is no finite "

@@ -105,7 +105,10 @@ def test_fit_to_controls_names_every_change():
     assert fitted.target_temperature == 0.1235 and notes == ["temperature 0.123456 → 0.1235 (the slider keeps 4 "
                                                              "decimals)"]
     assert form.fit_to_controls(presets.default_scenario(), 5) == (presets.default_scenario(), [])
-    assert form.seed_problem(-3) and form.seed_problem(2**53) and form.seed_problem(2**53 - 1) is None
+    assert form.seed_from_text(" 42 ") == 42 and form.seed_from_text(str(2**53 - 1)) == 2**53 - 1
+    for bad in ("-3", str(2**53), "1.5", "abc"):
+        with pytest.raises(form.PlaygroundError):
+            form.seed_from_text(bad)
 
 
 def test_apply_edits_from_the_data_editors():
