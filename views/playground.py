@@ -509,7 +509,7 @@ def proof_tab(presenter: bool) -> None:
     mass = proof_plots.exact(pr.rejection)
     st.markdown(f"Rejected draft mass Σ (q − p)+ = **1 − α = {mass}** = Σ (p − q)+, the mass the corrections "
                 f"add back: min(p, q)(x) + (1 − α)·r(x) = **p(x)** for every token"
-                + (" — p rebuilt exactly." if shown == v else "."))
+                + (": p rebuilt exactly." if shown == v else "."))
     with st.expander("Every token as exact fractions"):
         import pandas as pd
 
@@ -552,8 +552,8 @@ def many_rounds_tab(presenter: bool) -> None:
     hint = many_rounds.hint(bug, result.distance, scenario.draft_topk)
     if hint:
         st.caption(hint)
-    st.caption(f"Error bars: ±1.96 binomial standard deviations around p, where an exact sampler's bars land 95% "
-               f"of the time. Sampler: {result.method}.")
+    st.caption(f"Error bars: ±1.96 binomial standard deviations of p's frequency: with an exact sampler a bar "
+               f"reaches p's tick 95% of the time. Sampler: {result.method}.")
 
 
 # --- sharing -----------------------------------------------------------------------------------------

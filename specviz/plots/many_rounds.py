@@ -32,7 +32,7 @@ def histogram_figure(result: ManyRounds, *, presenter: bool = False, height: int
         data.append({"type": "scatter", "name": f"exact law with {BUG_NAMES[result.bug]}", "x": x,
                      "y": [float(v) for v in result.law], "mode": "markers",
                      "customdata": [exact(v) for v in result.law],
-                     "marker": {"symbol": "diamond-open", "size": 16,
+                     "marker": {"symbol": "diamond-open", "size": 16, "color": style.OKABE_ITO["vermillion"],
                                 "line": {"width": 3, "color": style.OKABE_ITO["vermillion"]}},
                      "hovertemplate": "%{x}: exact with the bug = %{customdata}<extra></extra>"})
     top = max([float(v) for v in result.p] + [float(v) for v in result.law] + (freq + bars).tolist())

@@ -123,9 +123,11 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
     ]
     axes = {**_token_axes(vocab), **_token_axes(vocab, "xaxis2", "yaxis2")}
     # short axis titles: each must fit under its own half of the chart, in presenter type too
-    axes["xaxis"].update(domain=[0, 0.46], title={"text": "p = min(p, q) + (p − q)+"})
+    # a smaller axis-title font, so each title stays under its own half in a presenter's narrower column
+    small = {"size": round(style.font_size(presenter) * 0.8)}
+    axes["xaxis"].update(domain=[0, 0.46], title={"text": "p = min(p, q) + (p − q)+", "font": small})
     axes["xaxis2"].update(domain=[0.54, 1], anchor="y2",
-                          title={"text": f"(p − q)+ ÷ its mass {_short(event.residual_mass)}"})
+                          title={"text": f"(p − q)+ ÷ its mass {_short(event.residual_mass)}", "font": small})
     axes["yaxis2"].update(anchor="x2", title={"text": ""})
     annotations = [
         _mark(vocab, event.token, float(normalized[event.token]), f"correction: {vocab[event.token]}",

@@ -22,6 +22,12 @@ def exact(value: Fraction) -> str:
     return f"{text} ≈ {float(value):.4f}" if len(text) <= 24 else f"≈ {float(value):.6g}"
 
 
+def short(value: Fraction) -> str:
+    """An axis-title value: the fraction when short (9/13), else ≈ 4 significant digits."""
+    text = str(Fraction(value))
+    return text if len(text) <= 9 else f"≈ {float(value):.4g}"
+
+
 def _bars(name: str, x: list[str], values, marker: dict, axis: str, hover: str, **extra) -> dict:
     return {"type": "bar", "name": name, "x": x, "y": [float(v) for v in values],
             "customdata": [exact(v) for v in values], "marker": marker,
@@ -38,7 +44,6 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
     shown = v if corrections_shown is None else max(0, min(corrections_shown, v))
     corrected = [c if i < shown else Fraction(0) for i, c in enumerate(proof.corrected)]
     accepted_cue, rejected_cue = style.origin("accepted"), style.origin("correction")
-    rejection = exact(proof.rejection)
     data = [
         _bars("accepted: min(p, q)", x, proof.accepted, style.bar_marker(accepted_cue), "", "min(p, q)",
               legendgroup="acc"),
@@ -55,14 +60,16 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
     top = float(max(max(proof.p), max(proof.q))) * 1.15 or 1.0
     axis = {"type": "category", "categoryorder": "array", "categoryarray": x, "fixedrange": True,
             "range": [-0.5, v - 0.5]}
-    rebuilt = "p rebuilt exactly" if shown == v else f"corrections added for {shown} of {v} tokens"
+    rebuilt = "= p exactly" if shown == v else f"corrections for {shown} of {v} tokens"
+    small = {"size": round(style.font_size(presenter) * 0.8)}  # each title stays under its own half
     layout = style.layout(
         title=f"Why the committed token is distributed as p · α = {exact(proof.alpha)}", presenter=presenter,
         height=height, barmode="stack", bargap=0.2,
-        xaxis={**axis, "domain": [0, 0.46], "title": {"text": f"proposed: q; rejected area 1 − α = {rejection}"}},
+        xaxis={**axis, "domain": [0, 0.46],
+               "title": {"text": f"draft q; rejected area 1 − α = {short(proof.rejection)}", "font": small}},
         yaxis={"range": [0, top], "title": {"text": "probability"}, "fixedrange": True},
         xaxis2={**axis, "domain": [0.54, 1], "anchor": "y2",
-                "title": {"text": f"committed: {rebuilt}"}},
+                "title": {"text": f"committed: min(p, q) + (1 − α)·r {rebuilt}", "font": small}},
         yaxis2={"range": [0, top], "anchor": "x2", "fixedrange": True, "matches": "y"},
     )
     layout["margin"]["b"] = 70

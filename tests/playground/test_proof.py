@@ -58,6 +58,7 @@ def test_proof_figure_stacks_sum_exactly_to_p():
     assert str(pr.rejection) in fig.layout.xaxis.title.text  # the same area named in both pictures
     partial = plots.proof_figure(pr, corrections_shown=2)
     corrected = next(t for t in partial.data if t.name.startswith("correction"))
-    assert list(corrected.y[2:]) == [0.0] * 4 and "2 of 6" in partial.layout.xaxis2.title.text
+    assert list(corrected.y[2:]) == [0.0] * 4 and "2 of 6 tokens" in partial.layout.xaxis2.title.text
+    assert "= p exactly" in fig.layout.xaxis2.title.text
     rows = plots.proof_rows(pr)
     assert all(Fraction(r["sum"].split(" ≈")[0]) == Fraction(r["p"].split(" ≈")[0]) for r in rows)
