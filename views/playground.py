@@ -194,6 +194,17 @@ def new_seed() -> None:
     scenario, ss.pg_state = state.new_seed(ss.pg_scenario)
     ss.pg_scenario = scenario
     ss.pg_seed = str(scenario.seed)
+    ss.pg_full_rerun = True  # the sidebar's seed box shows the new seed
+
+
+def move_and_rerun_page(transition) -> None:
+    """Play/Pause: the page decides the animation's timer, so the whole page reruns, not just the animation."""
+    move(transition)
+    ss.pg_full_rerun = True
+
+
+def on_speed() -> None:
+    ss.pg_full_rerun = True
 
 
 def on_table_edit(key: str, table: str) -> None:
@@ -384,8 +395,8 @@ def transport() -> None:
                    help="Step forward one event (Right arrow, PageDown, Space); past a round's end it plays the "
                         "next round")
     cols[2].button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
-                   on_click=move, args=(state.toggle_play,), width="stretch", key="pg_play")
-    cols[3].selectbox("Speed", list(SPEEDS), key="pg_speed", label_visibility="collapsed",
+                   on_click=move_and_rerun_page, args=(state.toggle_play,), width="stretch", key="pg_play")
+    cols[3].selectbox("Speed", list(SPEEDS), key="pg_speed", label_visibility="collapsed", on_change=on_speed,
                       help="Play speed: one event every 2 s, 1 s or 0.5 s")
     cols[4].button("Reset", icon=":material/restart_alt:", on_click=move, args=(state.reset,), width="stretch",
                    key="pg_reset", help="Back to the first event of round 0")
@@ -412,7 +423,11 @@ def rounds_table(step_view: view.StepView, presenter: bool) -> None:
 
 
 def animation(presenter: bool) -> None:
-    """The fragment body: one event of the trace, its charts, the text so far, history and stats."""
+    """The fragment body: the transport buttons, one event of the trace, its charts, the text so far, history
+    and stats. Step, Back, Reset and Next round rerun only this fragment (the sidebar and the tabs stay)."""
+    if ss.pop("pg_full_rerun", False):
+        st.rerun()  # Play, Pause, speed or New seed: the page's timer or sidebar changes
+    transport()
     scenario = ss.pg_scenario
     interval = SPEEDS[ss.pg_speed]
     now = time.monotonic()
@@ -447,7 +462,7 @@ def animation(presenter: bool) -> None:
     else:
         main, side = st.columns([3, 2])
         draw_box = side
-    main.plotly_chart(figure, key="pg_main_chart", config={"displaylogo": False}, theme=None)
+    main.plotly_chart(figure, key="pg_main_chart", config={"displayModeBar": False}, theme=None)
     if draw is not None:
         draw_box.plotly_chart(draw, key="pg_draw_chart", config={"displayModeBar": False}, theme=None)
     side.markdown("\n".join(f"- {line}" for line in step_view.lines))
@@ -630,7 +645,7 @@ def main() -> None:
     tabs = dict(zip(TABS, st.tabs(TABS, key="pg_tab", on_change="rerun"), strict=True))
     if tabs[TAB_ANIMATION].open is not False:
         with tabs[TAB_ANIMATION]:
-            transport()
+            ss.pop("pg_full_rerun", None)  # this run is the whole page
             playing = ss.pg_state.playing
             st.fragment(animation, run_every=SPEEDS[ss.pg_speed] if playing else None)(presenter)
     if tabs[TAB_PROOF].open:
