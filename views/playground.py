@@ -305,7 +305,9 @@ def weight_editors() -> None:
         return
     key = f"pg_tokens_{version}"
     st.data_editor(form.token_frame(tables, vocab), key=key, on_change=on_table_edit, args=(key, "tokens"))
-    columns = {f"t{i}": st.column_config.TextColumn(style.token_label(label), width="small")
+    # at V = 12 every column must fit beside the sidebar at 1280 px: narrow fixed widths
+    width = "small" if len(vocab) <= 8 else 54
+    columns = {f"t{i}": st.column_config.TextColumn(style.token_label(label), width=width)
                for i, label in enumerate(vocab)}
     side_by_side = len(vocab) <= 6  # wider tables go one under the other so no column is cut off at 1280
     for model, name in (("p", "Target p"), ("q", "Draft q")):
@@ -315,7 +317,8 @@ def weight_editors() -> None:
         left.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=on_table_edit,
                          args=(key, model), column_config=columns)
         right.markdown(f"**{name}, normalized**" + (" (as FP32 rounds it)" if fp32 else ""))
-        right.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32), column_config=columns)
+        right.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32,
+                                          compact=not side_by_side), column_config=columns)
 
 
 def weight_sliders(tables: form.Tables, vocab: tuple[str, ...]) -> bool:

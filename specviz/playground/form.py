@@ -166,11 +166,17 @@ def _decimal(p: Fraction) -> str:
     return f"{float(p):.4f}" if p >= Fraction(1, 10_000) else f"{float(p):.2e}"
 
 
-def normalized_text(row: TextRow, fp32: bool = False) -> list[str]:
+def _compact(p: Fraction) -> str:
+    if p.denominator == 1:
+        return str(p.numerator)
+    return f"{float(p):.3f}" if p >= Fraction(1, 1000) else f"{float(p):.1e}"
+
+
+def normalized_text(row: TextRow, fp32: bool = False, compact: bool = False) -> list[str]:
     """Each weight over the row's sum, as 'a/b ≈ 0.123'; with fp32, of the weights rounded to float32.
 
     A refused cell says why ('⚠ negative'); FP32 zeros and subnormals are marked; a row
-    with no mass shows '—'.
+    with no mass shows '—'. compact: decimals only ('0.222', '0 FP32', '1e-40 sub'), for narrow columns.
     """
     cells = [_cell_flag(w, fp32) for w in row]
     if any(flag for _, flag in cells):
@@ -182,6 +188,11 @@ def normalized_text(row: TextRow, fp32: bool = False) -> list[str]:
     out = []
     for text, value in zip(row, values, strict=True):
         p = value / total
+        if compact:
+            flushed = fp32 and value == 0 and Fraction(parse_weight(text)) != 0
+            cell = "0 FP32" if flushed else _compact(p)
+            out.append(cell + (" sub" if fp32 and 0 < value < FP32_TINY else ""))
+            continue
         if p.denominator == 1:
             cell = str(p.numerator)
         elif p.denominator < 10**6:
@@ -231,12 +242,13 @@ def row_names(vocab: tuple[str, ...]) -> list[str]:
     return ["(start)"] + [f"after ‘{v}’" for v in vocab]
 
 
-def markov_frame(tables: Tables, model: str, vocab: tuple[str, ...], normalized: bool = False, fp32: bool = False):
+def markov_frame(tables: Tables, model: str, vocab: tuple[str, ...], normalized: bool = False, fp32: bool = False,
+                 compact: bool = False):
     """Markov mode: one row per previous token (and the start), one column t0, t1, ... per next token."""
     import pandas as pd
 
     rows = getattr(tables, model)
-    data = [normalized_text(r, fp32) if normalized else list(r) for r in rows]
+    data = [normalized_text(r, fp32, compact) if normalized else list(r) for r in rows]
     return pd.DataFrame(data, columns=[f"t{i}" for i in range(len(vocab))],
                         index=pd.Index(row_names(vocab)[: len(rows)], name="previous"))
 

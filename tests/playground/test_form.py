@@ -79,6 +79,12 @@ def test_normalized_text_shows_fp32_zeros_and_subnormals():
     assert form.normalized_text(("1e39", "1"))[1] != "—"  # fine without FP32
 
 
+def test_compact_normalized_text_fits_narrow_columns():
+    assert form.normalized_text(("1", "3"), compact=True) == ["0.250", "0.750"]
+    assert form.normalized_text(("1e-46", "1e-40", "1"), fp32=True, compact=True)[:2] == ["0 FP32", "1.0e-40 sub"]
+    assert form.normalized_text(("0", "2"), compact=True) == ["0", "1"]
+
+
 def test_flagged_cells_name_the_cell():
     tables = form.Tables((("1", "-1"),), (("abc", "1"),), (True, True), (False, False))
     assert form.flagged_cells(tables, ("a", "b")) == ["p weight of ‘b’: ‘-1’ is negative",
