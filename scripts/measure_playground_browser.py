@@ -101,6 +101,26 @@ def measure(page, url: str, clicks: int) -> dict[str, list[float]]:
     return out
 
 
+PLAY_WATCH = """() => { window.__steps = []; let last = '';
+  new MutationObserver(() => {
+    const c = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')].map(e => e.innerText)
+      .find(t => t.startsWith('Step '));
+    if (c && c !== last) { last = c; window.__steps.push(performance.now()); }
+  }).observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+
+
+def play_intervals(page, url: str, steps: int) -> list[float]:
+    """Seconds between successive steps while Play runs at 'normal' speed (one event a second)."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_function(DONE, arg=1, timeout=120_000)
+    page.evaluate(PLAY_WATCH)
+    page.locator(".st-key-pg_play button:visible").first.click()
+    page.wait_for_function(f"() => window.__steps.length > {steps}", timeout=120_000, polling=200)
+    page.locator(".st-key-pg_play button:visible").first.click()
+    times = page.evaluate("window.__steps")
+    return [(b - a) / 1000 for a, b in zip(times[1:], times[2:])]  # from the first tick on
+
+
 def summary(values: list[float]) -> str:
     values = sorted(values)
     p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
@@ -135,6 +155,10 @@ def main() -> None:
                     name = ("Markov" if markov else "fixed") + (", presenter" if presenter else "")
                     print(f"| {name} | {summary(times['step'])} | {summary(times['back'])} | "
                           f"{summary(times['baseline'])} | {ratio:.2f}x |")
+            gaps = play_intervals(page, f"http://127.0.0.1:{port}/playground?"
+                                  + urllib.parse.urlencode(share.scenario_to_query(scenario(False), 0)), 12)
+            print(f"Play at 'normal' (1 s): {len(gaps)} intervals, median {statistics.median(gaps):.2f} s, "
+                  f"min {min(gaps):.2f} s, max {max(gaps):.2f} s")
             browser.close()
     finally:
         proc.terminate()

@@ -619,7 +619,7 @@ def main() -> None:
     apply_pending_edits()
     presenter = ss.pg_presenter
     # presenter mode: the sidebar collapses (its arrow brings it back) and the type grows
-    st.set_page_config(initial_sidebar_state="collapsed" if presenter else "expanded")
+    st.set_page_config(initial_sidebar_state="collapsed" if presenter else "auto")
     if presenter:
         st.html(PRESENTER_CSS)
     else:  # one short header line, so the first screen at 1280x800 holds the whole chart
