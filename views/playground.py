@@ -204,7 +204,7 @@ def move_and_rerun_page(transition) -> None:
 
 
 def on_speed() -> None:
-    ss.pg_full_rerun = True
+    ss.pg_full_rerun = bool(ss.pg_state.playing)  # only a running timer needs the page to set its new interval
 
 
 def on_table_edit(key: str, table: str) -> None:
