@@ -308,9 +308,9 @@ def committed_html(view: StepView, vocab: tuple[str, ...], large: bool = False) 
     """
     from ..plots import style
 
-    chips = [_chip(t.text, style.origin(t.origin)) for t in view.committed]
+    chips = [_chip(style.token_label(t.text), style.origin(t.origin)) for t in view.committed]
     pending = pending_drafts(view)
-    chips += [_chip(vocab[t], style.role("q"), pending=True) for t in pending]
+    chips += [_chip(style.token_label(vocab[t]), style.role("q"), pending=True) for t in pending]
     if not chips:
         chips = ["<span style='color:#777'>(nothing committed yet)</span>"]
     size = "font-size:1.6rem;line-height:2.3" if large else "line-height:2.2"
