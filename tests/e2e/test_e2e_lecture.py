@@ -128,6 +128,7 @@ def test_the_server_logged_no_traceback(app_server, app_url, app_page, page, rec
     for _ in range(7):  # through a rejection: the rounds table gets a "rejected at" number
         click(page, "pg_forward")
     for name in ("Why exactly p", "Many rounds", "weights", "Share", "Animation"):
+        sup.wait_for_app(page)
         before = sup.runs(page)
         page.get_by_role("tab", name=re.compile(name)).click()
         sup.wait_for_rerun(page, before)
