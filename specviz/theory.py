@@ -113,16 +113,27 @@ def speedup(alpha: Any, depth: int, cost_ratio: Any) -> Any:
     return float(tokens) / (depth * float(cost_ratio) + 1.0)
 
 
-def optimal_depth(alpha: Any, cost_ratio: Any, max_depth: int = 8, min_depth: int = 1) -> int:
-    """The g in min_depth..max_depth with the largest speedup (ties: the smaller g)."""
-    _check_depth(max_depth)
-    if type(min_depth) is not int or not 0 <= min_depth <= max_depth:
+DEPTH_SEARCH_LIMIT = 1000  # where the speedup never falls (c = 0, or alpha = 1 with c < 1) the search stops here
+
+
+def optimal_depth(alpha: Any, cost_ratio: Any, max_depth: int | None = None, min_depth: int = 1) -> int:
+    """The g >= min_depth with the largest speedup (ties: the smaller g).
+
+    Without max_depth the search runs until the speedup falls (it is unimodal in g: the
+    expected tokens grow concavely, the cost linearly), or to DEPTH_SEARCH_LIMIT where it
+    never falls; with max_depth it stops there.
+    """
+    limit = DEPTH_SEARCH_LIMIT if max_depth is None else max_depth
+    _check_depth(limit)
+    if type(min_depth) is not int or not 0 <= min_depth <= limit:
         raise ValueError(f"min_depth must be an int in 0..max_depth, got {min_depth!r}")
-    best, best_value = min_depth, None
-    for g in range(min_depth, max_depth + 1):
+    best, best_value = min_depth, speedup(alpha, min_depth, cost_ratio)
+    for g in range(min_depth + 1, limit + 1):
         value = speedup(alpha, g, cost_ratio)
-        if best_value is None or value > best_value:
+        if value > best_value:
             best, best_value = g, value
+        elif max_depth is None:
+            break  # past the single peak
     return best
 
 

@@ -71,7 +71,8 @@ if report is not None:
     cols = st.columns(3)
     cols[0].metric("max |difference|", show(report.max_abs_difference), help="exact Fraction; 0 means identical laws")
     cols[1].metric("sequences compared", f"{len(report.sequences):,}")
-    cols[2].metric("expected tokens per round", show(theory.mean_length(report.blocks)))
+    tokens = theory.mean_length(report.blocks)
+    cols[2].metric("tokens / round", f"{float(tokens):.4f}", help=f"expected tokens per round, exactly {tokens}")
     if zero:
         st.success("Every difference below is an exact Fraction(0): the block law, completed by target "
                    "sampling to depth + 1 tokens, *is* the target's law, and at every position "
@@ -164,7 +165,7 @@ st.markdown("The engine way: float32 probabilities, u uniform on the float32 gri
 c1, c2 = st.columns(2)
 comparison = c1.radio("Comparison", ["<", "<="], horizontal=True, key="lab_cmp")
 chosen = c2.selectbox("Show deviations of", ["float32", *[b for b in fv.BUGS if b != "none"]],
-                      format_func=lambda b: "float32 verifier" if b == "float32" else f"bug: {fv.BUGS[b]}",
+                      format_func=plots.plain_name,
                       key="lab_bug")
 if v ** (depth + 1) > MAX_SEQUENCES:
     st.info("Too many sequences to enumerate the float verifier's law: lower V or the depth.")
@@ -175,14 +176,12 @@ except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
     st.stop()
 st.plotly_chart(plots.engine_distances(results), width="stretch", theme=None)
-exact_tokens = plots.short(next(iter(results.values())).exact_tokens)
-st.dataframe(pd.DataFrame([{"verifier": "exact verifier", "TV to target law": "0", "TV to exact blocks": "0",
-                            "P(NaN residual)": "0", "tokens per round": exact_tokens}]
-                          + [{"verifier": name, "TV to target law": plots.short(r.tv_sequences),
-                              "TV to exact blocks": plots.short(r.tv_blocks), "P(NaN residual)": plots.short(r.crash),
-                              "tokens per round": plots.short(r.engine_tokens)} for name, r in results.items()]),
-             hide_index=True, width="stretch")
-st.caption("Long fractions are rounded to 4 digits here; hover a bar of the chart for the exact value.")
+st.dataframe(pd.DataFrame(plots.results_rows(results), dtype="string"), hide_index=True, width="stretch")
+with st.expander("Exact values (fractions)"):
+    st.dataframe(pd.DataFrame(plots.results_rows(results, exact=True), dtype="string"), hide_index=True,
+                 width="stretch")
+st.caption("Distances are shown to 4 significant digits (0 only when exactly 0); the exact fractions are in "
+           "the expander above and on the chart's hover.")
 st.caption("Skipping the bonus token leaves the law correct (TV to target 0): it only wastes a token per "
            "fully accepted round. Verifying against an unprocessed q matters only with a draft top-k.")
 deviations = results[chosen].deviations

@@ -46,9 +46,9 @@ st.markdown(r"With the same α at every position, a round commits $\frac{1-\alph
             r"average and costs $g\,c + 1$ target-call units, so the speedup over target-only decoding is "
             r"$\frac{1-\alpha^{g+1}}{(1-\alpha)(g c + 1)}$, where c = (draft call time) / (target call time).")
 c = st.slider("Cost ratio c", 0.0, 1.0, 0.05, 0.01, key="th_c")
-best = theory.optimal_depth(alpha, c)
-st.plotly_chart(plots.depth_curves(alpha, c), width="stretch", theme=None)
-st.caption(f"Optimal depth at c = {c:g}: g = {best}, speedup {float(theory.speedup(alpha, best, c)):.3f}.")
+best = theory.optimal_depth(alpha, c)  # searched until the speedup falls
+st.plotly_chart(plots.depth_curves(alpha, c, max_depth=min(max(8, best + 2), 40)), width="stretch", theme=None)
+st.caption(plots.optimal_depth_caption(alpha, c, best))
 
 st.subheader("Leviathan, Kalman and Matias (2023)")
 st.plotly_chart(plots.leviathan_curves(c, current_alpha=float(alpha)), width="stretch", theme=None)

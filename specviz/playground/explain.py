@@ -65,8 +65,7 @@ def explain(error: BaseException, *, model: str | None = None, scenario: Scenari
     where = _where(model, scenario, row) if model else "this setting"
     raw = str(error)
     if isinstance(error, PlaygroundError):
-        return Problem("This input is not accepted", raw, "Change the highlighted setting, or press “Undo last "
-                       "edit”.")
+        return Problem("This input is not accepted", raw, "Correct that input, or press “Undo last edit”.")
     if isinstance(error, WeightTypeError):
         return Problem(f"A weight of the {where} is not a number", raw,
                        "Type a number such as 3, 0.25 or 1/3 (weights need not sum to 1).")

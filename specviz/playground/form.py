@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+import numpy as np
+
 from ..scenario import Scenario, Table, weight_text
 from .explain import PlaygroundError, check_vocab
 from .share import parse_weight
@@ -137,25 +139,79 @@ def to_scenario(vocab: tuple[str, ...], tables: Tables, settings: Settings, cont
     )
 
 
-def normalized_text(row: TextRow) -> list[str]:
-    """Each weight over the row's sum, as 'a/b ≈ 0.123' (or '—' when the row is not valid)."""
+FP32_MAX = 3.4028234663852886e38
+FP32_TINY = 2.0**-126  # the smallest normal float32; below it a value is subnormal (or 0 below 2^-149)
+
+
+def _cell_flag(text: str, fp32: bool) -> tuple[Fraction | None, str]:
+    """(the weight as FP32 or exact, '') or (None, '⚠ why this cell is refused')."""
     try:
-        values = [Fraction(parse_weight(w)) for w in row]
-    except (PlaygroundError, ValueError, OverflowError):
-        return ["—"] * len(row)
-    total = sum(values)
-    if total <= 0 or any(v < 0 for v in values):
+        value = parse_weight(text)
+    except PlaygroundError:
+        return None, "⚠ not a number"
+    if value < 0:
+        return None, "⚠ negative"
+    if not fp32:
+        return Fraction(value), ""
+    try:
+        double = float(value)
+    except OverflowError:
+        return None, "⚠ too large for FP32"
+    if double > FP32_MAX * (1 + 2**-25):  # rounds to inf in float32
+        return None, "⚠ too large for FP32"
+    return Fraction(float(np.float32(double))), ""
+
+
+def _decimal(p: Fraction) -> str:
+    return f"{float(p):.4f}" if p >= Fraction(1, 10_000) else f"{float(p):.2e}"
+
+
+def _compact(p: Fraction) -> str:
+    if p.denominator == 1:
+        return str(p.numerator)
+    return f"{float(p):.3f}" if p >= Fraction(1, 1000) else f"{float(p):.1e}"
+
+
+def normalized_text(row: TextRow, fp32: bool = False, compact: bool = False) -> list[str]:
+    """Each weight over the row's sum, as 'a/b ≈ 0.123'; with fp32, of the weights rounded to float32.
+
+    A refused cell says why ('⚠ negative'); FP32 zeros and subnormals are marked; a row
+    with no mass shows '—'. compact: decimals only ('0.222', '0 FP32', '1e-40 sub'), for narrow columns.
+    """
+    cells = [_cell_flag(w, fp32) for w in row]
+    if any(flag for _, flag in cells):
+        return [flag or "—" for _, flag in cells]
+    values = [value for value, _ in cells]
+    total = sum(values, Fraction(0))
+    if total <= 0:
         return ["—"] * len(row)
     out = []
-    for value in values:
+    for text, value in zip(row, values, strict=True):
         p = value / total
+        if compact:
+            flushed = fp32 and value == 0 and Fraction(parse_weight(text)) != 0
+            cell = "0 FP32" if flushed else _compact(p)
+            out.append(cell + (" sub" if fp32 and 0 < value < FP32_TINY else ""))
+            continue
         if p.denominator == 1:
-            out.append(str(p.numerator))
+            cell = str(p.numerator)
         elif p.denominator < 10**6:
-            out.append(f"{p.numerator}/{p.denominator} ≈ {float(p):.3f}")
+            cell = f"{p.numerator}/{p.denominator} ≈ {float(p):.3f}"
         else:
-            out.append(f"≈ {float(p):.4f}")
+            cell = f"≈ {_decimal(p)}"
+        if fp32 and value == 0 and Fraction(parse_weight(text)) != 0:
+            cell = "0 (FP32 flushes it to 0)"
+        elif fp32 and 0 < value < FP32_TINY:
+            cell += " (FP32 subnormal)"
+        out.append(cell)
     return out
+
+
+def resize_topk(k: int, old_v: int, new_v: int) -> int:
+    """A top-k slider after the vocabulary changes: 'keep all' (k = old V) stays keep all; a set k is kept."""
+    if k >= old_v:
+        return new_v
+    return min(k, new_v)
 
 
 # --- the data-editor tables (plain pandas, tested without Streamlit) -----------------------------
@@ -163,13 +219,13 @@ P_COL, PN_COL, Q_COL, QN_COL, ALLOW_COL, STOP_COL = ("p weight", "p normalized",
                                                     "target allows", "stop")
 
 
-def fixed_frame(tables: Tables, vocab: tuple[str, ...]):
+def fixed_frame(tables: Tables, vocab: tuple[str, ...], fp32: bool = False):
     """One row per token: raw and normalized p and q, the mask tick and the stop tick."""
     import pandas as pd
 
     return pd.DataFrame({
-        P_COL: list(tables.p[0]), PN_COL: normalized_text(tables.p[0]),
-        Q_COL: list(tables.q[0]), QN_COL: normalized_text(tables.q[0]),
+        P_COL: list(tables.p[0]), PN_COL: normalized_text(tables.p[0], fp32),
+        Q_COL: list(tables.q[0]), QN_COL: normalized_text(tables.q[0], fp32),
         ALLOW_COL: list(tables.allowed), STOP_COL: list(tables.stop),
     }, index=pd.Index(list(vocab), name="token"))
 
@@ -186,12 +242,13 @@ def row_names(vocab: tuple[str, ...]) -> list[str]:
     return ["(start)"] + [f"after ‘{v}’" for v in vocab]
 
 
-def markov_frame(tables: Tables, model: str, vocab: tuple[str, ...], normalized: bool = False):
+def markov_frame(tables: Tables, model: str, vocab: tuple[str, ...], normalized: bool = False, fp32: bool = False,
+                 compact: bool = False):
     """Markov mode: one row per previous token (and the start), one column t0, t1, ... per next token."""
     import pandas as pd
 
     rows = getattr(tables, model)
-    data = [normalized_text(r) if normalized else list(r) for r in rows]
+    data = [normalized_text(r, fp32, compact) if normalized else list(r) for r in rows]
     return pd.DataFrame(data, columns=[f"t{i}" for i in range(len(vocab))],
                         index=pd.Index(row_names(vocab)[: len(rows)], name="previous"))
 
@@ -214,3 +271,87 @@ def apply_edits(tables: Tables, edits: dict, table: str) -> Tables:
             elif table in ("p", "q") and str(column).startswith("t"):
                 tables = set_weight(tables, table, row, int(str(column)[1:]), "" if value is None else value)
     return tables
+
+
+# --- what the controls can hold ---------------------------------------------------------------------
+SEED_MAX = 2**53 - 1  # a browser number box holds whole numbers exactly only up to 2^53 - 1
+TEMPERATURE_RANGE = (0.1, 3.0)
+TOP_P_RANGE = (0.05, 1.0)
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def fit_to_controls(scenario: Scenario, max_depth: int) -> tuple[Scenario, list[str]]:
+    """The scenario as the sidebar's controls can hold it, and one note per value that had to change.
+
+    A link or file may carry values no control can show (seed -5, temperature 5, depth 9);
+    playing them silently altered would misreport the link, so each change is named.
+    """
+    changes: dict = {}
+    notes: list[str] = []
+
+    def change(field: str, name: str, old, new, why: str) -> None:
+        if new != old:
+            changes[field] = new
+            notes.append(f"{name} {_number(old)} → {_number(new)} ({why})")
+
+    v = scenario.vocab_size
+    change("depth", "depth", scenario.depth, min(max(scenario.depth, 1), max_depth), f"depth is 1 to {max_depth}")
+    change("seed", "seed", scenario.seed, min(max(scenario.seed, 0), SEED_MAX), f"seeds are 0 to {SEED_MAX}")
+    change("generation", "generation", scenario.generation, min(max(scenario.generation, 0), SEED_MAX),
+           "generations are ≥ 0")
+    low, high = TEMPERATURE_RANGE
+    t = float(scenario.target_temperature)
+    fitted = round(min(max(t, low), high), 4)
+    if fitted != t:
+        why = f"the slider goes from {low} to {high}" if not low <= t <= high else "the slider keeps 4 decimals"
+        change("target_temperature", "temperature", t, 1.0 if fitted == 1 else fitted, why)
+    if scenario.target_top_p is not None:
+        top_p = float(scenario.target_top_p)
+        fitted = round(min(max(top_p, TOP_P_RANGE[0]), TOP_P_RANGE[1]), 4)
+        if fitted != top_p:
+            change("target_top_p", "top-p", top_p, None if fitted >= 1 else fitted,
+                   f"the slider goes from {TOP_P_RANGE[0]} to 1 and keeps 4 decimals")
+    for field, name in (("draft_topk", "draft top-k"), ("target_top_k", "target top-k")):
+        k = getattr(scenario, field)
+        if k is not None and k >= v:
+            changes[field] = None
+            notes.append(f"{name} {k} → keep all ({k} ≥ the {v} tokens of the vocabulary)")
+    return (scenario.with_changes(**changes) if changes else scenario), notes
+
+
+def alterations_line(notes: list[str], source: str = "link") -> str:
+    """The one line that says what opening a link or file changed, and why."""
+    return f"The {source} was adjusted to what the controls allow: " + "; ".join(notes) + "."
+
+
+def seed_from_text(text: str | int) -> int:
+    """The seed a text box holds; PlaygroundError unless it is a whole number from 0 to 2^53 − 1."""
+    raw = str(text).strip().replace(",", "").replace("_", "")
+    try:
+        seed = int(raw)
+    except ValueError:
+        raise PlaygroundError(f"The seed ‘{text}’ is not a whole number; type e.g. 0, 1 or 42.") from None
+    if not 0 <= seed <= SEED_MAX:
+        raise PlaygroundError(f"The seed {seed} is outside 0 to {SEED_MAX:,} (2^53 − 1, the largest whole "
+                              "number a browser holds exactly).")
+    return seed
+
+
+def flagged_cells(tables: Tables, vocab: tuple[str, ...], fp32: bool = False) -> list[str]:
+    """Every weight cell that is refused, named as the weights tab shows it ('p weight of ‘the’: negative')."""
+    out = []
+    names = ["(start)"] + [f"after ‘{label}’" for label in vocab]
+    for model in ("p", "q"):
+        rows = getattr(tables, model)
+        for r, row in enumerate(rows):
+            for i, text in enumerate(row):
+                flag = _cell_flag(text, fp32)[1]
+                if flag:
+                    where = f"{model} weight of ‘{vocab[i]}’" if i < len(vocab) else f"{model} weight {i}"
+                    if len(rows) > 1:
+                        where += f", row {names[r] if r < len(names) else r}"
+                    out.append(f"{where}: ‘{text}’ is {flag.removeprefix('⚠ ')}")
+    return out

@@ -137,7 +137,7 @@ def default_scenario(markov: bool = False) -> Scenario:
 # --- the Preset box when the weights did not come from a preset ---------------------------------
 CUSTOM = "custom (from a link or file)"
 CUSTOM_DESCRIPTION = ("These weights came from a link, a file or the gallery, not from a preset. "
-                      "Pick a preset and press Load preset to replace them.")
+                      "Pick a preset to replace them (Undo brings them back).")
 
 
 def matching_preset(scenario: Scenario) -> str | None:

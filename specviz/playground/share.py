@@ -214,10 +214,15 @@ def import_json(text: str | bytes) -> tuple[Scenario, int]:
     if not isinstance(data, dict):
         raise PlaygroundError("The file does not hold a scenario object.")
     body = data.get("scenario", data)
+    if not isinstance(body, dict):
+        raise PlaygroundError("The file's “scenario” is not an object of fields (vocab, target, draft, …).")
     try:
         scenario = scenario_from_dict(body)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
-        raise PlaygroundError(f"The file's scenario cannot be read ({type(error).__name__}: {error}).") from None
+    except KeyError as error:  # a missing field (older scenario_from_dict raises a bare KeyError)
+        field = error.args[0] if error.args else "?"
+        raise PlaygroundError(f"The file's scenario cannot be read: the field ‘{field}’ is missing.") from None
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        raise PlaygroundError(f"The file's scenario cannot be read: {error}") from None
     step = data.get("step", 0)
     if type(step) is not int or step < 0:
         step = 0

@@ -148,8 +148,19 @@ def play_tick(state: PlayState, scenario: Scenario) -> PlayState:
 
 
 def due(last_tick: float, now: float, interval: float) -> bool:
-    """Whether a Play timer tick is due (fragment reruns also come from button clicks)."""
-    return now - last_tick >= 0.8 * interval
+    """Whether a Play timer tick is due (fragment reruns also come from button clicks).
+
+    Half an interval is enough: the timer fires once per interval, and a tick that came a little
+    early must not be skipped (a skipped tick doubles the pause, which reads as jerky).
+    """
+    return now - last_tick >= 0.5 * interval
+
+
+def next_tick(last_tick: float, now: float, interval: float) -> float:
+    """When the tick just played was scheduled: on the interval's grid, so steps land at an even pace
+    however long a render took; a grid left far behind (a pause, a slow run) restarts from now."""
+    scheduled = last_tick + interval
+    return scheduled if abs(now - scheduled) < interval else now
 
 
 def toggle_play(state: PlayState, scenario: Scenario) -> PlayState:

@@ -13,19 +13,60 @@ from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Ev
 from ..scenario import Scenario
 from .state import Timeline, timeline_for
 
+LONG_DIGITS = 12  # integers longer than this are abbreviated in the narration (exact values in an expander)
+
+
+def fmt_int(value: int) -> str:
+    """'123' as is; a long integer as '123456…890 (80 digits)', short enough for a projected sentence."""
+    text = str(value)
+    if len(text.lstrip("-")) <= LONG_DIGITS:
+        return text
+    return f"{text[:6]}…{text[-3:]} ({len(text.lstrip('-'))} digits)"
+
+
+def is_long(value: Fraction | int) -> bool:
+    value = Fraction(value)
+    return max(len(str(abs(value.numerator))), len(str(value.denominator))) > LONG_DIGITS
+
 
 def fmt_fraction(value: Fraction | int, digits: int = 4) -> str:
-    """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'."""
+    """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'.
+
+    A fraction of long integers reads '≈ 0.3000 (exact: 80-digit fraction)'; the page lists it in full.
+    """
     value = Fraction(value)
     if value.denominator == 1:
-        return str(value.numerator)
+        return fmt_int(value.numerator)
+    if is_long(value):
+        return f"≈ {float(value):.{digits}f} (exact: {len(str(value.denominator))}-digit fraction)"
     exact = f"{value.numerator}/{value.denominator}"
     return f"{exact} ≈ {float(value):.{digits}f}"
 
 
 def fmt_draw(draw: int, draw_range: int) -> str:
     """The integer draw over its range and the point it marks on [0, 1)."""
-    return f"draw {draw} of 0..{draw_range - 1} (u = {fmt_fraction(Fraction(draw, draw_range))})"
+    return f"draw {fmt_int(draw)} of 0..{fmt_int(draw_range - 1)} (u = {fmt_fraction(Fraction(draw, draw_range))})"
+
+
+def exact_values(event: Event, vocab: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(name, exact value) of every number the narration of this event abbreviates (empty: none is long)."""
+    values: list[tuple[str, Fraction | int]] = []
+    draw = getattr(event, "draw", None)
+    if draw is not None:
+        values += [("draw", event.draw), ("draw range", event.draw_range)]
+    token = getattr(event, "token", None)
+    if isinstance(event, CheckEvent):
+        x = vocab[event.token]
+        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("min(1, p(x)/q(x))", event.acceptance)]
+    elif isinstance(event, DraftEvent):
+        values.append((f"q({vocab[token]})", event.q.prob(token)))
+    elif isinstance(event, CorrectionEvent):
+        values += [("residual mass", event.residual_mass), (f"r({vocab[token]})", event.residual.prob(token))]
+    elif isinstance(event, BonusEvent):
+        values.append((f"p({vocab[token]})", event.p.prob(token)))
+    if not any(is_long(v) for _, v in values):
+        return []
+    return [(name, str(Fraction(v))) for name, v in values]
 
 
 def label(scenario: Scenario, token: int) -> str:
@@ -260,16 +301,20 @@ def _chip(text: str, cue, pending: bool = False) -> str:
     return f"<span style='{style}'>{escape(text)}<sup>&nbsp;{cue.glyph}</sup></span>"
 
 
-def committed_html(view: StepView, vocab: tuple[str, ...]) -> str:
-    """The committed text as chips coloured by origin (colour + border style + glyph), pending drafts after it."""
+def committed_html(view: StepView, vocab: tuple[str, ...], large: bool = False) -> str:
+    """The committed text as chips coloured by origin (colour + border style + glyph), pending drafts after it.
+
+    large: presenter type (the chips grow with the rest of the page).
+    """
     from ..plots import style
 
-    chips = [_chip(t.text, style.origin(t.origin)) for t in view.committed]
+    chips = [_chip(style.token_label(t.text), style.origin(t.origin)) for t in view.committed]
     pending = pending_drafts(view)
-    chips += [_chip(vocab[t], style.role("q"), pending=True) for t in pending]
+    chips += [_chip(style.token_label(vocab[t]), style.role("q"), pending=True) for t in pending]
     if not chips:
         chips = ["<span style='color:#777'>(nothing committed yet)</span>"]
-    return "<div style='line-height:2.2'>" + "".join(chips) + "</div>"
+    size = "font-size:1.6rem;line-height:2.3" if large else "line-height:2.2"
+    return f"<div style='{size}'>" + "".join(chips) + "</div>"
 
 
 def pending_drafts(view: StepView) -> list[int]:

@@ -27,6 +27,39 @@ def short(value: Fraction | int, width: int = 14) -> str:
     return text if len(text) <= width else f"≈ {float(value):.4g}"
 
 
+# the verifier variants as a reader names them (the code names stay in the library)
+PLAIN_NAMES: dict[str, str] = {
+    "exact": "exact verifier",
+    "float32": "float32 verifier, no bug",
+    "unprocessed_q": "unprocessed q (after a draft top-k)",
+    "greedy": "greedy acceptance",
+    "residual_from_p": "residual from p",
+    "skip_bonus": "skipped bonus",
+}
+
+
+def plain_name(name: str) -> str:
+    return PLAIN_NAMES.get(name, name.replace("_", " "))
+
+
+def decimal(value: Fraction | int) -> str:
+    """One number format for a results table: 0 exactly, else 4 significant digits (exact values on demand)."""
+    value = Fraction(value)
+    return "0" if value == 0 else f"{float(value):.4g}"
+
+
+def results_rows(results: Mapping[str, EngineComparison], exact: bool = False) -> list[dict[str, str]]:
+    """The float-verifier table: one row per verifier with plain names; decimals, or exact fractions."""
+    cell = (lambda v: str(Fraction(v))) if exact else decimal
+    first = next(iter(results.values()))
+    rows = [{"verifier": plain_name("exact"), "TV to target law": "0", "TV to exact blocks": "0",
+             "P(NaN residual)": "0", "tokens per round": cell(first.exact_tokens)}]
+    rows += [{"verifier": plain_name(name), "TV to target law": cell(r.tv_sequences),
+              "TV to exact blocks": cell(r.tv_blocks), "P(NaN residual)": cell(r.crash),
+              "tokens per round": cell(r.engine_tokens)} for name, r in results.items()]
+    return rows
+
+
 def deviation_groups(deviations: Sequence, labels: Sequence[str], limit: int = 30) -> list[tuple[str, list[dict]]]:
     """The first ``limit`` deviations as table rows, grouped by their reason (one heading per reason instead
     of a wide "why" column); each row keeps position, prefix, drafted token, exact vs engine value, weight."""
@@ -97,7 +130,7 @@ def engine_distances(results: Mapping[str, EngineComparison], *, presenter: bool
 
     Exact zeros cannot sit on a log axis: they are drawn at the floor and labelled "0 (exact)".
     """
-    names = ["exact verifier", *results]
+    names = [plain_name("exact"), *(plain_name(name) for name in results)]
     seq = [Fraction(0)] + [r.tv_sequences for r in results.values()]
     blk = [Fraction(0)] + [r.tv_blocks for r in results.values()]
     positive = [float(v) for v in seq + blk if v > 0]

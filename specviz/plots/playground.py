@@ -80,6 +80,7 @@ def _mark(vocab: Sequence[str], token: int, y: float, text: str, presenter: bool
 
 def draft_figure(event: DraftEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
     """q's bars at this prefix with the sampled token outlined and labelled."""
+    vocab = style.token_labels(vocab)
     q = probs(event.q)
     data = [_bars("draft q", style.role("q"), vocab, q, highlight=event.token, symbol="q")]
     return style.figure(data, style.layout(
@@ -90,6 +91,7 @@ def draft_figure(event: DraftEvent, vocab: Sequence[str], *, presenter: bool = F
 
 def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
     """p and q side by side for this prefix, the proposed token x outlined."""
+    vocab = style.token_labels(vocab)
     p, q = probs(event.p), probs(event.q)
     data = [
         _bars("target p", style.role("p"), vocab, p, highlight=event.token, offsetgroup="p", symbol="p"),
@@ -105,6 +107,7 @@ def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = F
 
 def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
     """Left: p split into min(p, q) and the residual (p − q)+ sticking out above q. Right: normalized residual."""
+    vocab = style.token_labels(vocab)
     p, q = probs(event.p), probs(event.q)
     overlap = [min(a, b) for a, b in zip(p, q)]
     excess = [max(a - b, Fraction(0)) for a, b in zip(p, q)]
@@ -120,9 +123,11 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
     ]
     axes = {**_token_axes(vocab), **_token_axes(vocab, "xaxis2", "yaxis2")}
     # short axis titles: each must fit under its own half of the chart, in presenter type too
-    axes["xaxis"].update(domain=[0, 0.46], title={"text": "p = min(p, q) + (p − q)+"})
+    # a smaller axis-title font, so each title stays under its own half in a presenter's narrower column
+    small = {"size": round(style.font_size(presenter) * 0.8)}
+    axes["xaxis"].update(domain=[0, 0.46], title={"text": "p = min(p, q) + (p − q)+", "font": small})
     axes["xaxis2"].update(domain=[0.54, 1], anchor="y2",
-                          title={"text": f"(p − q)+ ÷ its mass {_short(event.residual_mass)}"})
+                          title={"text": f"(p − q)+ ÷ its mass {_short(event.residual_mass)}", "font": small})
     axes["yaxis2"].update(anchor="x2", title={"text": ""})
     annotations = [
         _mark(vocab, event.token, float(normalized[event.token]), f"correction: {vocab[event.token]}",
@@ -135,6 +140,7 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
 
 def bonus_figure(event: BonusEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
     """p after the last draft, the bonus token outlined."""
+    vocab = style.token_labels(vocab)
     p = probs(event.p)
     data = [_bars("target p", style.role("p"), vocab, p, highlight=event.token, symbol="p")]
     return style.figure(data, style.layout(
@@ -146,6 +152,7 @@ def bonus_figure(event: BonusEvent, vocab: Sequence[str], *, presenter: bool = F
 def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                  presenter: bool = False) -> go.Figure:
     """One round at a glance: drafted tokens (top row) and what the verifier committed (bottom row)."""
+    vocab = style.token_labels(vocab)
     drafts = [e for e in events if isinstance(e, DraftEvent)]
     data = [_trace(
         "scatter", name="drafted", x=[e.position for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
@@ -228,6 +235,7 @@ def acceptance_draw_figure(event: CheckEvent, *, presenter: bool = False) -> go.
 def sampling_draw_figure(c: Categorical, draw: int, token: int, vocab: Sequence[str], *, cue: str, title: str,
                          presenter: bool = False) -> go.Figure:
     """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked."""
+    vocab = style.token_labels(vocab)
     segments, start, chosen = [], Fraction(0), None
     for t, value in enumerate(probs(c)):
         if value == 0:
@@ -241,7 +249,8 @@ def sampling_draw_figure(c: Categorical, draw: int, token: int, vocab: Sequence[
 
 def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                   presenter: bool = False) -> tuple[go.Figure, go.Figure | None]:
-    """(main chart, draw chart or None) for the event at the current step."""
+    """(main chart, draw chart or None) for the event at the current step (punctuation tokens quoted)."""
+    vocab = style.token_labels(vocab)
     if isinstance(event, DraftEvent):
         return draft_figure(event, vocab, presenter=presenter), sampling_draw_figure(
             event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q", presenter=presenter)

@@ -197,3 +197,14 @@ def legend_html(names: tuple[str, ...] = ("accepted", "correction", "bonus")) ->
         for n in names
     ]
     return " &nbsp; ".join(parts)
+
+
+def token_label(label: str) -> str:
+    """A token as an axis shows it: punctuation-only labels ('.', ',') quoted so a projector cannot lose them."""
+    if any(ch.isalnum() for ch in label) or (len(label) > 1 and label[0] == "‘" and label[-1] == "’"):
+        return label  # words, and labels already quoted (so quoting twice changes nothing)
+    return f"‘{label}’"
+
+
+def token_labels(vocab) -> list[str]:
+    return [token_label(v) for v in vocab]

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import theory
-from ..core import Categorical
+from ..core import MAX_DEPTH, Categorical
 from . import style
 
 # Okabe–Ito without yellow (too pale on white): the darkest first, so that the common g = 1..5 read best from
@@ -80,6 +80,19 @@ def depth_curves(alpha: Fraction | float, cost_ratio: float, max_depth: int = 8,
                     hovertemplate="optimal g = %{x}, speedup %{y:.4f}<extra></extra>")
     fig.update_layout(xaxis={"title": "draft depth g", "dtick": 1}, yaxis_title="tokens per round / speedup")
     return style.apply_layout(fig, title=f"α = {_frac(alpha)}: tokens per round and speedup", presenter=presenter)
+
+
+def optimal_depth_caption(alpha: Fraction | float, cost_ratio: float, best: int,
+                          playground_max: int = MAX_DEPTH) -> str:
+    """One sentence on the optimal depth: where the speedup peaks, and whether the Playground can show it."""
+    if cost_ratio == 0 and alpha > 0:
+        return ("At c = 0 drafts are free: the speedup grows with every extra draft, so there is no finite "
+                "optimal depth.")
+    value = float(theory.speedup(alpha, best, cost_ratio))
+    text = f"Optimal depth at c = {cost_ratio:g}: g = {best}, speedup {value:.3f}."
+    if best > playground_max:
+        text += f" That is deeper than the Playground allows (depth ≤ {playground_max})."
+    return text
 
 
 def reference_rows(references: Sequence[tuple[str, str, float, float]], min_gap: float = 0.035) -> list[int]:

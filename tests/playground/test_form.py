@@ -64,7 +64,57 @@ def test_normalized_text():
     assert form.normalized_text(("1", "3")) == ["1/4 ≈ 0.250", "3/4 ≈ 0.750"]
     assert form.normalized_text(("2", "0")) == ["1", "0"]
     assert form.normalized_text(("0", "0")) == ["—", "—"]
-    assert form.normalized_text(("x", "1")) == ["—", "—"]
+    assert form.normalized_text(("x", "1")) == ["⚠ not a number", "—"]
+    assert form.normalized_text(("1", "-2")) == ["—", "⚠ negative"]
+
+
+def test_normalized_text_shows_fp32_zeros_and_subnormals():
+    exact = form.normalized_text(("1e-46", "1e-40", "1"))
+    assert exact[0].startswith("≈ 1.00e-46") and exact[1].startswith("≈ 1.00e-40")  # never "≈ 0.0000"
+    fp32 = form.normalized_text(("1e-46", "1e-40", "1"), fp32=True)
+    assert fp32[0] == "0 (FP32 flushes it to 0)"
+    assert fp32[1].endswith("(FP32 subnormal)") and fp32[1].startswith("≈ 1.00e-40")
+    assert fp32[2] == "≈ 1.0000"
+    assert form.normalized_text(("1e39", "1"), fp32=True) == ["⚠ too large for FP32", "—"]
+    assert form.normalized_text(("1e39", "1"))[1] != "—"  # fine without FP32
+
+
+def test_compact_normalized_text_fits_narrow_columns():
+    assert form.normalized_text(("1", "3"), compact=True) == ["0.250", "0.750"]
+    assert form.normalized_text(("1e-46", "1e-40", "1"), fp32=True, compact=True)[:2] == ["0 FP32", "1.0e-40 sub"]
+    assert form.normalized_text(("0", "2"), compact=True) == ["0", "1"]
+
+
+def test_flagged_cells_name_the_cell():
+    tables = form.Tables((("1", "-1"),), (("abc", "1"),), (True, True), (False, False))
+    assert form.flagged_cells(tables, ("a", "b")) == ["p weight of ‘b’: ‘-1’ is negative",
+                                                      "q weight of ‘a’: ‘abc’ is not a number"]
+
+
+def test_resize_topk_keeps_keep_all_and_explicit_filters():
+    assert form.resize_topk(6, 6, 12) == 12  # keep all stays keep all
+    assert form.resize_topk(3, 6, 12) == 3  # a filter the user set is kept
+    assert form.resize_topk(5, 6, 4) == 4
+    assert form.resize_topk(4, 4, 8) == 8
+
+
+def test_fit_to_controls_names_every_change():
+    from specviz.playground import presets
+
+    s = presets.default_scenario().with_changes(seed=-5, target_temperature=5.0, depth=9)
+    fitted, notes = form.fit_to_controls(s, 5)
+    assert (fitted.seed, fitted.target_temperature, fitted.depth) == (0, 3.0, 5)
+    assert len(notes) == 3 and "seed -5 → 0" in notes[0] + notes[1] + notes[2]
+    line = form.alterations_line(notes)
+    assert "temperature 5 → 3" in line and "depth 9 → 5" in line and line.count("\n") == 0
+    fitted, notes = form.fit_to_controls(s.with_changes(seed=1, target_temperature=0.123456, depth=3), 5)
+    assert fitted.target_temperature == 0.1235 and notes == ["temperature 0.123456 → 0.1235 (the slider keeps 4 "
+                                                             "decimals)"]
+    assert form.fit_to_controls(presets.default_scenario(), 5) == (presets.default_scenario(), [])
+    assert form.seed_from_text(" 42 ") == 42 and form.seed_from_text(str(2**53 - 1)) == 2**53 - 1
+    for bad in ("-3", str(2**53), "1.5", "abc"):
+        with pytest.raises(form.PlaygroundError):
+            form.seed_from_text(bad)
 
 
 def test_apply_edits_from_the_data_editors():

@@ -127,7 +127,20 @@ def test_later_round_error_is_reported_not_raised():
 
 def test_due():
     assert state.due(0.0, 1.0, 1.0)
-    assert not state.due(0.0, 0.5, 1.0)
+    assert not state.due(0.0, 0.4, 1.0)
+    assert state.due(0.0, 0.9, 1.0)  # a timer firing a little early still steps (no doubled pause)
+
+
+def test_next_tick_keeps_an_even_pace():
+    assert state.next_tick(10.0, 11.3, 1.0) == 11.0  # on the grid, whatever the render took
+    assert state.next_tick(10.0, 10.9, 1.0) == 11.0
+    assert state.next_tick(10.0, 15.0, 1.0) == 15.0  # far behind (a pause): restart from now
+    ticks, last = [], 0.0
+    for fired in (1.05, 2.2, 2.95, 4.1, 5.02):  # a timer with jitter
+        assert state.due(last, fired, 1.0)
+        last = state.next_tick(last, fired, 1.0)
+        ticks.append(last)
+    assert ticks == [1.0, 2.0, 3.0, 4.0, 5.0]
 
 
 @pytest.mark.parametrize("name", list(presets.PRESETS))

@@ -4,6 +4,7 @@ from fractions import Fraction
 
 from specviz.core.trace import CheckEvent, CorrectionEvent
 from specviz.playground import presets, state, view
+from specviz.scenario import Table
 
 
 def scenario(name="far apart", markov=False, **changes):
@@ -97,3 +98,25 @@ def test_markov_theory_note():
     v = view.step_view(scenario("close", markov=True), 0)
     assert "Markov" in v.stats.note
     assert "Stop tokens" in view.step_view(scenario("stop-heavy"), 0).stats.note
+
+
+def test_long_integers_are_abbreviated_with_exact_values_on_demand():
+    from fractions import Fraction
+
+    from specviz.playground import view as v
+
+    long = Fraction(3**80, 2**130)
+    text = v.fmt_fraction(long)
+    assert "digit fraction" in text and str(3**80) not in text and len(text) < 50
+    assert v.fmt_fraction(Fraction(3, 10)) == "3/10 ≈ 0.3000"
+    assert v.fmt_int(10**30) == "100000…000 (31 digits)" and v.fmt_int(12345) == "12345"
+    s = presets.default_scenario().with_changes(
+        target=Table((Fraction(1, 3**60), 1, 2, 3, 4, 5)), draft=Table((1, 1, 1, 1, 1, 1)))
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(1)
+    check = next(e for e in timeline.events if e.kind == "check")
+    values = dict(v.exact_values(check, s.vocab))
+    x = s.vocab[check.token]
+    assert values[f"p({x})"] == str(check.p_token)  # the exact value, in full
+    lines = " ".join(v.step_view(s, timeline.events.index(check)).lines)
+    assert str(check.p_token.denominator) not in lines and "digit fraction" in lines

@@ -46,3 +46,22 @@ def test_engine_distances_label_exact_zero():
     assert fig.layout.xaxis.type == "log"
     assert plots.token_text((0, fv.CRASH), S.vocab) == "a NaN!"
     assert plots.token_text((), S.vocab) == "∅"
+
+
+def test_results_rows_use_plain_names_and_one_number_format():
+    from specviz.lab import float_verifier as fv
+    from specviz.playground import presets
+
+    s = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(depth=2)
+    results = fv.compare_all(s)
+    rows = plots.results_rows(results)
+    names = [r["verifier"] for r in rows]
+    assert names[0] == "exact verifier" and "residual from p" in names and "greedy acceptance" in names
+    assert not any("_" in n for n in names)  # no code names
+    cells = [r[c] for r in rows for c in ("TV to target law", "TV to exact blocks", "tokens per round")]
+    assert not any("/" in c for c in cells)  # decimals only (exact zeros stay "0")
+    exact = plots.results_rows(results, exact=True)
+    from fractions import Fraction as F
+
+    greedy = next(r for r in exact if r["verifier"] == "greedy acceptance")
+    assert F(greedy["TV to target law"]) == results["greedy"].tv_sequences

@@ -24,7 +24,8 @@ def events(name, kind, markov=False):
 def fixed_axes(fig, vocab, axis="xaxis", yaxis="yaxis"):
     layout = fig.to_dict()["layout"]
     assert layout[axis]["type"] == "category"
-    assert layout[axis]["categoryarray"] == list(vocab)
+    assert layout[axis]["categoryarray"] == style.token_labels(vocab)
+    assert "‘.’" in layout[axis]["categoryarray"] or "." not in vocab  # punctuation is quoted on the axis
     assert layout[yaxis]["range"] == plots.Y_RANGE
 
 

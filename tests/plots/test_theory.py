@@ -68,3 +68,21 @@ def test_leviathan_markers_are_numbered_and_staggered():
     # the "this scenario" label leans left of a line near the right edge
     assert fig.layout.annotations[0].xanchor == "right"
     assert plots.leviathan_curves(0.05, current_alpha=0.2).layout.annotations[0].xanchor == "left"
+
+
+def test_optimal_depth_caption_says_when_the_playground_cannot_show_it():
+    from specviz.plots.theory import optimal_depth_caption
+
+    best = theory.optimal_depth(F(13, 14), 0.05)
+    assert best == 17  # searched past g = 8 until the speedup falls
+    text = optimal_depth_caption(F(13, 14), 0.05, best)
+    assert "g = 17" in text and "deeper than the Playground allows" in text
+    assert "deeper" not in optimal_depth_caption(F(1, 2), 0.05, theory.optimal_depth(F(1, 2), 0.05))
+    assert "no finite" in optimal_depth_caption(F(4, 5), 0.0, theory.optimal_depth(F(4, 5), 0.0))
+
+
+def test_optimal_depth_searches_until_the_speedup_falls():
+    for a, c in ((F(13, 14), F(1, 20)), (F(4, 5), F(1, 10)), (F(99, 100), F(1, 100)), (F(1, 3), F(1, 2))):
+        best = theory.optimal_depth(a, c)
+        brute = max(range(1, 400), key=lambda g: (theory.speedup(a, g, c), -g))
+        assert best == brute, (a, c)

@@ -52,3 +52,13 @@ def test_lab_refuses_large_enumerations_gracefully():
     at.slider(key="lab_depth").set_value(5).run()
     assert not at.exception
     assert any("too many" in i.value.lower() for i in at.info)
+
+
+def test_lab_results_table_reads_plainly():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception
+    assert "tokens / round" in metrics(at)  # a label short enough for its column
+    table = next(df.value for df in at.dataframe if "verifier" in df.value.columns)
+    assert "residual from p" in table["verifier"].tolist()
+    assert not any("_" in name for name in table["verifier"])
+    assert not any("/" in cell for cell in table["TV to target law"])

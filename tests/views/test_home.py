@@ -30,3 +30,12 @@ def test_seed_changes_the_round():
         assert not at.exception
         headlines.add(" ".join(m.value for m in at.markdown if m.value[:1].isdigit()))
     assert len(headlines) > 1
+
+
+def test_the_first_check_chart_comes_right_after_the_formulas():
+    at = run()
+    assert not at.exception
+    # the check chart is the first chart (beside the formulas), the round summary the second
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    assert "Checking position" in charts[0].proto.spec and "Round summary" in charts[1].proto.spec

@@ -21,6 +21,18 @@ def app(query=None):
     return at
 
 
+WEIGHTS_TAB = "✏️ p and q weights, mask, stop tokens"
+SHARE_TAB = "🔗 Share, download, load"
+
+
+def open_tab(at, label):
+    """Select a tab (the page's tabs keep their selection in session state under pg_tab)."""
+    at.session_state["pg_tab"] = label
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def headline(at):
     return at.subheader[0].value
 
@@ -49,8 +61,7 @@ def test_every_preset_loads(markov):
     if markov:
         at.radio(key="pg_mode").set_value("Markov: p, q depend on the previous token").run()
     for name in presets.PRESETS:
-        at.selectbox(key="pg_preset").set_value(name).run()
-        at.button[[b.label for b in at.button].index("Load preset")].click().run()
+        at.selectbox(key="pg_preset").set_value(name).run()  # applies on choice
         assert not at.exception, (name, at.exception)
         assert not at.error, (name, [e.value for e in at.error])
         scenario = at.session_state["pg_scenario"]
@@ -63,7 +74,7 @@ def test_every_preset_loads(markov):
 def test_sliders_change_the_trace():
     at = app()
     before = headline(at), page_text(at)
-    at.number_input(key="pg_seed").set_value(3).run()
+    at.text_input(key="pg_seed").input("3").run()
     after = headline(at), page_text(at)
     assert at.session_state["pg_scenario"].seed == 3 and before != after
     at.slider(key="pg_depth").set_value(5).run()
@@ -122,7 +133,7 @@ def test_step_back_play_reset_next_round_new_seed():
     assert at.session_state["pg_state"].step == 0
     seed = at.session_state["pg_scenario"].seed
     at.button(key="pg_new_seed").click().run()
-    assert at.session_state["pg_scenario"].seed == seed + 1 and at.number_input(key="pg_seed").value == seed + 1
+    assert at.session_state["pg_scenario"].seed == seed + 1 and at.text_input(key="pg_seed").value == str(seed + 1)
 
 
 def test_stop_token_ends_the_request():
@@ -157,16 +168,13 @@ def test_preset_box_is_honest_about_linked_weights():
     assert at.selectbox(key="pg_preset").value == presets.CUSTOM
     captions = " ".join(c.value for c in at.sidebar.caption)
     assert presets.CUSTOM_DESCRIPTION in captions and presets.PRESETS["close"].description not in captions
-    load = at.button[[b.label for b in at.button].index("Load preset")]
-    assert load.disabled
     # a link whose weights are a preset's: the box names that preset
     far = presets.apply_preset(presets.default_scenario(), "far apart", False)
     at = app(share.scenario_to_query(far, 0))
     assert at.selectbox(key="pg_preset").value == "far apart"
-    # picking a real preset again loads it as before
+    # picking a real preset loads it at once
     at = app(share.scenario_to_query(custom, 0))
     at.selectbox(key="pg_preset").set_value("p = q").run()
-    at.button[[b.label for b in at.button].index("Load preset")].click().run()
     assert at.session_state["pg_scenario"] == presets.apply_preset(custom, "p = q", False)
 
 
@@ -224,7 +232,7 @@ def test_mask_without_support_is_explained():
 
 
 def test_weight_sliders_refuse_an_all_zero_draft():
-    at = app()
+    at = open_tab(app(), WEIGHTS_TAB)
     at.toggle(key="pg_sliders").set_value(True).run()
     for i in range(6):
         at.slider(key=f"pg_wq_{i}").set_value(0)
@@ -262,7 +270,7 @@ def test_request_id_empty_is_explained():
 
 def test_json_upload_restores_a_scenario():
     s = presets.apply_preset(presets.default_scenario(), "peaked vs flat").with_changes(seed=11)
-    at = app()
+    at = open_tab(app(), SHARE_TAB)
     at.file_uploader(key="pg_upload").upload("s.json", share.export_json(s, 3).encode(), "application/json").run()
     assert not at.exception
     assert at.session_state["pg_scenario"] == s and at.session_state["pg_state"].step == 3
@@ -290,3 +298,133 @@ def test_gallery_cards_open_unchanged_or_explained():
         else:
             assert at.session_state["pg_scenario"] == card.scenario
             assert not at.error
+
+
+# --- issue 9: what a lecturer trips over -----------------------------------------------------------
+def undo_buttons(at):
+    return [b for b in at.button if b.label.startswith("↩ Undo last edit")]
+
+
+def test_growing_the_vocabulary_keeps_keep_all_and_set_filters():
+    at = app()
+    at.text_input(key="pg_vocab").input(", ".join("abcdefghijkl")).run()
+    s = at.session_state["pg_scenario"]
+    assert s.vocab_size == 12 and s.draft_topk is None and s.target_top_k is None
+    assert at.slider(key="pg_draft_topk").value == 12 and at.slider(key="pg_top_k").value == 12
+    assert "draft_topk" not in at.query_params and "top_k" not in at.query_params
+    at.selectbox(key="pg_preset").set_value("far apart").run()
+    s = at.session_state["pg_scenario"]
+    assert s.target.start == tuple(w * w for w in range(12, 0, -1))  # every token keeps its mass
+    # an explicit filter is kept (and said) when the vocabulary changes
+    at.slider(key="pg_draft_topk").set_value(3).run()
+    at.text_input(key="pg_vocab").input("a, b, c, d, e, f").run()
+    assert at.session_state["pg_scenario"].draft_topk == 3
+    assert any("Active filters: draft top-k 3" in c.value for c in at.sidebar.caption)
+
+
+def test_a_refused_weight_edit_stays_on_its_tab_and_names_the_cell():
+    at = open_tab(app(), WEIGHTS_TAB)
+    set_weight(at, "p weight", 0, "-1")
+    assert at.session_state["pg_tab"] == WEIGHTS_TAB  # not thrown back to the animation
+    assert any(t.key == "pg_sliders" for t in at.toggle)  # the weights tab's content is what is shown
+    assert len(undo_buttons(at)) == 1
+    text = page_text(at)
+    assert "p weight of ‘the’: ‘-1’ is negative" in text
+    assert "highlighted" not in text + " ".join(e.value for e in at.error)
+    assert "⚠ negative" in at.data_editor[0].value["p normalized"].tolist()
+
+
+def test_a_refused_link_shows_one_box():
+    s = presets.default_scenario().with_changes(target=Table((0,) * 6))
+    at = app(share.scenario_to_query(s, 0))
+    assert len(undo_buttons(at)) == 1
+    errors = [e.value for e in at.error]
+    assert len(errors) == len(set(errors)) >= 1
+
+
+def test_preset_applies_on_choice_and_can_be_undone():
+    at = app()
+    before = at.session_state["pg_scenario"]
+    at.selectbox(key="pg_preset").set_value("disjoint supports").run()
+    assert at.session_state["pg_scenario"] == presets.apply_preset(before, "disjoint supports")
+    at.button(key="pg_undo_preset").click().run()
+    assert at.session_state["pg_scenario"] == before
+    assert at.selectbox(key="pg_preset").value == presets.DEFAULT_PRESET
+
+
+def test_switching_to_markov_takes_the_presets_markov_form_or_says_so():
+    at = app()
+    at.radio(key="pg_mode").set_value("Markov: p, q depend on the previous token").run()
+    s = at.session_state["pg_scenario"]
+    assert s == presets.apply_preset(s, presets.DEFAULT_PRESET, True)
+    assert len(set(s.target.rows)) > 1  # rows differ: the preset's Markov form
+    custom = presets.default_scenario().with_changes(target=Table((1, 2, 3, 4, 5, 6)))
+    at = app(share.scenario_to_query(custom, 0))
+    at.radio(key="pg_mode").set_value("Markov: p, q depend on the previous token").run()
+    open_tab(at, WEIGHTS_TAB)
+    assert any("copy of the start row" in i.value for i in at.info)
+
+
+def test_link_alterations_are_reported_in_one_line_and_the_step_is_kept():
+    s = presets.default_scenario()
+    query = share.scenario_to_query(s, 3) | {"seed": "-5", "temperature": "5", "depth": "9"}
+    at = app(query)
+    lines = [i.value for i in at.info if "adjusted" in i.value]
+    assert len(lines) == 1 and "\n" not in lines[0]
+    assert "seed -5 → 0" in lines[0] and "temperature 5 → 3" in lines[0] and "depth 9 → 5" in lines[0]
+    shown = at.session_state["pg_scenario"]
+    assert (shown.seed, shown.target_temperature, shown.depth) == (0, 3.0, 5)
+    assert at.session_state["pg_state"].step == 3 and not at.error
+    at = app(share.scenario_to_query(s, 2) | {"temperature": "0.123456"})
+    assert any("temperature 0.123456 → 0.1235" in i.value for i in at.info)
+
+
+def test_a_typed_seed_out_of_range_is_refused_plainly():
+    at = app()
+    for seed in ("-3", str(2**53), "1.5"):
+        at.text_input(key="pg_seed").input(seed).run()
+        assert any("seed" in e.value.lower() and seed in e.value for e in at.error), seed
+        assert at.session_state["pg_scenario"].seed == 0
+    at.text_input(key="pg_seed").input("7").run()
+    assert not at.error and at.session_state["pg_scenario"].seed == 7
+
+
+def test_malformed_json_names_the_missing_field():
+    import json
+
+    s = presets.default_scenario()
+    data = json.loads(share.export_json(s, 0))
+    del data["scenario"]["target"]
+    at = open_tab(app(), SHARE_TAB)
+    at.file_uploader(key="pg_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "target" in errors[0] and "KeyError" not in errors[0]
+
+
+def test_fp32_column_shows_flushed_zeros_and_subnormals():
+    at = open_tab(app(), WEIGHTS_TAB)
+    set_weight(at, "p weight", 0, "1e-46")
+    set_weight(at, "p weight", 1, "1e-40")
+    column = at.data_editor[0].value["p normalized"].tolist()
+    assert not column[0].startswith("≈ 0.0000") and "e-" in column[0]
+    at.toggle(key="pg_fp32").set_value(True).run()
+    column = at.data_editor[0].value["p normalized"].tolist()
+    assert column[0] == "0 (FP32 flushes it to 0)" and column[1].endswith("(FP32 subnormal)")
+
+
+def test_rounds_table_has_one_type_per_column():
+    at = app(share.scenario_to_query(presets.apply_preset(presets.default_scenario(), "far apart"), 0))
+    at.button(key="pg_next").click().run()
+    at.button(key="pg_next").click().run()
+    frame = at.dataframe[0].value
+    assert all(frame[c].map(type).nunique() == 1 for c in frame.columns)
+
+
+def test_proof_tab_rebuilds_p_and_many_rounds_runs():
+    at = open_tab(app(), "🧮 Why exactly p")
+    assert at.get("plotly_chart") and "p rebuilt exactly" in page_text(at)
+    at = open_tab(at, "📊 Many rounds")
+    at.selectbox(key="pg_many_bug").set_value("greedy").run()
+    at.button(key="pg_many_run").click().run()
+    assert not at.exception
+    assert any("Exact total variation to p" in m.value and "not to p" in m.value for m in at.markdown)
