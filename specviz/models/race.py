@@ -75,12 +75,15 @@ def prediction_for(cost: CostModel, leg: Leg, *, shared_target: bool = False) ->
 
 
 def race(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings: Settings, *,
-         draft_model: LoadedModel | None = None, progress: Progress | None = None, view_top_n: int | None = None,
+         draft_model: LoadedModel | None = None, progress: Progress | None = None, keep_raw: bool = False,
          cost: CostModel | None = None, measure: bool = True) -> RaceResult:
-    """Plain sampling, then speculative decoding, with the same prompt, seed, temperature and processors."""
-    speculative = Session(target, draft, settings, prompt, draft_model=draft_model, top_n=None,
-                          view_top_n=view_top_n)
-    plain = Session(target, None, settings, prompt, top_n=None, view_top_n=view_top_n)
+    """Plain sampling, then speculative decoding, with the same prompt, seed, temperature and processors.
+
+    keep_raw keeps the speculative leg's traces (to inspect a round); the cost model is measured once
+    per model, device and draft (cached) unless given.
+    """
+    speculative = Session(target, draft, settings, prompt, draft_model=draft_model, top_n=None, keep_raw=keep_raw)
+    plain = Session(target, None, settings, prompt, top_n=None)
     plain_leg = run_leg(PLAIN, plain, progress)
     spec_leg = run_leg(SPECULATIVE, speculative, progress)
     result = RaceResult(plain_leg, spec_leg)
