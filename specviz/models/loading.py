@@ -107,17 +107,18 @@ def check_hub_id(spec: str, *, timeout: float = HUB_PROBE_TIMEOUT_S) -> None:
 
     if isinstance(huggingface_hub.try_to_load_from_cache(spec, "config.json"), str):
         return
-    advice = (f"Download it once on a machine with network access (`hf download {spec}`), or save it with "
-              "`save_pretrained` and give the folder's path.")
+    advice = (f"Download it once on a machine with network access (`hf download {spec}`), or give the path "
+              "of a local folder saved with `save_pretrained`.")
     if hub_offline():
-        raise ModelLoadError(f"{spec!r} is not downloaded on this machine, and the hub is switched off "
-                             f"(HF_HUB_OFFLINE). {advice}")
+        raise ModelLoadError(f"Could not load model {spec!r}: it is not downloaded on this machine, and the hub is "
+                             f"switched off (HF_HUB_OFFLINE). {advice}")
     try:
         huggingface_hub.model_info(spec, timeout=timeout)
     except Exception as error:  # noqa: BLE001 - any failure of the probe means "not available here"
         reason = ("the Hugging Face hub has no such model" if "404" in str(error) or "not found" in str(error).lower()
                   else "the Hugging Face hub cannot be reached from here")
-        raise ModelLoadError(f"{spec!r} is not downloaded on this machine, and {reason}. {advice}\n"
+        raise ModelLoadError(f"Could not load model {spec!r}: it is not downloaded on this machine, and {reason}. "
+                             f"{advice}\n"
                              f"({type(error).__name__}: {str(error)[:200]})") from error
 
 
