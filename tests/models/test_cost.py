@@ -87,5 +87,5 @@ def test_measured_costs_are_cached_per_model_and_device(tiny, tmp_path, monkeypa
     assert len(measured.target_pass_s) == 3 and set(measured.draft_step_s) == {"lookup:3", "early-exit:1"}
     assert (tmp_path / "costs.json").is_file()
     monkeypatch.setattr(cost_module, "_MEMORY", {})
-    monkeypatch.setattr(cost_module, "_median_time", lambda *a, **k: pytest.fail("re-measured a cached model"))
+    monkeypatch.setattr(cost_module, "_fastest_time", lambda *a, **k: pytest.fail("re-measured a cached model"))
     assert cost_module.measure_costs(tiny, drafts, max_tokens=3) == measured  # read back from disk
