@@ -106,9 +106,10 @@ def leg_metrics(leg: Leg, container) -> None:
     s = leg.summary
     m = container.columns(3)
     m[0].metric("Tokens/s", f"{s.tokens_per_s:.1f}", help=f"{s.tokens} tokens in {s.wall_s:.2f} s")
-    m[1].metric("Verification passes", s.target_forwards,
-                help="Target passes that checked drafts or sampled a token (passes spent drafting not counted)")
-    m[2].metric("Tokens per pass", f"{s.tokens_per_target_forward:.2f}")
+    m[1].metric("Verify passes", s.target_forwards,
+                help="Target verification passes: each checks a drafted block or samples one token without a "
+                     "draft (target passes spent drafting are not counted)")
+    m[2].metric("Tokens/pass", f"{s.tokens_per_target_forward:.2f}", help="Tokens per verification pass")
 
 
 # --- model ----------------------------------------------------------------------------------------------------
@@ -136,9 +137,9 @@ for key, value in preset_state(PRESETS[0], target.n_layers).items():
 ss.setdefault("rm_preset", PRESETS[0].name)
 
 # --- preset, Generate ----------------------------------------------------------------------------------------
-top = st.columns([3, 1, 1], vertical_alignment="bottom")
+top = st.columns([3, 1.2, 1], vertical_alignment="bottom")
 preset_name = top[0].selectbox("Preset", [p.name for p in PRESETS], key="rm_preset", on_change=apply_preset)
-race_on = top[1].toggle("Race plain sampling", value=True, key="rm_race",
+race_on = top[1].toggle("Race plain", value=True, key="rm_race",
                         help="Run plain target sampling first, then the speculative run, and compare their speeds")
 clicked = top[2].button("Generate", type="primary", key="rm_generate", width="stretch")
 st.caption(f"{by_name(preset_name).lesson} Model: {spec} — {target.n_layers} layers, vocabulary "
@@ -271,12 +272,14 @@ if result and result["spec"] == spec:
     m = st.columns(5)
     m[0].metric("Tokens", summary.tokens)
     m[1].metric("Accepted drafts", f"{summary.accepted}/{summary.drafted}")
-    m[2].metric("Tokens per verification pass", f"{summary.tokens_per_target_forward:.2f}",
-                help="Counts only target passes that verify a block (or sample without a draft)")
-    m[3].metric("Target passes spent drafting", summary.drafting_forwards,
-                help="When the draft is the target itself (q = p, or the target re-processed)")
-    m[4].metric("Rounds without a draft", summary.plain_rounds,
-                help="Prompt lookup found no n-gram match: the round sampled the target alone")
+    m[2].metric("Tokens/verify pass", f"{summary.tokens_per_target_forward:.2f}",
+                help="Tokens per target verification pass: counts only passes that verify a block (or sample "
+                     "without a draft)")
+    m[3].metric("Drafting passes", summary.drafting_forwards,
+                help="Target passes spent drafting, when the draft is the target itself (q = p, or the target "
+                     "re-processed)")
+    m[4].metric("No-draft rounds", summary.plain_rounds,
+                help="Rounds where prompt lookup found no n-gram match and sampled the target alone")
     if outcome is not None:
         st.plotly_chart(plots.race_figure(outcome.plain.tokens_per_s, outcome.speculative.tokens_per_s,
                                           result["draft"], outcome.prediction.speedup if outcome.prediction else None),
