@@ -69,8 +69,9 @@ PRESETS: tuple[Preset, ...] = (
         name="The same model in bfloat16 as the draft",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="bf16", depth=4, temperature=1.0, max_new_tokens=48,
-        lesson="Lower precision keeps q very close to p (high acceptance), but the draft is the whole model "
-               "again: each step costs most of a target pass, too much to pay off.",
+        lesson="Lower precision keeps q very close to p (nearly every draft accepted), but the draft is the "
+               "whole model again: it pays off only as far as bfloat16 is cheaper than FP32 on this device, and "
+               "the cost model below says by how much.",
     ),
 )
 DEFAULT = PRESETS[0]
