@@ -1,8 +1,14 @@
-"""Speed on a real model: target-only sampling, the exact speculative loop, transformers' assisted generation.
+"""When speculative decoding pays off on a real model: every preset against plain sampling, in one run.
 
-    .venv/bin/python bench/real_model.py [--model smollm2] [--drafts early-exit:8,early-exit:20] [--depth 4]
+    .venv/bin/python bench/real_model.py [--model smollm2] [--repeats 2] [--seeds 1,2,3] [--threads 2]
 
-Same prompt, settings and draft for every row; prints a text table, then the same table as markdown.
+For each preset (specviz.models.presets): plain sampling through the exact core on the same prompt and
+settings, the exact speculative run, transformers' assisted generation with the same draft where it has
+one (prompt lookup: `prompt_lookup_num_tokens`; early exit and bfloat16: `assistant_model`), and the
+speedup the cost model (measured in this run) predicts beside the measured one. Rows are interleaved
+`--repeats` times and the fastest of each is kept, so a busy moment on a shared machine hits every row
+alike; speedups are ratios against the plain run of the same preset in the same run. The copy preset
+is then raced over several seeds. Prints a text table, then the same table as markdown.
 """
 
 from __future__ import annotations
@@ -10,7 +16,6 @@ from __future__ import annotations
 import argparse
 import copy
 import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -20,104 +25,124 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from specviz.core import fp32_weights  # noqa: E402
-from specviz.models import Settings, generate, load_model, parse_draft  # noqa: E402
-from specviz.models.lm import CausalLM, early_exit_view  # noqa: E402
-from specviz.models.stats import summarize  # noqa: E402
+from specviz.models import load_model  # noqa: E402
+from specviz.models.cost import measure_costs  # noqa: E402
+from specviz.models.drafts import SharedTargetDraft, half_precision_copy  # noqa: E402
+from specviz.models.generate import Session  # noqa: E402
+from specviz.models.lm import early_exit_view  # noqa: E402
+from specviz.models.presets import PRESETS, Preset  # noqa: E402
+from specviz.models.race import Leg, prediction_for, run_leg  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
-PROMPT = "Write a short story about a lighthouse keeper who finds a message in a bottle."
 
-
-def row(method: str, tokens: int, seconds: float, **extra) -> dict:
-    return {"method": method, "tokens": tokens, "seconds": seconds, "tokens/s": tokens / seconds, **extra}
-
-
-def hf_generate(target, ids: torch.Tensor, n: int, temperature: float, assistant=None, depth: int = 4) -> dict:
-    """transformers' own sampling, optionally assisted by a draft at a fixed depth."""
-    kwargs = {}
-    if assistant is not None:
-        assistant.generation_config = copy.deepcopy(target.model.generation_config)
-        assistant.generation_config.num_assistant_tokens = depth
-        assistant.generation_config.num_assistant_tokens_schedule = "constant"
-        assistant.generation_config.assistant_confidence_threshold = 0.0
-        kwargs["assistant_model"] = assistant
+def hf_generate(target, ids: torch.Tensor, preset: Preset, **assist) -> float:
+    """Seconds of transformers' own sampling (optionally assisted) for the preset's token count."""
+    n = preset.max_new_tokens
     torch.manual_seed(0)
     began = time.perf_counter()
-    out = target.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
-                                do_sample=True, top_k=0, top_p=1.0, temperature=temperature, **kwargs)
-    return {"tokens": int(out.shape[1] - ids.shape[1]), "seconds": time.perf_counter() - began}
+    target.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
+                          do_sample=True, top_k=0, top_p=1.0, temperature=preset.temperature, **assist)
+    return time.perf_counter() - began
 
 
-def exact_target_only(target, prompt: tuple[int, ...], n: int, temperature: float) -> dict:
-    """Plain autoregressive sampling through the exact core (fp32_weights + integer tickets)."""
-    lm = CausalLM(target.model, target.vocab_size, target.device, temperature)
-    rng, prefix = random.Random(0), prompt
-    began = time.perf_counter()
-    for _ in range(n):
-        token = fp32_weights(target.vocab_size, range(target.vocab_size), lm.probs(prefix)).sample(rng)
-        lm.sync(prefix + (token,))
-        prefix += (token,)
-    return {"tokens": n, "seconds": time.perf_counter() - began}
+def assistant_kwargs(target, preset: Preset) -> dict | None:
+    """transformers' assisted-generation arguments for the preset's draft, or None where it has none."""
+    spec = preset.draft_spec
+    if spec.kind == "lookup":
+        return {"prompt_lookup_num_tokens": preset.depth, "max_matching_ngram_size": spec.ngram}
+    if spec.kind == "early-exit" and spec.layers < target.n_layers:
+        assistant = early_exit_view(target.model, spec.layers)
+    elif spec.kind == "bf16":
+        assistant = half_precision_copy(target.model)
+    else:
+        return None  # q = p: transformers has no "the target drafts for itself" mode
+    assistant.generation_config = copy.deepcopy(target.model.generation_config)
+    assistant.generation_config.num_assistant_tokens = preset.depth
+    assistant.generation_config.num_assistant_tokens_schedule = "constant"
+    assistant.generation_config.assistant_confidence_threshold = 0.0
+    return {"assistant_model": assistant}
 
 
-def measure(args: argparse.Namespace, target, prompt: tuple[int, ...], ids: torch.Tensor) -> list[dict]:
-    """One pass over every row."""
-    n, t = args.tokens, args.temperature
-    rows = [row("target only (transformers sample)", **hf_generate(target, ids, n, t)),
-            row("target only (exact core)", **exact_target_only(target, prompt, n, t))]
-    settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=n, temperature=t, ignore_eos=True)
-    for name in args.drafts.split(","):
-        spec = parse_draft(name)
-        s = summarize(generate(target, prompt, spec, settings, top_n=None), args.depth)
-        rows.append(row(f"exact speculative, {name}, depth {args.depth}", s.tokens, s.wall_s,
-                        accepted_per_round=s.accepted / s.rounds,
-                        split={k: v / s.wall_s for k, v in s.time_s.items()}))
-        if spec.kind == "early-exit":
-            view = early_exit_view(target.model, spec.layers)
-            rows.append(row(f"transformers assisted, {name}, depth {args.depth}",
-                            **hf_generate(target, ids, n, t, assistant=view, depth=args.depth)))
-    return rows
+def exact_leg(target, preset: Preset, prompt, seed: int, plain: bool) -> tuple[Leg, Session]:
+    session = Session(target, None if plain else preset.draft_spec, preset.settings(seed=seed, ignore_eos=True),
+                      prompt, top_n=None)
+    return run_leg("plain" if plain else "speculative", session), session
+
+
+def keep_best(best: dict, key: str, seconds: float, **extra) -> None:
+    print(f"# {key}: {seconds:.2f} s", file=sys.stderr, flush=True)
+    if key not in best or seconds < best[key]["seconds"]:
+        best[key] = {"seconds": seconds, **extra}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2")
-    parser.add_argument("--drafts", default="early-exit:8,early-exit:20")
-    parser.add_argument("--depth", type=int, default=4)
-    parser.add_argument("--tokens", type=int, default=64)
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3, help="rows interleaved this many times; the best is kept")
+    parser.add_argument("--repeats", type=int, default=2, help="interleaved passes over every row; the best is kept")
+    parser.add_argument("--seeds", default="1,2,3", help="seeds of the copy preset's extra races")
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
 
     target = load_model(args.model)
     print(f"# {args.model}: vocabulary {target.vocab_size}, {target.n_layers} layers, {target.device_name}, "
-          f"torch threads {torch.get_num_threads()}, loaded in {target.load_seconds:.1f}s", file=sys.stderr)
-    prompt = encode_prompt(target.tokenizer, PROMPT, chat=target.is_chat)
-    ids = torch.tensor([prompt], device=target.device)
-    n, t = args.tokens, args.temperature
-    hf_generate(target, ids, 8, t)  # warm-up
+          f"loaded in {target.load_seconds:.1f}s", file=sys.stderr)
+    prompts = {p.name: encode_prompt(target.tokenizer, p.prompt, chat=target.is_chat) for p in PRESETS}
+    print("# measuring the cost model", file=sys.stderr, flush=True)
+    cost = measure_costs(target, [p.draft_spec for p in PRESETS], max_tokens=max(p.depth for p in PRESETS) + 1,
+                         use_cache=False)
     best: dict[str, dict] = {}
-    for _ in range(args.repeats):  # interleaved, so a busy moment on a shared machine hits every row alike
-        for r in measure(args, target, prompt, ids):
-            if r["method"] not in best or r["tokens/s"] > best[r["method"]]["tokens/s"]:
-                best[r["method"]] = r
-    rows = list(best.values())
-    header = ["method", "tokens", "s", "tokens/s", "accepted/round", "draft fwd", "draft exact", "target fwd",
-              "exact verify"]
+    for _ in range(args.repeats):
+        for preset in PRESETS:
+            prompt = prompts[preset.name]
+            ids = torch.tensor([prompt], device=target.device)
+            leg, _ = exact_leg(target, preset, prompt, 1, plain=True)
+            keep_best(best, f"{preset.name}|plain", leg.summary.wall_s, leg=leg)
+            keep_best(best, f"{preset.name}|hf plain", hf_generate(target, ids, preset))
+            leg, session = exact_leg(target, preset, prompt, 1, plain=False)
+            keep_best(best, f"{preset.name}|exact", leg.summary.wall_s, leg=leg,
+                      shared=isinstance(session.draft, SharedTargetDraft))
+            assist = assistant_kwargs(target, preset)
+            if assist is not None:
+                keep_best(best, f"{preset.name}|hf assisted", hf_generate(target, ids, preset, **assist))
+
+    header = ["preset", "method", "tokens/s", "speedup", "predicted", "tokens per verification pass", "acceptance"]
     table = []
-    for r in rows:
-        split = r.get("split")
-        parts = [f"{100 * split[k]:.0f}%" for k in ("draft_forward_s", "draft_exact_s", "target_forward_s",
-                                                     "verify_s")] if split else ["-"] * 4
-        acc = f"{r['accepted_per_round']:.2f}" if "accepted_per_round" in r else "-"
-        table.append([r["method"], str(r["tokens"]), f"{r['seconds']:.2f}", f"{r['tokens/s']:.1f}", acc, *parts])
+    for preset in PRESETS:
+        n = preset.max_new_tokens
+        plain_s = best[f"{preset.name}|plain"]["seconds"]
+        exact = best[f"{preset.name}|exact"]
+        s = exact["leg"].summary
+        prediction = prediction_for(cost, exact["leg"], shared_target=exact["shared"])
+        rows = [("plain sampling (exact core)", plain_s, "", "1.00", "-"),
+                ("plain sampling (transformers)", best[f"{preset.name}|hf plain"]["seconds"], "", "-", "-"),
+                (f"exact speculative, {preset.draft}, depth {preset.depth}", exact["seconds"],
+                 f"{prediction.speedup:.2f}x" if prediction else "-", f"{s.tokens_per_target_forward:.2f}",
+                 f"{s.acceptance_rate:.2f}" if s.acceptance_rate is not None else "-")]
+        if f"{preset.name}|hf assisted" in best:
+            rows.append(("transformers assisted, same draft", best[f"{preset.name}|hf assisted"]["seconds"], "",
+                         "-", "-"))
+        for method, seconds, predicted, per_pass, acceptance in rows:
+            table.append([preset.name, method, f"{n / seconds:.1f}", f"{plain_s / seconds:.2f}x", predicted or "-",
+                          per_pass, acceptance])
+    seeds = [int(x) for x in args.seeds.split(",") if x]
+    copy_preset = PRESETS[0]
+    seed_lines = []
+    for seed in seeds:  # the copy preset over several seeds (plain and speculative back to back)
+        plain, _ = exact_leg(target, copy_preset, prompts[copy_preset.name], seed, plain=True)
+        spec, _ = exact_leg(target, copy_preset, prompts[copy_preset.name], seed, plain=False)
+        seed_lines.append(f"seed {seed}: {plain.summary.wall_s / spec.summary.wall_s:.2f}x "
+                          f"({spec.summary.tokens_per_target_forward:.2f} tokens per verification pass)")
+
     widths = [max(len(x[i]) for x in [header, *table]) for i in range(len(header))]
     for line in [header, *table]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)))
     print()
-    print(f"Prompt: {PROMPT!r}; {n} new tokens, temperature {t}, seed {args.seed}, on {target.device_name}.")
+    print(f"{copy_preset.name}, speedup by seed: " + "; ".join(seed_lines))
+    passes = ", ".join(f"{k}: {cost.pass_ratio(k):.2f}" for k in range(1, len(cost.target_pass_s) + 1))
+    drafts = ", ".join(f"{k} {v / cost.pass_s(1):.3f}" for k, v in cost.draft_step_s.items())
+    print(f"cost model on {cost.device}: a pass over k new tokens in single passes ({passes}); one draft step in "
+          f"single passes ({drafts}); single pass {1000 * cost.pass_s(1):.1f} ms")
     print()
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")

@@ -29,9 +29,9 @@ from specviz.cli_args import (
 )
 from specviz.core.verifier import MAX_DEPTH
 
-ANSI = {"accepted": "\033[32m", "correction": "\033[31;1m", "bonus": "\033[35;1m"}
+ANSI = {"accepted": "\033[32m", "correction": "\033[31;1m", "bonus": "\033[35;1m", "target": "\033[2m"}
 RESET = "\033[0m"
-MARKS = {"accepted": ("", ""), "correction": ("[", "]"), "bonus": ("{", "}")}
+MARKS = {"accepted": ("", ""), "correction": ("[", "]"), "bonus": ("{", "}"), "target": ("«", "»")}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="auto, cpu, cuda, cuda:N or mps (default: the best available)")
     gen.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
     gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    gen.add_argument("--race", action="store_true", help="race plain target sampling against the speculative run")
     gen.add_argument("--top-n", type=int_in(1), default=10, help="entries of each distribution kept in --json (≥ 1)")
     gen.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     toy = sub.add_parser("play", help="play rounds of a toy scenario (the Playground's presets) and narrate them")
@@ -116,7 +117,7 @@ def legend(color: bool) -> str:
     """What the marks mean."""
     if color:
         return " ".join(f"{ANSI[o]}{o}{RESET}" for o in ANSI)
-    return "accepted draft: plain, [correction], {bonus}"
+    return "accepted draft: plain, [correction], {bonus}, «target sample without a draft»"
 
 
 def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list[str]) -> dict:
@@ -146,7 +147,8 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
                     "stopped": r.stopped, "alphas": list(r.alphas),
                     "time_s": {"draft_forward": r.draft_forward_s, "draft_exact": r.draft_exact_s,
                                "target_forward": r.target_forward_s, "verify": r.verify_s, "wall": r.wall_s},
-                    "target_forwards": r.target_forwards, "events": label_events(r.events or [])}
+                    "target_forwards": r.target_forwards, "draft_target_forwards": r.draft_target_forwards,
+                    "plain": r.plain, "events": label_events(r.events or [])}
                    for r in gen.rounds],
         "summary": summary.to_dict(),
     }
@@ -174,6 +176,8 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (ModelLoadError, TokenizerMismatchError, ValueError) as error:
         err.write(f"error: {error}\n")
         return 2
+    if args.race:
+        return cmd_race(args, target, spec, settings, draft_model, out, err)
     progress = Progress(settings.max_new_tokens, err)
     gen = session.run(lambda record: progress.update(len(session.generation.tokens)))
     progress.close()
@@ -187,6 +191,36 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(marked_text(pieces, gen.origins, color) + "\n\n")
     out.write(legend(color) + "\n")
     out.write(format_summary(summary) + "\n")
+    return 0
+
+
+def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out: TextIO, err: TextIO) -> int:
+    """Plain sampling, then the speculative run, each with progress; both texts, the table, the speedup line."""
+    from specviz.models.race import race, race_table
+    from specviz.models.text import token_pieces
+
+    bars: dict[str, Progress] = {}
+
+    def progress(leg: str, session, record) -> None:
+        if leg not in bars:
+            for bar in bars.values():
+                bar.close()
+            err.write(f"{leg}:\n")
+            bars[leg] = Progress(settings.max_new_tokens, err)
+        bars[leg].update(len(session.generation.tokens))
+
+    result = race(target, args.prompt, spec, settings, draft_model=draft_model, progress=progress)
+    for bar in bars.values():
+        bar.close()
+    color = args.color == "always" or (args.color == "auto" and out.isatty())
+    for leg in (result.plain, result.speculative):
+        gen = leg.generation
+        out.write(f"--- {leg.name} ({leg.label}) ---\n")
+        pieces = token_pieces(target.tokenizer, gen.tokens)
+        out.write(("".join(pieces) if leg is result.plain else marked_text(pieces, gen.origins, color)) + "\n\n")
+    out.write(legend(color) + "\n")
+    out.write("\n".join(race_table(result)) + "\n")
+    out.write(result.line() + "\n")
     return 0
 
 

@@ -167,6 +167,8 @@ class DraftKind:
                     raise _refuse(text, f"{self.name} needs its {option.help}: e.g. {self.example}")
                 return {option.name: option.default}
             return {option.name: _draft_value(option, arg, text, self)}
+        if not self.options and arg:
+            raise _refuse(text, f"{self.name} takes no options: use {self.example}")
         values = {option.name: option.default for option in self.options}
         known = {option.name: option for option in self.options}
         seen: set[str] = set()
@@ -204,6 +206,7 @@ DRAFT_KINDS: tuple[DraftKind, ...] = (
                        DraftOption("top_k", int_in(0, note="0 = off"), 0, "top_k"))),
     DraftKind("lookup", ("prompt-lookup",), "lookup:3",
               positional=DraftOption("ngram", int_in(1), 3, "n-gram length N")),
+    DraftKind("bf16", (), "bf16"),  # the target itself in bfloat16 (no options)
     DraftKind("model", (), "model:HuggingFaceTB/SmolLM2-360M-Instruct",
               positional=DraftOption("model", _nonempty, None, "hub id or folder")),
 )

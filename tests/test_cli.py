@@ -36,7 +36,7 @@ def test_generate_prints_marked_text_and_statistics(tiny_dir):
                           "--seed", "1", "--max-new-tokens", "10", "--no-chat")
     assert code == 0, err
     assert "accepted draft: plain, [correction], {bonus}" in out
-    assert "tokens per target forward" in out and "exact verification" in out and "device: cpu" in out
+    assert "tokens per target verification pass" in out and "exact verification" in out and "device: cpu" in out
     assert "tokens: 10 in" in out
 
 

@@ -51,7 +51,15 @@ st.plotly_chart(plots.depth_curves(alpha, c, max_depth=min(max(8, best + 2), 40)
 st.caption(plots.optimal_depth_caption(alpha, c, best))
 
 st.subheader("Leviathan, Kalman and Matias (2023)")
-st.plotly_chart(plots.leviathan_curves(c, current_alpha=float(alpha)), width="stretch", theme=None)
+measured_speedups = measured.speedup_points(ss)
+st.plotly_chart(plots.add_speedup_points(plots.leviathan_curves(c, current_alpha=float(alpha)), measured_speedups),
+                width="stretch", theme=None)
+for point in measured_speedups:
+    st.caption(f"★ {point.source}: α = {point.acceptance_rate:.3f}, c = {point.cost_ratio:.3f}, g = {point.depth}, "
+               f"measured {point.measured_speedup:.2f}x (hollow star: the formula's "
+               f"{float(theory.speedup(min(point.acceptance_rate, 0.999), point.depth, point.cost_ratio)):.2f}x). "
+               f"The i.i.d. formula assumes a verification pass costs one single pass; there a {point.depth + 1}-token "
+               f"pass cost {point.verify_ratio:.2f} single passes.")
 grid_c = st.radio("Grid at cost ratio", [0.0, c], format_func=lambda x: f"c = {x:g}", horizontal=True,
                   key="th_grid_c")
 st.markdown("Expected speedup from the formula (at c = 0 this is the tokens per round; e.g. α = 0.8, g = 5 gives "

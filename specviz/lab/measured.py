@@ -6,6 +6,8 @@
   never imported here) under any session key.
 * Any page may also publish ``theory_measurements``: {name: {"acceptance_rate", "tokens_per_round",
   "depth", "checks", optional "alpha_by_position"}}.
+* The real-model page publishes measured speedups in ``theory_speedups``: {name: {"acceptance_rate",
+  "cost_ratio", "depth", "verify_ratio", "measured_speedup", "predicted_speedup"}} for the speedup curves.
 
 Everything here degrades to "nothing measured" when a key is absent or malformed.
 """
@@ -16,12 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..plots.theory import Measurement
+from ..plots.theory import Measurement, SpeedupPoint
 from ..scenario import Scenario
 
 PLAYGROUND_SCENARIO = "pg_scenario"
 PLAYGROUND_STATE = "pg_state"
 PUBLISHED = "theory_measurements"
+SPEEDUPS = "theory_speedups"
 _SUMMARY_FIELDS = ("accepted", "drafted", "tokens_per_round", "rounds", "reached", "acceptance_by_position")
 
 
@@ -92,3 +95,19 @@ def collect(session: Mapping[str, Any]) -> list[Measured]:
     """Every measurement found in the session, Playground first."""
     found = [m for m in [from_playground(session)] if m is not None]
     return found + from_real_model(session) + from_published(session)
+
+
+def speedup_points(session: Mapping[str, Any]) -> list[SpeedupPoint]:
+    """Measured speedups published by the real-model page (alpha and cost ratio as measured)."""
+    published = session.get(SPEEDUPS)
+    if not isinstance(published, Mapping):
+        return []
+    out = []
+    for name, data in published.items():
+        try:
+            out.append(SpeedupPoint(str(name), float(data["acceptance_rate"]), float(data["cost_ratio"]),
+                                    int(data["depth"]), float(data["verify_ratio"]), float(data["measured_speedup"]),
+                                    float(data["predicted_speedup"])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out

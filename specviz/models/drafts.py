@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import weakref
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -12,7 +15,7 @@ from specviz.models.lm import CausalLM, Prefix, early_exit_view
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel
 
-KINDS = ("early-exit", "target", "lookup", "model")
+KINDS = ("early-exit", "target", "lookup", "bf16", "model")
 
 
 class TokenizerMismatchError(ValueError):
@@ -38,11 +41,13 @@ class DraftSpec:
             return f"target:temperature={self.temperature:g},top_k={self.top_k}"
         if self.kind == "lookup":
             return f"lookup:{self.ngram}"
+        if self.kind == "bf16":
+            return "bf16"
         return f"model:{self.model}"
 
 
 def parse_draft(text: str) -> DraftSpec:
-    """Parse 'early-exit:8', 'target:temperature=1.5,top_k=20', 'lookup:3' or 'model:ID_OR_FOLDER'."""
+    """Parse 'early-exit:8', 'target:temperature=1.5,top_k=20', 'lookup:3', 'bf16' or 'model:ID_OR_FOLDER'."""
     kind, _, arg = text.strip().partition(":")
     kind = kind.lower()
     try:
@@ -57,12 +62,14 @@ def parse_draft(text: str) -> DraftSpec:
                              top_k=int(options.get("top_k", 0)))
         if kind in ("lookup", "prompt-lookup"):
             return DraftSpec("lookup", ngram=int(arg) if arg else 3)
+        if kind == "bf16" and not arg:
+            return DraftSpec("bf16")
         if kind == "model" and arg:
             return DraftSpec("model", model=arg)
     except ValueError as error:
         raise ValueError(f"bad draft {text!r}: {error}") from error
     raise ValueError(
-        f"bad draft {text!r}: use early-exit:K, target:temperature=T,top_k=K, lookup:N or model:HUB_ID_OR_FOLDER"
+        f"bad draft {text!r}: use early-exit:K, target:temperature=T,top_k=K, lookup:N, bf16 or model:HUB_ID_OR_FOLDER"
     )
 
 
@@ -131,19 +138,34 @@ class LMDraft(Draft):
         self.lm.sync(committed)
 
 
-def lookup_token(prefix: Prefix, ngram: int) -> int:
-    """The token that followed the latest earlier match of the longest suffix (ngram..1 tokens)."""
+def lookup_token(prefix: Prefix, ngram: int) -> int | None:
+    """The token that followed the latest earlier match of the longest suffix (ngram..1 tokens); None: no match."""
     n_tokens = len(prefix)
     for n in range(min(ngram, n_tokens - 1), 0, -1):
         suffix = prefix[n_tokens - n:]
         for start in range(n_tokens - n - 1, -1, -1):
             if prefix[start:start + n] == suffix:
                 return prefix[start + n]
-    return prefix[-1]
+    return None
+
+
+def lookup_chain(prefix: Prefix, ngram: int, depth: int) -> tuple[int, ...]:
+    """Up to depth tokens proposed by repeated lookups; shorter (even empty) where the match runs out."""
+    chain: list[int] = []
+    while len(chain) < depth:
+        token = lookup_token(prefix + tuple(chain), ngram)
+        if token is None:
+            break
+        chain.append(token)
+    return tuple(chain)
 
 
 class LookupDraft(Draft):
-    """Prompt lookup: an n-gram match in the context proposes one token with a one-hot q."""
+    """Prompt lookup: an n-gram match in the context proposes one token with a one-hot q.
+
+    It drafts only where a match exists: `plan` fixes the round's depth before any draw (the
+    match is deterministic), and a round without a match is a plain target sample.
+    """
 
     def __init__(self, vocab_size: int, ngram: int = 3):
         if ngram < 1:
@@ -152,8 +174,15 @@ class LookupDraft(Draft):
         self.ngram = ngram
         self.label = f"lookup:{ngram}"
 
+    def plan(self, prefix: Prefix, depth: int) -> tuple[int, ...]:
+        """The tokens this round will draft (the one-hot q makes every draw certain)."""
+        return lookup_chain(prefix, self.ngram, depth)
+
     def __call__(self, prefix: Prefix) -> Categorical:
-        return Categorical(self.vocab_size, [lookup_token(prefix, self.ngram)], [1])
+        token = lookup_token(prefix, self.ngram)
+        if token is None:  # plan() keeps this from happening inside a round
+            raise ValueError("prompt lookup has no n-gram match here: the round should be a plain target sample")
+        return Categorical(self.vocab_size, [token], [1])
 
 
 def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:
@@ -164,6 +193,18 @@ def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:
             f"the draft {draft.name!r} (vocabulary of {len(theirs)} tokens) does not share the tokenizer of the "
             f"target {target.name!r} (vocabulary of {len(mine)} tokens); pick a draft from the same model family"
         )
+
+
+_HALF_COPIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def half_precision_copy(model: Any) -> Any:
+    """The same weights in bfloat16 (a second copy, made once per model): close to p, but not free."""
+    import torch
+
+    if model not in _HALF_COPIES:
+        _HALF_COPIES[model] = copy.deepcopy(model).to(torch.bfloat16).eval().requires_grad_(False)
+    return _HALF_COPIES[model]
 
 
 def build_draft(spec: DraftSpec, target: LoadedModel, target_model: TargetModel, *,
@@ -190,6 +231,9 @@ def build_draft(spec: DraftSpec, target: LoadedModel, target_model: TargetModel,
             return SharedTargetDraft(target_model, compose(*steps), spec.label())
         view = early_exit_view(target.model, spec.layers)
         return LMDraft(CausalLM(view, vocab, target.device, temperature), spec.label(), **shaping)
+    if spec.kind == "bf16":
+        return LMDraft(CausalLM(half_precision_copy(target.model), vocab, target.device, temperature), spec.label(),
+                       **shaping)
     if spec.kind == "model":
         if draft_model is None:
             raise ValueError("a model draft needs its loaded model (draft_model=...)")

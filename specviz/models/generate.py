@@ -1,4 +1,8 @@
-"""The round loop: propose with the draft, prefetch the block on the target, verify exactly, roll back."""
+"""The round loop: propose with the draft, prefetch the block on the target, verify exactly, roll back.
+
+A session without a draft (or a prompt-lookup round without a match) commits a plain target
+sample instead: the same processed p, FP32 tickets and correction-or-bonus stream as a bonus token.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,17 @@ import numpy as np
 
 from specviz.core import MAX_DEPTH, Owner, Processor, RandomStreams, Trace, Verifier, identity_processor, propose
 from specviz.core.processors import TopK, TopP, compose
-from specviz.models.drafts import Draft, DraftSpec, build_draft
+from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
+from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel, encode_prompt
 from specviz.models.view import event_views
 
-ACCEPTED, CORRECTED, BONUS = "accepted", "correction", "bonus"
+ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
+PLAIN_LABEL = "plain"
+# The verifier class for each `Settings.verification`; block verification joins as one more entry.
+VERIFIERS: dict[str, type] = {"token": Verifier}
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,7 @@ class Settings:
     chat: bool = True
     request_id: str = "specviz"
     ignore_eos: bool = False
+    verification: str = "token"
 
 
 @dataclass
@@ -55,6 +64,8 @@ class RoundRecord:
     verify_s: float
     wall_s: float
     target_forwards: int
+    draft_target_forwards: int = 0
+    plain: bool = False
     events: list[dict] | None = None
     views: list[dict] | None = None
     trace: Trace | None = None
@@ -94,20 +105,32 @@ def target_processor(settings: Settings) -> Processor:
     return compose(*steps) if steps else identity_processor
 
 
-def context_id(target: LoadedModel, draft: Draft, settings: Settings) -> str:
+def context_id(target: LoadedModel, draft: Draft | None, settings: Settings) -> str:
     """Names the model, draft and processing: the verifier refuses blocks from another context."""
     return (f"{target.name}|T={settings.temperature:g}|top_k={settings.top_k}|top_p={settings.top_p:g}"
-            f"|draft={draft.label}|draft_top_k={settings.draft_top_k}")
+            f"|draft={draft.label if draft else PLAIN_LABEL}|draft_top_k={settings.draft_top_k}")
+
+
+def verifier_class(settings: Settings) -> type:
+    """The verifier named by settings.verification (one place to choose it)."""
+    try:
+        return VERIFIERS[settings.verification]
+    except KeyError:
+        raise ValueError(f"unknown verification {settings.verification!r}; one of {', '.join(VERIFIERS)}") from None
 
 
 class Session:
-    """One speculative generation on real models; iterate `rounds()` to animate, or call `run()`."""
+    """One generation on real models; iterate `rounds()` to animate, or call `run()`.
 
-    def __init__(self, target: LoadedModel, draft_spec: DraftSpec, settings: Settings, prompt: str | Prefix, *,
-                 draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False,
+    `draft_spec=None` samples from the target alone (through the same exact core): the race's plain leg.
+    """
+
+    def __init__(self, target: LoadedModel, draft_spec: DraftSpec | None, settings: Settings, prompt: str | Prefix,
+                 *, draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False,
                  view_top_n: int | None = None):
         if not 1 <= settings.depth <= MAX_DEPTH:
             raise ValueError(f"depth must be in 1..{MAX_DEPTH}")
+        verifier_cls = verifier_class(settings)
         self.target = target
         self.settings = settings
         self.top_n = top_n
@@ -116,66 +139,103 @@ class Session:
         self.target_lm = CausalLM(target.model, target.vocab_size, target.device, settings.temperature)
         self.target_model = TargetModel(self.target_lm)
         self.processor = target_processor(settings)
-        self.draft = build_draft(draft_spec, target, self.target_model, target_processor=self.processor,
-                                 top_k=settings.top_k, top_p=settings.top_p, draft_top_k=settings.draft_top_k,
-                                 draft_model=draft_model)
+        self.draft: Draft | None = None if draft_spec is None else build_draft(
+            draft_spec, target, self.target_model, target_processor=self.processor, top_k=settings.top_k,
+            top_p=settings.top_p, draft_top_k=settings.draft_top_k, draft_model=draft_model)
         if isinstance(prompt, str):
             prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
         self.owner = Owner(settings.request_id, 0)
         self.stop_ids = frozenset() if settings.ignore_eos else frozenset(target.stop_ids)
         ctx = context_id(target, self.draft, settings)
         self.context = ctx if len(ctx) < 200 else hashlib.sha256(ctx.encode()).hexdigest()
-        self.verifier = Verifier(self.owner, tuple(prompt), self.context, self.target_model,
-                                 processor=self.processor, stop_ids=self.stop_ids)
+        self.verifier = verifier_cls(self.owner, tuple(prompt), self.context, self.target_model,
+                                     processor=self.processor, stop_ids=self.stop_ids)
         self.generation = Generation(tuple(prompt), device=target.device_name, context_id=self.context)
+
+    @property
+    def label(self) -> str:
+        """The draft's label, or 'plain' for target-only sampling."""
+        return self.draft.label if self.draft is not None else PLAIN_LABEL
 
     def _lms(self) -> list[CausalLM]:
         """The distinct language models this session runs (the target's, and the draft's if separate)."""
-        draft_lm = self.draft.lm
+        draft_lm = self.draft.lm if self.draft is not None else None
         return [self.target_lm] + ([draft_lm] if draft_lm is not None and draft_lm is not self.target_lm else [])
 
     def _clock(self) -> tuple[float, int]:
         """Total forward seconds over every LM, and the target's forward count."""
         return sum(lm.forward_seconds for lm in self._lms()), self.target_lm.forwards
 
+    def round_depth(self, prefix: Prefix, remaining: int) -> int:
+        """Drafted tokens this round, fixed before any draw: 0 means a plain target sample."""
+        if self.draft is None:
+            return 0
+        depth = max(1, min(self.settings.depth, remaining - 1))
+        if isinstance(self.draft, LookupDraft):  # drafts only as far as the n-gram match reaches
+            return len(self.draft.plan(prefix, depth))
+        return depth
+
+    def _plain_sample(self, prefix: Prefix, streams: RandomStreams, trace: Trace) -> tuple[tuple[int, ...], bool]:
+        """One token from the processed target, drawn exactly like a bonus token; commits it."""
+        p = self.processor(prefix, self.target_model(prefix))
+        token, draw = p.draw(streams.correction)
+        stopped = token in self.stop_ids
+        round_id = streams.round_id
+        trace.append(BonusEvent(round_id, 0, prefix, p, draw, p.total, token))
+        if stopped:
+            trace.append(StopEvent(round_id, 0, token, "commit"))
+        trace.append(ResultEvent(round_id, 1, prefix, (token,), 0, False, stopped))
+        self.verifier.reset(prefix + (token,))  # the verifier continues from the committed token
+        return (token,), stopped
+
     def step(self, round_id: int) -> RoundRecord:
-        """Play one round: propose, prefetch, verify, roll back."""
+        """Play one round: propose, prefetch, verify, roll back (or one plain target sample)."""
         s, gen = self.settings, self.generation
         remaining = s.max_new_tokens - len(gen.tokens)
-        depth = max(1, min(s.depth, remaining - 1))
         prefix = self.verifier.prefix
+        depth = self.round_depth(prefix, remaining)
         streams = RandomStreams(s.seed, self.owner, round_id)
         trace = Trace()
         began = time.perf_counter()
         fwd0, count0 = self._clock()
-        block = propose(self.draft, prefix, streams, depth=depth, context_id=self.context,
-                        stop_ids=self.stop_ids, trace=trace)
-        drafted = tuple(p.token for p in block.proposals)
+        drafted: tuple[int, ...] = ()
+        if depth:
+            block = propose(self.draft, prefix, streams, depth=depth, context_id=self.context,
+                            stop_ids=self.stop_ids, trace=trace)
+            drafted = tuple(p.token for p in block.proposals)
         t1 = time.perf_counter()
         fwd1, count1 = self._clock()
-        self.target_model.prefetch(prefix, drafted)
-        result = self.verifier.verify(block, streams, trace=trace)
+        if depth:
+            self.target_model.prefetch(prefix, drafted)
+            result = self.verifier.verify(block, streams, trace=trace)
+            committed, accepted, rejected, stopped = result.tokens, result.accepted_drafts, result.rejected, \
+                result.stopped
+        else:
+            committed, stopped = self._plain_sample(prefix, streams, trace)
+            accepted, rejected = 0, False
         t2 = time.perf_counter()
         fwd2, count2 = self._clock()
         self.target_model.sync(self.verifier.prefix)
-        self.draft.sync(self.verifier.prefix)
+        if self.draft is not None:
+            self.draft.sync(self.verifier.prefix)
         wall = time.perf_counter() - began
         alphas = tuple(alpha_np(e.p.to_numpy(), e.q.to_numpy()) for e in trace.of_kind("check"))
-        tokens = result.tokens[:remaining]
+        tokens = committed[:remaining]
+        origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)
         record = RoundRecord(
             round_id=round_id, start=len(gen.tokens), drafted=drafted, tokens=tokens,
-            origins=origins_of(result.accepted_drafts, result.rejected, len(result.tokens))[: len(tokens)],
-            accepted=result.accepted_drafts, rejected=result.rejected, stopped=result.stopped, alphas=alphas,
+            origins=origins[: len(tokens)], accepted=accepted, rejected=rejected, stopped=stopped, alphas=alphas,
             draft_forward_s=fwd1 - fwd0, draft_exact_s=(t1 - began) - (fwd1 - fwd0),
             target_forward_s=fwd2 - fwd1, verify_s=(t2 - t1) - (fwd2 - fwd1), wall_s=wall,
-            target_forwards=count2 - count0, trace=trace if self.keep_raw else None,
+            target_forwards=count2 - count1, draft_target_forwards=count1 - count0, plain=not depth,
+            trace=trace if self.keep_raw else None,
             events=trace.to_dict(self.top_n)["events"] if self.top_n else None,
             views=event_views(trace, self.view_top_n) if self.view_top_n else None,
         )
         gen.tokens.extend(tokens)
         gen.origins.extend(record.origins)
         gen.rounds.append(record)
-        gen.stopped = result.stopped
+        gen.stopped = stopped
         return record
 
     def rounds(self) -> Iterator[RoundRecord]:
@@ -193,11 +253,11 @@ class Session:
         return self.generation
 
 
-def generate(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec | None = None,
+def generate(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec | None,
              settings: Settings | None = None, *, draft_model: LoadedModel | None = None,
              top_n: int | None = 10, keep_raw: bool = False,
              on_round: Callable[[RoundRecord], None] | None = None) -> Generation:
-    """Exact speculative sampling on a real model: the whole generation in one call."""
-    session = Session(target, draft or DraftSpec(), settings or Settings(), prompt,
+    """Exact speculative sampling on a real model (draft=None: plain target sampling), in one call."""
+    session = Session(target, draft, settings or Settings(), prompt,
                       draft_model=draft_model, top_n=top_n, keep_raw=keep_raw)
     return session.run(on_round)

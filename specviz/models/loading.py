@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,42 @@ def resolve(spec: str) -> tuple[str, str | None]:
     return spec, None
 
 
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+HUB_PROBE_TIMEOUT_S = 3.0
+Stage = Callable[[str, float], None]
+
+
+def hub_offline() -> bool:
+    """True when HF_HUB_OFFLINE (or TRANSFORMERS_OFFLINE) forbids the network."""
+    return any(os.environ.get(name, "") not in ("", "0", "false", "False")
+               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def check_hub_id(spec: str, *, timeout: float = HUB_PROBE_TIMEOUT_S) -> None:
+    """Refuse, within seconds, a hub id that is neither in the local Hugging Face cache nor reachable.
+
+    Looks in the local cache first; only then probes the hub once, with a short timeout, so an
+    offline machine answers quickly instead of waiting on retries inside transformers.
+    """
+    import huggingface_hub
+
+    if isinstance(huggingface_hub.try_to_load_from_cache(spec, "config.json"), str):
+        return
+    advice = (f"Download it once on a machine with network access (`hf download {spec}`), or give the path "
+              "of a local folder saved with `save_pretrained`.")
+    if hub_offline():
+        raise ModelLoadError(f"Could not load model {spec!r}: it is not downloaded on this machine, and the hub is "
+                             f"switched off (HF_HUB_OFFLINE). {advice}")
+    try:
+        huggingface_hub.model_info(spec, timeout=timeout)
+    except Exception as error:  # noqa: BLE001 - any failure of the probe means "not available here"
+        reason = ("the Hugging Face hub has no such model" if "404" in str(error) or "not found" in str(error).lower()
+                  else "the Hugging Face hub cannot be reached from here")
+        raise ModelLoadError(f"Could not load model {spec!r}: it is not downloaded on this machine, and {reason}. "
+                             f"{advice}\n"
+                             f"({type(error).__name__}: {str(error)[:200]})") from error
+
+
 def _explain(spec: str, error: Exception) -> ModelLoadError:
     """A ModelLoadError that says what to do about the underlying error."""
     text = f"{type(error).__name__}: {error}"
@@ -118,9 +156,16 @@ def n_layers_of(model: Any) -> int:
     return int(model.config.get_text_config().num_hidden_layers)
 
 
-def load_model(spec: str = BUNDLED, device: str | None = None) -> LoadedModel:
-    """Load a model + tokenizer by spec; raises ModelLoadError with advice on failure."""
+def load_model(spec: str = BUNDLED, device: str | None = None, *, stage: Stage | None = None) -> LoadedModel:
+    """Load a model + tokenizer by spec; raises ModelLoadError with advice on failure.
+
+    `stage(text, fraction)` is told where loading is (tokenizer, weights, warm-up), for a progress bar.
+    """
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    def report(text: str, fraction: float) -> None:
+        if stage is not None:
+            stage(text, fraction)
 
     start = time.perf_counter()
     where, gguf_file = resolve(spec)
@@ -128,17 +173,24 @@ def load_model(spec: str = BUNDLED, device: str | None = None) -> LoadedModel:
         chosen = pick_device(device)
     except ValueError as error:
         raise ModelLoadError(str(error)) from error
+    if gguf_file is None and not Path(where).expanduser().exists() and HUB_ID.match(where):
+        report("Looking for the model in the local Hugging Face cache", 0.02)
+        check_hub_id(where)
     dtype = model_dtype(chosen)
     kwargs = {"gguf_file": gguf_file} if gguf_file else {}
     try:
+        report("Reading the tokenizer", 0.05)
         tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
+        report("Reading the weights" + (" (de-quantizing the GGUF file)" if gguf_file else ""), 0.15)
         model = AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kwargs)
     except Exception as error:  # noqa: BLE001 - every load failure is explained to the user
         raise _explain(spec, error) from error
+    report(f"Moving the model to {chosen.type} and running a first forward pass", 0.9)
     model.to(chosen).eval().requires_grad_(False)
     vocab = int(model.get_output_embeddings().weight.shape[0])
     with torch.no_grad():  # warm-up: the first forward pays one-off kernel setup costs
         model(input_ids=torch.zeros((1, 2), dtype=torch.long, device=chosen), use_cache=False)
+    report("Ready", 1.0)
     return LoadedModel(
         name=spec, model=model, tokenizer=tokenizer, device=chosen, dtype=dtype, vocab_size=vocab,
         n_layers=n_layers_of(model), load_seconds=time.perf_counter() - start,

@@ -34,6 +34,10 @@ class Summary:
     expected_tokens_per_round: float | None
     target_forwards: int
     tokens_per_target_forward: float
+    drafting_forwards: int
+    plain_rounds: int
+    checks: int
+    acceptance_rate: float | None
     time_s: dict[str, float]
     wall_s: float
     tokens_per_s: float
@@ -44,7 +48,12 @@ class Summary:
 
 
 def summarize(gen: Generation, depth: int) -> Summary:
-    """Summary statistics of a generation drafted at the given depth."""
+    """Summary statistics of a generation drafted at (up to) the given depth.
+
+    Target forwards count verification passes (and the passes of plain target samples); forwards of the
+    target spent *drafting* (q = p, or the target re-processed) are `drafting_forwards`, kept apart so
+    that q = p reads depth + 1 tokens per verification pass.
+    """
     rounds = gen.rounds
     reached, accepted_at = [0] * depth, [0] * depth
     alpha_sums = [0.0] * depth
@@ -56,7 +65,7 @@ def summarize(gen: Generation, depth: int) -> Summary:
     checked = [a for r in rounds for a in r.alphas]
     mean_alpha = float(np.mean(checked)) if checked else None
     wall = sum(r.wall_s for r in rounds)
-    forwards = sum(r.target_forwards for r in rounds)
+    forwards = sum(r.target_forwards for r in rounds)  # verification passes (and plain samples) only
     n_tokens = len(gen.tokens)
     origins = [o for r in rounds for o in r.origins]
     return Summary(
@@ -76,6 +85,10 @@ def summarize(gen: Generation, depth: int) -> Summary:
         expected_tokens_per_round=float(expected_tokens(min(1.0, mean_alpha), depth)) if checked else None,
         target_forwards=forwards,
         tokens_per_target_forward=n_tokens / forwards if forwards else 0.0,
+        drafting_forwards=sum(r.draft_target_forwards for r in rounds),
+        plain_rounds=sum(r.plain for r in rounds),
+        checks=sum(reached),
+        acceptance_rate=sum(accepted_at) / sum(reached) if sum(reached) else None,
         time_s={part: sum(getattr(r, part) for r in rounds) for part in TIME_PARTS},
         wall_s=wall,
         tokens_per_s=n_tokens / wall if wall else 0.0,
@@ -87,18 +100,21 @@ def format_summary(s: Summary) -> str:
     def pct(value: float | None) -> str:
         return "  -  " if value is None else f"{100 * value:5.1f}%"
 
+    drafting = f"; {s.drafting_forwards} more target forwards spent drafting" if s.drafting_forwards else ""
+    plain = f"; {s.plain_rounds} rounds without a draft (plain target samples)" if s.plain_rounds else ""
     lines = [
         f"device: {s.device}",
         f"tokens: {s.tokens} in {s.rounds} rounds ({s.tokens_per_round:.2f} per round; theory "
         f"{s.expected_tokens_per_round:.2f} at mean alpha)" if s.expected_tokens_per_round is not None
         else f"tokens: {s.tokens} in {s.rounds} rounds",
-        f"drafts: {s.accepted}/{s.drafted} accepted; {s.corrections} corrections, {s.bonuses} bonus tokens",
-        f"tokens per target forward: {s.tokens_per_target_forward:.2f} ({s.target_forwards} forwards)",
+        f"drafts: {s.accepted}/{s.drafted} accepted; {s.corrections} corrections, {s.bonuses} bonus tokens{plain}",
+        f"tokens per target verification pass: {s.tokens_per_target_forward:.2f} ({s.target_forwards} passes"
+        f"{drafting})",
         "position  reached  accepted  measured  alpha(p,q)",
     ]
     for i, (n, a, rate, alpha) in enumerate(zip(s.reached, s.accepted_at, s.acceptance_by_position,
                                                  s.alpha_by_position)):
-        lines.append(f"{i + 1:>8}  {n:>7}  {a:>8}  {pct(rate):>8}  {pct(alpha):>10}")
+        lines.append(f"{i:>8}  {n:>7}  {a:>8}  {pct(rate):>8}  {pct(alpha):>10}")
     wall = s.wall_s or 1.0
     split = ", ".join(f"{TIME_LABELS[k]} {v:.2f}s ({100 * v / wall:.0f}%)" for k, v in s.time_s.items())
     lines.append(f"time: {s.wall_s:.2f}s, {s.tokens_per_s:.1f} tokens/s; {split}")

@@ -15,6 +15,33 @@ from . import style
 
 Label = Callable[[int], str]
 REST = "(rest)"
+# A committed token sampled from the target alone (no draft this round, or the race's plain leg).
+PLAIN = style.Cue("target sample (no draft)", "#555555", "-", "circle-open", "solid", "○")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def origin_cue(origin: str) -> style.Cue:
+    """The Playground's cue for accepted / correction / bonus, and the plain target sample's."""
+    return PLAIN if origin == "target" else style.origin(origin)
+
+
+def short_int(n: int, digits: int = 12) -> str:
+    """An integer with thousands separators, or as m.mmm×10ⁿ (k digits) when it is longer than `digits`."""
+    text = str(abs(n))
+    if len(text) <= digits:
+        return f"{n:,}"
+    sign = "-" if n < 0 else ""
+    return f"{sign}{text[0]}.{text[1:4]}×10{str(len(text) - 1).translate(_SUPERSCRIPT)} ({len(text)} digits)"
+
+
+def short_prob(x: float) -> str:
+    """A probability readable at any size: 0.4213, 0.0031, 6.9×10⁻⁵, 0."""
+    if x == 0:
+        return "0"
+    if x >= 0.001:
+        return f"{x:.4f}".rstrip("0").rstrip(".") if x < 1 else "1"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
 def _labels(tokens: Sequence[int], label: Label) -> list[str]:
@@ -45,7 +72,7 @@ def bars_figure(bars: dict[str, Any], label: Label, *, names: Sequence[tuple[str
 def view_figure(view: dict[str, Any], label: Label, *, presenter: bool = False) -> go.Figure | None:
     """The chart of one event view (draft, check, correction, bonus); None for the others."""
     kind, token = view["kind"], view.get("token")
-    where = f"position {view['position'] + 1}"
+    where = f"position {view['position']}"
     if kind == "draft":
         return bars_figure(view["q"], label, names=[("draft q", "q")], token=token, presenter=presenter,
                            title=f"Draft at {where}: sampled {label(token)!r} from q")
@@ -57,7 +84,10 @@ def view_figure(view: dict[str, Any], label: Label, *, presenter: bool = False) 
         mass = view["residual_mass"]["float"]
         return bars_figure(view["residual"], label, names=[("residual (p − q)+, normalized", "residual")],
                            token=token, presenter=presenter,
-                           title=f"Correction at {where}: residual mass {mass:.4f}, drew {label(token)!r}")
+                           title=f"Correction at {where}: residual mass {short_prob(mass)}, drew {label(token)!r}")
+    if kind == "bonus" and view.get("plain"):
+        return bars_figure(view["p"], label, names=[("target p", "p")], token=token, presenter=presenter,
+                           title=f"No draft this round: drew {label(token)!r} from p")
     if kind == "bonus":
         return bars_figure(view["p"], label, names=[("target p", "p")], token=token, presenter=presenter,
                            title=f"Bonus at {where}: every draft accepted, drew {label(token)!r} from p")
@@ -67,7 +97,7 @@ def view_figure(view: dict[str, Any], label: Label, *, presenter: bool = False) 
 def acceptance_figure(acceptance: Sequence[float | None], alpha: Sequence[float | None],
                       reached: Sequence[int], *, presenter: bool = False) -> go.Figure:
     """Measured acceptance rate by draft position against the mean exact alpha(p, q) at those positions."""
-    x = [str(i + 1) for i in range(len(acceptance))]
+    x = [str(i) for i in range(len(acceptance))]
     fig = go.Figure()
     fig.add_trace(go.Bar(name="measured acceptance", x=x, y=[a if a is not None else 0 for a in acceptance],
                          marker=style.bar_marker("empirical"), customdata=list(reached),
@@ -82,13 +112,16 @@ def acceptance_figure(acceptance: Sequence[float | None], alpha: Sequence[float 
 def tokens_per_round_figure(rounds: Sequence[tuple[int, str]], expected: float | None, *,
                             presenter: bool = False) -> go.Figure:
     """Committed tokens per round: accepted drafts plus one correction or bonus, with the theory line."""
-    x = list(range(1, len(rounds) + 1))
+    x = list(range(len(rounds)))
     fig = go.Figure()
     fig.add_trace(go.Bar(name=style.origin("accepted").label, x=x, y=[a for a, _ in rounds],
                          marker=style.bar_marker("accepted")))
-    for origin in ("correction", "bonus"):
-        fig.add_trace(go.Bar(name=style.origin(origin).label, x=x, y=[1 if o == origin else 0 for _, o in rounds],
-                             marker=style.bar_marker(origin)))
+    for origin in ("correction", "bonus", "target"):
+        if origin == "target" and all(o != origin for _, o in rounds):
+            continue
+        cue = origin_cue(origin)
+        fig.add_trace(go.Bar(name=cue.label, x=x, y=[1 if o == origin else 0 for _, o in rounds],
+                             marker=style.bar_marker(cue)))
     if expected is not None:
         fig.add_hline(y=expected, line={"color": style.role("theory").color, "dash": "dash"},
                       annotation_text=f"theory {expected:.2f}")
@@ -110,26 +143,57 @@ def time_split_figure(parts: dict[str, float], labels: dict[str, str], *, presen
     return style.apply_layout(fig, title="Time split", presenter=presenter, height=260)
 
 
+def race_figure(plain_tps: float, speculative_tps: float, label: str, predicted: float | None = None, *,
+                presenter: bool = False) -> go.Figure:
+    """Tokens per second of both legs of the race, and the speed the cost model predicted."""
+    names = ["plain sampling", f"speculative ({label})"]
+    values = [plain_tps, speculative_tps]
+    colors = [PLAIN.color, style.origin("accepted").color]
+    patterns = [PLAIN.pattern, ""]
+    if predicted is not None:
+        names.append("predicted by the cost model")
+        values.append(predicted * plain_tps)
+        colors.append(style.role("theory").color)
+        patterns.append("/")
+    fig = go.Figure(go.Bar(x=values, y=names, orientation="h", text=[f"{v:.1f}" for v in values],
+                           textposition="auto",
+                           marker={"color": colors, "pattern": {"shape": patterns, "fgcolor": "#FFFFFF"}},
+                           hovertemplate="%{y}: %{x:.1f} tokens/s<extra></extra>"))
+    fig.update_layout(xaxis={"title": "tokens per second"}, yaxis={"autorange": "reversed"}, showlegend=False)
+    return style.apply_layout(fig, title=f"The race: {speculative_tps / plain_tps:.2f}x" if plain_tps else "The race",
+                              presenter=presenter, height=260)
+
+
 def tokens_html(pieces: Sequence[str], origins: Sequence[str]) -> str:
     """The generated text as HTML, each token coloured (and titled) by its origin."""
     import html
 
     spans = []
     for piece, origin in zip(pieces, origins):
-        cue = style.origin(origin)
+        cue = origin_cue(origin)
         text = html.escape(piece).replace("\n", "⏎<br>")
         underline = {"accepted": "", "correction": "text-decoration:underline wavy;",
-                     "bonus": "text-decoration:underline double;"}[origin]
+                     "bonus": "text-decoration:underline double;", "target": "", "plain": ""}[origin]
         spans.append(f"<span title='{cue.label}' style='{cue.css()}{underline}'>{text}</span>")
     return "<div style='font-size:1.15em;line-height:1.7;white-space:pre-wrap'>" + "".join(spans) + "</div>"
 
 
 def check_text(view: dict[str, Any], label: Label) -> str:
-    """The acceptance test of a check view in words, with the exact values."""
+    """The acceptance test of a check view in words, with the exact values (long integers abbreviated)."""
     a = view["acceptance"]
-    verdict = "**accepted**" if view["accepted"] else "**rejected**"
+    numerator = int(a["exact"].split("/")[0])
+    accepted = view["accepted"]
+    verdict = "**accepted**" if accepted else "**rejected**"
+    relation = "<" if accepted else ">="
     return (
-        f"Drafted {label(view['token'])!r}: p(x) = {view['p_token']['float']:.6f}, "
-        f"q(x) = {view['q_token']['float']:.6f}, acceptance min(1, p/q) = {a['float']:.6f}. "
-        f"Exact test: draw {view['draw']} < numerator of {a['exact']} over a range of {view['draw_range']} → {verdict}."
+        f"Drafted {label(view['token'])!r}: p(x) = {short_prob(view['p_token']['float'])}, "
+        f"q(x) = {short_prob(view['q_token']['float'])}, acceptance min(1, p/q) = {short_prob(a['float'])}. "
+        f"Exact test: draw {short_int(view['draw'])} {relation} numerator {short_int(numerator)} "
+        f"(the draw is uniform on 0 … {short_int(view['draw_range'] - 1)}) → {verdict}."
     )
+
+
+def legend_html(plain: bool = False) -> str:
+    """The origin legend of the coloured text, with the plain target sample where the text has one."""
+    extra = f" &nbsp; <span style='{PLAIN.css()}font-weight:600'>{PLAIN.glyph} {PLAIN.label}</span>" if plain else ""
+    return style.legend_html() + extra

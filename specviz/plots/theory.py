@@ -215,3 +215,34 @@ def grid_rows(cost_ratio: float = 0.0) -> list[dict[str, str | float]]:
             row[f"g = {g}"] = round(float(theory.speedup(a, g, cost_ratio)), 2)
         rows.append(row)
     return rows
+
+
+@dataclass(frozen=True)
+class SpeedupPoint:
+    """A speedup measured on a real model, with the alpha, cost ratio c and depth g it was measured at."""
+
+    source: str
+    acceptance_rate: float
+    cost_ratio: float
+    depth: int
+    verify_ratio: float  # a verification pass over g + 1 tokens, in single passes (the formula assumes 1)
+    measured_speedup: float
+    predicted_speedup: float
+
+
+def add_speedup_points(fig: go.Figure, points: Sequence[SpeedupPoint]) -> go.Figure:
+    """Measured speedups on the speedup-vs-alpha curves, each beside what the i.i.d. formula gives at its c, g."""
+    for i, pt in enumerate(points):
+        formula = float(theory.speedup(min(pt.acceptance_rate, 0.999), pt.depth, pt.cost_ratio))
+        fig.add_scatter(x=[pt.acceptance_rate], y=[pt.measured_speedup], mode="markers", name=f"{pt.source} (measured)",
+                        marker={"symbol": "star", "size": 20, "color": _PALETTE[(i + 1) % len(_PALETTE)],
+                                "line": {"color": "#000000", "width": 1}},
+                        hovertemplate=(f"{pt.source}: α = %{{x:.3f}}, c = {pt.cost_ratio:.3f}, g = {pt.depth}: "
+                                       f"measured %{{y:.2f}}x; the formula gives {formula:.2f}x, the cost model "
+                                       f"{pt.predicted_speedup:.2f}x<extra></extra>"))
+        fig.add_scatter(x=[pt.acceptance_rate], y=[formula], mode="markers", name=f"{pt.source}: formula at its c, g",
+                        marker={"symbol": "star-open", "size": 20, "color": _PALETTE[(i + 1) % len(_PALETTE)],
+                                "line": {"width": 2}},
+                        hovertemplate=f"the i.i.d. formula at c = {pt.cost_ratio:.3f}, g = {pt.depth}: "
+                                      "%{y:.2f}x<extra></extra>")
+    return fig

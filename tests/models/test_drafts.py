@@ -10,6 +10,7 @@ from specviz.models.drafts import (
     LookupDraft,
     TokenizerMismatchError,
     check_same_tokenizer,
+    lookup_chain,
     lookup_token,
     parse_draft,
     shape_probs,
@@ -21,7 +22,8 @@ def test_parse_draft():
     assert parse_draft("target:temperature=1.5,top_k=20") == DraftSpec("target", temperature=1.5, top_k=20)
     assert parse_draft("lookup") == DraftSpec("lookup", ngram=3)
     assert parse_draft("model:HuggingFaceTB/SmolLM2-135M").model == "HuggingFaceTB/SmolLM2-135M"
-    for bad in ("early-exit:x", "magic", "target:foo=1", "model:"):
+    assert parse_draft("bf16") == DraftSpec("bf16")
+    for bad in ("early-exit:x", "magic", "target:foo=1", "model:", "bf16:2"):
         with pytest.raises(ValueError, match="bad draft"):
             parse_draft(bad)
     assert parse_draft(parse_draft("target:temperature=2,top_k=3").label()).temperature == 2
@@ -30,10 +32,19 @@ def test_parse_draft():
 def test_lookup_token():
     assert lookup_token((1, 2, 3, 9, 1, 2, 3), 3) == 9  # trigram match
     assert lookup_token((7, 2, 3, 8, 5, 3), 3) == 8  # falls back to a unigram match
-    assert lookup_token((1, 2, 3), 3) == 3  # no match: repeat the last token
-    assert lookup_token((4,), 2) == 4
+    assert lookup_token((1, 2, 3), 3) is None  # no match: nothing is invented
+    assert lookup_token((4,), 2) is None
     q = LookupDraft(100, 2)((5, 6, 5))
     assert q.support_size == 1 and q.prob(6) == 1
+    with pytest.raises(ValueError, match="no n-gram match"):
+        LookupDraft(100, 2)((1, 2, 3))
+
+
+def test_lookup_chain_drafts_only_as_far_as_the_match_goes():
+    assert lookup_chain((1, 2, 3, 4, 1, 2), 2, 5) == (3, 4, 1, 2, 3)
+    assert lookup_chain((1, 2, 3, 4, 1, 2), 2, 2) == (3, 4)
+    assert lookup_chain((1, 2, 3), 3, 5) == ()  # no match: the round will be a plain target sample
+    assert LookupDraft(100, 3).plan((9, 8, 7, 9), 4) == (8, 7, 9, 8)
 
 
 def test_shape_probs():

@@ -27,7 +27,7 @@ def test_trace_records_every_step(tiny):
         if record is not gen.rounds[-1]:  # the last round may be cut at max_new_tokens
             assert record.origins[-1] in ("correction", "bonus")
         assert record.events is not None and record.events[-1]["kind"] == "result"
-        assert record.target_forwards == 1
+        assert record.target_forwards == 1 and record.draft_target_forwards == 0
     assert {"accepted", "correction"} <= set(gen.origins)
 
 
@@ -102,10 +102,58 @@ def test_summary(tiny):
     assert all(0 <= a <= 1 for a in s.alpha_by_position if a is not None)
     assert s.tokens_per_target_forward == pytest.approx(20 / s.target_forwards)
     assert set(s.time_s) == {"draft_forward_s", "draft_exact_s", "target_forward_s", "verify_s"}
-    assert "tokens per target forward" in format_summary(s)
+    assert "tokens per target verification pass" in format_summary(s)
     assert s.to_dict()["device"].startswith("cpu")
 
 
 def test_depth_outside_the_core_range_is_refused(tiny):
     with pytest.raises(ValueError, match="depth"):
         Session(tiny, parse_draft("lookup"), Settings(depth=9), PROMPT)
+
+
+def test_q_equals_p_counts_verification_passes_apart_from_drafting(tiny):
+    gen = _run(tiny, f"early-exit:{tiny.n_layers}", depth=4, seed=2, max_new_tokens=15)
+    s = summarize(gen, 4)
+    assert s.target_forwards == s.rounds  # one verification pass per round (the bonus position)
+    assert s.tokens_per_target_forward == pytest.approx(5.0)  # depth + 1 tokens per verification pass
+    assert s.drafting_forwards == 4 * s.rounds  # every draft step was a full target pass
+    assert "spent drafting" in format_summary(s)
+
+
+def test_lookup_drafts_only_on_a_match_and_otherwise_samples_the_target(tiny):
+    prompt = (1, 2, 3, 4, 5, 6, 7, 8)  # no repeated token: no n-gram match at first
+    session = Session(tiny, parse_draft("lookup:3"), Settings(depth=4, seed=5, max_new_tokens=10), prompt,
+                      keep_raw=True)
+    gen = session.run()
+    assert gen.rounds[0].plain and gen.rounds[0].drafted == () and gen.origins[0] == "target"
+    for record in gen.rounds:
+        prefix = record.trace.events[0].prefix
+        planned = session.draft.plan(prefix, 4)
+        if record.plain:
+            assert [e.kind for e in record.trace.events] in (["bonus", "result"], ["bonus", "stop", "result"])
+            assert record.origins == ("target",) and record.target_forwards == 1
+        else:
+            assert record.drafted == planned[: len(record.drafted)] and len(planned) >= 1
+    s = summarize(gen, 4)
+    assert s.plain_rounds == sum(r.plain for r in gen.rounds) >= 1
+    assert s.drafted == sum(len(r.drafted) for r in gen.rounds)
+
+
+def test_plain_sampling_is_reproducible_by_seed_and_uses_the_exact_core(tiny):
+    a = generate(tiny, PROMPT, None, Settings(max_new_tokens=8, seed=4), keep_raw=True)
+    b = generate(tiny, PROMPT, None, Settings(max_new_tokens=8, seed=4))
+    c = generate(tiny, PROMPT, None, Settings(max_new_tokens=8, seed=5))
+    assert a.tokens == b.tokens != c.tokens
+    assert set(a.origins) == {"target"} and all(r.plain and r.target_forwards == 1 for r in a.rounds)
+    bonus = a.rounds[0].trace.events[0]
+    assert bonus.kind == "bonus" and bonus.p.total == bonus.draw_range  # an integer-ticket draw from p
+
+
+def test_the_verifier_is_chosen_in_one_place(tiny):
+    from specviz.core import Verifier
+    from specviz.models.generate import VERIFIERS
+
+    assert VERIFIERS["token"] is Verifier
+    assert type(Session(tiny, parse_draft("lookup"), Settings(), PROMPT).verifier) is Verifier
+    with pytest.raises(ValueError, match="unknown verification 'nope'"):
+        Session(tiny, parse_draft("lookup"), Settings(verification="nope"), PROMPT)

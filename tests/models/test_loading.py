@@ -58,3 +58,60 @@ def test_bundled_model_resolves_without_importing_its_package():
         return
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert resolve("smollm2") == (str(path.parent), path.name)
+
+
+def _forbid_transformers_load(monkeypatch):
+    import transformers
+
+    def refuse(*args, **kwargs):
+        pytest.fail("transformers was asked to load a model the hub check should have refused")
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", refuse)
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", refuse)
+
+
+def test_an_uncached_hub_id_offline_is_refused_before_any_download(monkeypatch):
+    import huggingface_hub
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache", lambda repo, name: None)
+    monkeypatch.setattr(huggingface_hub, "model_info", lambda *a, **k: pytest.fail("probed the hub while offline"))
+    _forbid_transformers_load(monkeypatch)
+    with pytest.raises(ModelLoadError, match="not downloaded on this machine.*HF_HUB_OFFLINE") as info:
+        load_model("someone/not-here")
+    assert "hf download someone/not-here" in str(info.value)
+
+
+def test_an_uncached_hub_id_probes_the_hub_once_with_a_short_timeout(monkeypatch):
+    import huggingface_hub
+
+    calls = []
+
+    def unreachable(repo, *, timeout=None, **kwargs):
+        calls.append((repo, timeout))
+        raise ConnectionError("Name or service not known")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache", lambda repo, name: None)
+    monkeypatch.setattr(huggingface_hub, "model_info", unreachable)
+    _forbid_transformers_load(monkeypatch)
+    with pytest.raises(ModelLoadError, match="cannot be reached from here"):
+        load_model("someone/not-here")
+    assert calls == [("someone/not-here", 3.0)]
+
+
+def test_a_cached_hub_id_skips_the_probe(monkeypatch):
+    import huggingface_hub
+
+    from specviz.models.loading import check_hub_id
+
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache", lambda repo, name: "/cache/config.json")
+    monkeypatch.setattr(huggingface_hub, "model_info", lambda *a, **k: pytest.fail("probed a cached model"))
+    check_hub_id("someone/cached")
+
+
+def test_loading_reports_its_stages(tiny_dir):
+    stages = []
+    load_model(str(tiny_dir), "cpu", stage=lambda text, fraction: stages.append((text, fraction)))
+    fractions = [f for _, f in stages]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any("weights" in text for text, _ in stages)

@@ -17,42 +17,88 @@ def tiny_dir(tmp_path_factory):
     return str(save_tiny(tmp_path_factory.mktemp("page-tiny"), arch="gpt2"))
 
 
+@pytest.fixture(autouse=True)
+def _cost_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_CACHE_DIR", str(tmp_path / "cache"))
+
+
 def _page(tiny_dir: str, **state) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["rm_model"] = "Hub id, local folder or .gguf file"
     at.session_state["rm_custom"] = tiny_dir
-    at.session_state["rm_prompt"] = "w1 w2 w3 w1 w2"
+    at.session_state["rm_prompt"] = "w1 w2 w3 w1 w2 w3 w1 w2"
     at.session_state["rm_max_new"] = 8
     for key, value in state.items():
         at.session_state[key] = value
     return at.run()
 
 
-def test_page_generates_with_the_injected_model(tiny_dir):
-    at = _page(tiny_dir, rm_layers=1)
+def _texts(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [s.value for s in at.success] + [w.value for w in at.warning]
+                     + [i.value for i in at.info])
+
+
+def test_the_page_opens_on_the_copy_preset(tiny_dir):
+    at = _page(tiny_dir)
     assert not at.exception
+    assert at.selectbox(key="rm_preset").value.startswith("Copy a text with prompt lookup")
+    assert at.selectbox(key="rm_draft").value.startswith("Prompt lookup")
+    assert at.slider(key="rm_depth").value == 5
+
+
+def test_the_race_runs_and_shows_both_legs(tiny_dir):
+    at = _page(tiny_dir)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    text = _texts(at)
+    assert "speedup:" in text and "plain" in text
+    assert "Plain sampling (exact core)" in text and "Speculative (lookup:3)" in text
+    assert "The cost model predicts" in text
+    labels = [m.label for m in at.metric]
+    assert labels.count("Tokens/s") == 2 and "Tokens/verify pass" in labels
+    assert at.session_state["rm_summary"].tokens == 8
+    assert "Real model, lookup:3" in at.session_state["theory_speedups"]
+
+
+def test_speculative_run_alone_and_round_inspection(tiny_dir):
+    at = _page(tiny_dir, rm_draft="Early exit (first k layers)", rm_layers=1, rm_race=False, rm_depth=3)
     assert at.slider(key="rm_layers").max == 2
     at.button(key="rm_generate").click().run()
     assert not at.exception
-    assert at.metric[0].value == "8"
     assert any("Generated with early-exit:1" in s.value for s in at.subheader)
     assert any("acceptance min(1, p/q)" in m.value for m in at.markdown)
+    assert any(m.value.startswith("**Round 0**") for m in at.markdown)  # rounds count from 0, as in the Playground
 
 
-def test_full_depth_early_exit_accepts_every_draft(tiny_dir):
-    at = _page(tiny_dir, rm_layers=2, rm_depth=3, rm_animate=False)
+def test_full_depth_early_exit_reads_depth_plus_one_per_verification_pass(tiny_dir):
+    at = _page(tiny_dir, rm_draft="Early exit (first k layers)", rm_layers=2, rm_depth=3, rm_race=False,
+               rm_max_new=12)
     at.button(key="rm_generate").click().run()
     assert not at.exception
-    drafted = at.metric[1].value
-    accepted, total = drafted.split("/")
+    metrics = {m.label: m.value for m in at.metric}
+    accepted, total = metrics["Accepted drafts"].split("/")
     assert accepted == total and int(total) > 0
+    assert metrics["Tokens/verify pass"] == "4.00"
+    assert int(metrics["Drafting passes"]) > 0
 
 
 def test_other_drafts_run(tiny_dir):
-    for draft in ("Prompt lookup (n-gram, one-hot q)", "Target re-processed (temperature, top-k)"):
-        at = _page(tiny_dir, rm_draft=draft, rm_animate=False, rm_top_k=20)
+    for draft in ("Target re-processed (temperature, top-k)", "Same model in bfloat16"):
+        at = _page(tiny_dir, rm_draft=draft, rm_race=False, rm_top_k=20)
         at.button(key="rm_generate").click().run()
         assert not at.exception, draft
+
+
+def test_a_failed_draft_load_keeps_the_previous_result(tiny_dir, tmp_path):
+    at = _page(tiny_dir, rm_race=False)
+    at.button(key="rm_generate").click().run()
+    assert any("Generated with lookup:3" in s.value for s in at.subheader)
+    at.selectbox(key="rm_draft").set_value("Second model (same tokenizer)").run()
+    at.text_input(key="rm_draft_model").input(str(tmp_path / "missing")).run()
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    assert any("No such model file or folder" in e.value for e in at.error)
+    assert any("Generated with lookup:3" in s.value for s in at.subheader)
 
 
 def test_a_model_that_fails_to_load_is_explained(tmp_path):

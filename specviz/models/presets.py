@@ -1,0 +1,85 @@
+"""Presets that tell the story of when speculative decoding pays off, on the bundled SmolLM2.
+
+Each sets the prompt, the draft, the depth, the temperature and the processors; the page opens on
+the first, and `bench/real_model.py` measures every one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from specviz.models.drafts import DraftSpec, parse_draft
+from specviz.models.generate import Settings
+
+COPY_TEXT = (
+    "The lighthouse keeper climbed the narrow stairs every evening at dusk. He cleaned the great lens, "
+    "trimmed the wick, and wrote the weather in his logbook. Ships passed far out at sea, and none of them "
+    "ever knew his name."
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of generation settings with the lesson it teaches."""
+
+    name: str
+    prompt: str
+    draft: str
+    depth: int
+    temperature: float
+    max_new_tokens: int
+    lesson: str
+    top_k: int = 0
+    top_p: float = 1.0
+
+    @property
+    def draft_spec(self) -> DraftSpec:
+        return parse_draft(self.draft)
+
+    def settings(self, seed: int = 1, **changes) -> Settings:
+        """The generation settings of this preset (seed and any other field may be overridden)."""
+        base = {"depth": self.depth, "seed": seed, "max_new_tokens": self.max_new_tokens,
+                "temperature": self.temperature, "top_k": self.top_k, "top_p": self.top_p}
+        return Settings(**{**base, **changes})
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="Copy a text with prompt lookup",
+        prompt=f"Repeat this text exactly:\n\n{COPY_TEXT}",
+        draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48,
+        lesson="The answer copies the prompt, so an n-gram match proposes the next tokens for free and the "
+               "target accepts most of them: several tokens per verification pass, a real speedup.",
+    ),
+    Preset(
+        name="Open-ended story with early exit",
+        prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
+        draft="early-exit:8", depth=4, temperature=1.0, max_new_tokens=48,
+        lesson="SmolLM2 was not trained to exit early: its first 8 layers draft poorly, so few drafts are "
+               "accepted, and every round still pays for the draft and a wider target pass: a slowdown.",
+    ),
+    Preset(
+        name="The target as its own draft (q = p)",
+        prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
+        draft="early-exit:30", depth=4, temperature=1.0, max_new_tokens=48,
+        lesson="Every draft is accepted (q = p), yet there is no gain: each draft step is a full target pass, "
+               "so a round of depth + 1 tokens costs depth + 1 passes.",
+    ),
+    Preset(
+        name="The same model in bfloat16 as the draft",
+        prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
+        draft="bf16", depth=4, temperature=1.0, max_new_tokens=48,
+        lesson="Lower precision keeps q very close to p (nearly every draft accepted), but the draft is the "
+               "whole model again: it pays off only as far as bfloat16 is cheaper than FP32 on this device, and "
+               "the cost model below says by how much.",
+    ),
+)
+DEFAULT = PRESETS[0]
+
+
+def by_name(name: str) -> Preset:
+    """The preset with this name; ValueError naming the choices otherwise."""
+    for preset in PRESETS:
+        if preset.name == name:
+            return preset
+    raise ValueError(f"unknown preset {name!r}; one of: {', '.join(p.name for p in PRESETS)}")

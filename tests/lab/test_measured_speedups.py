@@ -1,0 +1,38 @@
+"""The real-model page's measured speedup on the Theory page's speedup curves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from specviz.lab import measured
+from specviz.plots import theory as plots
+
+POINT = {"acceptance_rate": 0.9, "cost_ratio": 0.001, "depth": 5, "verify_ratio": 1.6, "measured_speedup": 2.8,
+         "predicted_speedup": 2.9}
+
+
+def test_speedup_points_read_what_the_page_publishes_and_skip_the_malformed():
+    session = {measured.SPEEDUPS: {"Real model, lookup:3": POINT, "broken": {"acceptance_rate": 0.5}}}
+    (point,) = measured.speedup_points(session)
+    assert point.source == "Real model, lookup:3" and point.depth == 5 and point.verify_ratio == 1.6
+    assert measured.speedup_points({}) == [] and measured.speedup_points({measured.SPEEDUPS: 3}) == []
+
+
+def test_the_point_and_the_formula_at_its_cost_ratio_go_on_the_curves():
+    (point,) = measured.speedup_points({measured.SPEEDUPS: {"m": POINT}})
+    fig = plots.add_speedup_points(plots.leviathan_curves(0.05), [point])
+    measured_trace, formula_trace = fig.data[-2], fig.data[-1]
+    assert list(measured_trace.x) == [0.9] and list(measured_trace.y) == [2.8]
+    assert formula_trace.y[0] > 3  # the formula at c = 0.001, g = 5 assumes a flat verification pass
+
+
+def test_the_theory_page_shows_the_point_with_the_flat_pass_note():
+    page = str(Path(__file__).resolve().parents[2] / "views" / "theory.py")
+    at = AppTest.from_file(page, default_timeout=60)
+    at.session_state[measured.SPEEDUPS] = {"Real model, lookup:3": POINT}
+    at.run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "measured 2.80x" in captions and "a 6-token pass cost 1.60 single passes" in captions

@@ -1,0 +1,91 @@
+"""The cost model and the speedup it predicts: pure functions, checked on made-up timings."""
+
+from __future__ import annotations
+
+import pytest
+
+from specviz.models.cost import CostModel, agrees, cache_key, explain, predict, round_seconds, round_tokens
+from specviz.theory import expected_tokens
+
+# a CPU-like device: a 6-token pass costs 1.6 single passes; the early-exit draft 0.25 of a pass
+CPU = CostModel("m", "cpu", (0.040, 0.046, 0.052, 0.054, 0.058, 0.064), {"early-exit:8": 0.010, "lookup:3": 0.0})
+# a GPU-like device: the verification pass is flat
+GPU = CostModel("m", "cuda", (0.010,) * 6, {"early-exit:8": 0.0025, "lookup:3": 0.0})
+
+
+def test_ratios():
+    assert CPU.pass_ratio(1) == 1 and CPU.pass_ratio(6) == pytest.approx(1.6)
+    assert CPU.pass_ratio(9) == CPU.pass_ratio(6)  # beyond the measured range: the longest pass
+    assert CPU.draft_ratio("early-exit:8") == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="at least one token"):
+        CPU.pass_s(0)
+    with pytest.raises(ValueError, match="positive"):
+        CostModel("m", "cpu", (0.0,))
+    with pytest.raises(ValueError, match=">= 0"):
+        CostModel("m", "cpu", (1.0,), {"x": -1.0})
+    assert CostModel.from_dict(CPU.to_dict()) == CPU
+
+
+def test_round_seconds():
+    assert round_seconds(CPU, "early-exit:8", 0) == 0.040  # a plain target sample
+    assert round_seconds(CPU, "early-exit:8", 5) == pytest.approx(5 * 0.010 + 0.064)
+    # a draft that is the target: the check only adds the bonus position
+    assert round_seconds(CPU, "early-exit:8", 5, shared_target=True) == pytest.approx(5 * 0.010 + 0.040)
+
+
+def test_round_tokens():
+    assert round_tokens(0.7, 0) == 1.0
+    assert round_tokens(0.5, 3) == pytest.approx(float(expected_tokens(0.5, 3)))
+    assert round_tokens(1.0, 4) == 5.0 and round_tokens(0.0, 4) == 1.0
+
+
+def test_prediction_on_made_up_timings():
+    # prompt lookup accepted 90% of the time at depth 5: 4.69 tokens per round for 1.6 single passes
+    lookup = predict(CPU, "lookup:3", [5] * 10, 0.9)
+    assert lookup.tokens_per_round == pytest.approx(float(expected_tokens(0.9, 5)))
+    assert lookup.speedup == pytest.approx(lookup.tokens_per_round / 1.6)
+    # rounds without a match are plain samples: they pull the speedup towards 1
+    mixed = predict(CPU, "lookup:3", [5] * 5 + [0] * 5, 0.9)
+    assert 1 < mixed.speedup < lookup.speedup
+    # a poor early-exit draft loses on the CPU and still loses on a flat GPU pass, by less
+    cpu = predict(CPU, "early-exit:8", [4] * 10, 0.06)
+    gpu = predict(GPU, "early-exit:8", [4] * 10, 0.06)
+    assert cpu.speedup < gpu.speedup < 1
+    # q = p: every draft accepted, each draft step a full pass: no gain
+    same = predict(CostModel("m", "cpu", (0.04,) * 6, {"q=p": 0.04}), "q=p", [4] * 3, 1.0, shared_target=True)
+    assert same.speedup == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="at least one round"):
+        predict(CPU, "lookup:3", [], 0.5)
+
+
+def test_agreement_and_explanation():
+    assert agrees(2.0, 2.4) and not agrees(1.0, 2.0) and not agrees(1.0, 0.0)
+    p = predict(CPU, "early-exit:8", [4] * 10, 0.06)
+    text = explain(CPU, "early-exit:8", p, measured=p.speedup)
+    assert "loses" in text and "costs 0.25 of a target pass per token" in text and "accepted 6% of the time" in text
+    assert "a 5-token check costs 1.45 single passes on this CPU" in text and "within 25%" in text
+    off = explain(CPU, "early-exit:8", p, measured=2 * p.speedup)
+    assert "off by more than 25%" in off
+    win = explain(GPU, "lookup:3", predict(GPU, "lookup:3", [5, 0], 0.9), measured=2.0, plain_rounds=1,
+                  device_kind="cuda")
+    assert "wins" in win and "this GPU" in win and "1 of 2 rounds found no n-gram match" in win
+
+
+def test_cache_key_names_model_device_and_drafts():
+    assert cache_key("m", "cpu", 6, ["b", "a"]) == cache_key("m", "cpu", 6, ["a", "b"])
+    assert cache_key("m", "cpu", 6, ["a"]) != cache_key("m", "cuda", 6, ["a"])
+
+
+def test_measured_costs_are_cached_per_model_and_device(tiny, tmp_path, monkeypatch):
+    from specviz.models import cost as cost_module
+    from specviz.models.drafts import parse_draft
+
+    monkeypatch.setenv("SPECVIZ_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(cost_module, "_MEMORY", {})
+    drafts = [parse_draft("lookup:3"), parse_draft("early-exit:1")]
+    measured = cost_module.measure_costs(tiny, drafts, max_tokens=3, repeats=1)
+    assert len(measured.target_pass_s) == 3 and set(measured.draft_step_s) == {"lookup:3", "early-exit:1"}
+    assert (tmp_path / "costs.json").is_file()
+    monkeypatch.setattr(cost_module, "_MEMORY", {})
+    monkeypatch.setattr(cost_module, "_fastest_time", lambda *a, **k: pytest.fail("re-measured a cached model"))
+    assert cost_module.measure_costs(tiny, drafts, max_tokens=3) == measured  # read back from disk

@@ -1,0 +1,51 @@
+"""Real-model figures and texts: the exact test in words, readable numbers, the race chart."""
+
+from __future__ import annotations
+
+from specviz.plots import real_models as plots
+
+
+def _check(accepted: bool, draw: int, numerator: int, denominator: int, p: float = 6.9e-05) -> dict:
+    return {"token": 5, "accepted": accepted, "draw": draw, "draw_range": denominator,
+            "p_token": {"float": p}, "q_token": {"float": 1.0},
+            "acceptance": {"exact": f"{numerator}/{denominator}", "float": numerator / denominator}}
+
+
+def test_rejection_reads_draw_at_least_numerator():
+    text = plots.check_text(_check(False, 812345, 69, 1_000_000), lambda t: "x")
+    assert "draw 812,345 >= numerator 69" in text and "**rejected**" in text and "<" not in text.split("→")[0]
+    text = plots.check_text(_check(True, 12, 69, 1_000_000), lambda t: "x")
+    assert "draw 12 < numerator 69" in text and "**accepted**" in text
+
+
+def test_tiny_probabilities_and_long_integers_are_abbreviated():
+    text = plots.check_text(_check(False, 10**40, 3 * 10**39, 10**41), lambda t: "x")
+    assert "p(x) = 6.9×10⁻⁵" in text and "0.000000" not in text
+    assert "1.000×10⁴⁰ (41 digits)" in text and "3.000×10³⁹ (40 digits)" in text
+    assert plots.short_prob(0) == "0" and plots.short_prob(0.4213) == "0.4213" and plots.short_prob(1.0) == "1"
+    assert plots.short_prob(0.0031) == "0.0031" and plots.short_prob(2.5e-12) == "2.5×10⁻¹²"
+    assert plots.short_int(123456789) == "123,456,789" and plots.short_int(-(10**20)).startswith("-1.000×10²⁰")
+
+
+def test_positions_count_from_zero_like_the_playground():
+    view = {"kind": "check", "position": 0, "token": 1, "accepted": True,
+            "pq": {"tokens": [1], "values0": [0.5], "rest0": 0.5, "values1": [0.5], "rest1": 0.5}}
+    assert "position 0" in plots.view_figure(view, str).layout.title.text
+    fig = plots.acceptance_figure([1.0, 0.5], [0.9, 0.4], [4, 2])
+    assert list(fig.data[0].x) == ["0", "1"]
+    assert list(plots.tokens_per_round_figure([(1, "bonus"), (0, "target")], None).data[0].x) == [0, 1]
+
+
+def test_plain_samples_have_their_own_cue_and_chart_title():
+    html = plots.tokens_html(["a", "b"], ["accepted", "target"])
+    assert plots.PLAIN.label in html
+    view = {"kind": "bonus", "position": 0, "token": 1, "plain": True, "p": {"tokens": [1], "values0": [1.0],
+                                                                            "rest0": 0.0}}
+    assert plots.view_figure(view, str).layout.title.text.startswith("No draft this round")
+    assert plots.PLAIN.label in plots.legend_html(plain=True) and plots.PLAIN.label not in plots.legend_html()
+
+
+def test_race_figure():
+    fig = plots.race_figure(20.0, 45.0, "lookup:3", predicted=2.5)
+    assert list(fig.data[0].x) == [20.0, 45.0, 50.0]
+    assert "2.25x" in fig.layout.title.text
