@@ -5,7 +5,8 @@
 For each preset (specviz.models.presets): plain sampling through the exact core on the same prompt and
 settings, the exact speculative run, transformers' assisted generation with the same draft where it has
 one (prompt lookup: `prompt_lookup_num_tokens`; early exit and bfloat16: `assistant_model`), and the
-speedup the cost model (measured in this run) predicts beside the measured one. Rows are interleaved
+speedup the cost model (measured in this run) predicts beside the measured one, and the same draft under
+block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation). Rows are interleaved
 `--repeats` times and the fastest of each is kept, so a busy moment on a shared machine hits every row
 alike; speedups are ratios against the plain run of the same preset in the same run. The copy preset
 is then raced over several seeds. Prints a text table, then the same table as markdown.
@@ -63,9 +64,10 @@ def assistant_kwargs(target, preset: Preset) -> dict | None:
     return {"assistant_model": assistant}
 
 
-def exact_leg(target, preset: Preset, prompt, seed: int, plain: bool) -> tuple[Leg, Session]:
-    session = Session(target, None if plain else preset.draft_spec, preset.settings(seed=seed, ignore_eos=True),
-                      prompt, top_n=None)
+def exact_leg(target, preset: Preset, prompt, seed: int, plain: bool,
+              verification: str = "token") -> tuple[Leg, Session]:
+    session = Session(target, None if plain else preset.draft_spec,
+                      preset.settings(seed=seed, ignore_eos=True, verification=verification), prompt, top_n=None)
     return run_leg("plain" if plain else "speculative", session), session
 
 
@@ -102,29 +104,36 @@ def main() -> None:
             leg, session = exact_leg(target, preset, prompt, 1, plain=False)
             keep_best(best, f"{preset.name}|exact", leg.summary.wall_s, leg=leg,
                       shared=isinstance(session.draft, SharedTargetDraft))
+            leg, session = exact_leg(target, preset, prompt, 1, plain=False, verification="block")
+            keep_best(best, f"{preset.name}|block", leg.summary.wall_s, leg=leg,
+                      shared=isinstance(session.draft, SharedTargetDraft))
             assist = assistant_kwargs(target, preset)
             if assist is not None:
                 keep_best(best, f"{preset.name}|hf assisted", hf_generate(target, ids, preset, **assist))
 
-    header = ["preset", "method", "tokens/s", "speedup", "predicted", "tokens per verification pass", "acceptance"]
+    header = ["preset", "method", "tokens/s", "speedup", "predicted", "tokens per verification pass", "acceptance",
+              "accepted drafts per drafting round"]
     table = []
     for preset in PRESETS:
         n = preset.max_new_tokens
         plain_s = best[f"{preset.name}|plain"]["seconds"]
-        exact = best[f"{preset.name}|exact"]
-        s = exact["leg"].summary
-        prediction = prediction_for(cost, exact["leg"], shared_target=exact["shared"])
-        rows = [("plain sampling (exact core)", plain_s, "", "1.00", "-"),
-                ("plain sampling (transformers)", best[f"{preset.name}|hf plain"]["seconds"], "", "-", "-"),
-                (f"exact speculative, {preset.draft}, depth {preset.depth}", exact["seconds"],
-                 f"{prediction.speedup:.2f}x" if prediction else "-", f"{s.tokens_per_target_forward:.2f}",
-                 f"{s.acceptance_rate:.2f}" if s.acceptance_rate is not None else "-")]
+        rows = [("plain sampling (exact core)", plain_s, "", "1.00", "-", "-"),
+                ("plain sampling (transformers)", best[f"{preset.name}|hf plain"]["seconds"], "", "-", "-", "-")]
+        for key, how in (("exact", "tokenwise"), ("block", "block verification")):
+            exact = best[f"{preset.name}|{key}"]
+            s = exact["leg"].summary
+            prediction = prediction_for(cost, exact["leg"], shared_target=exact["shared"])
+            drafting_rounds = s.rounds - s.plain_rounds
+            rows.append((f"exact speculative, {preset.draft}, depth {preset.depth}, {how}", exact["seconds"],
+                         f"{prediction.speedup:.2f}x" if prediction else "-", f"{s.tokens_per_target_forward:.2f}",
+                         f"{s.acceptance_rate:.2f}" if s.acceptance_rate is not None else "-",
+                         f"{s.accepted / drafting_rounds:.2f}" if drafting_rounds else "-"))
         if f"{preset.name}|hf assisted" in best:
             rows.append(("transformers assisted, same draft", best[f"{preset.name}|hf assisted"]["seconds"], "",
-                         "-", "-"))
-        for method, seconds, predicted, per_pass, acceptance in rows:
+                         "-", "-", "-"))
+        for method, seconds, predicted, per_pass, acceptance, accepted in rows:
             table.append([preset.name, method, f"{n / seconds:.1f}", f"{plain_s / seconds:.2f}x", predicted or "-",
-                          per_pass, acceptance])
+                          per_pass, acceptance, accepted])
     seeds = [int(x) for x in args.seeds.split(",") if x]
     copy_preset = PRESETS[0]
     seed_lines = []

@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
     gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
     gen.add_argument("--race", action="store_true", help="race plain target sampling against the speculative run")
+    gen.add_argument("--verification", choices=("token", "block"), default="token",
+                     help="tokenwise, or block verification (Sun et al. 2025): same target pass, never fewer "
+                          "accepted drafts in expectation")
     gen.add_argument("--top-n", type=int_in(1), default=10, help="entries of each distribution kept in --json (≥ 1)")
     gen.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     toy = sub.add_parser("play", help="play rounds of a toy scenario (the Playground's presets) and narrate them")
@@ -137,7 +140,7 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
     return {
         "prompt": args.prompt, "model": args.model, "draft": str(args.draft), "device": gen.device,
         "settings": {k: getattr(args, k) for k in ("depth", "seed", "max_new_tokens", "temperature", "top_k",
-                                                   "top_p", "draft_top_k")},
+                                                   "top_p", "draft_top_k", "verification")},
         "context_id": gen.context_id,
         "prompt_tokens": list(gen.prompt_ids),
         "text": "".join(pieces),
@@ -165,7 +168,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         spec = DraftSpec(args.draft.kind, **args.draft.fields)
         settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=args.max_new_tokens,
                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
-                            draft_top_k=args.draft_top_k, chat=not args.no_chat)
+                            draft_top_k=args.draft_top_k, chat=not args.no_chat, verification=args.verification)
         check_device(args.device)
         err.write(f"loading {args.model} ...\n")
         target = load_model(args.model, args.device)

@@ -27,6 +27,7 @@ from specviz.models.view import event_views
 from specviz.plots import real_models as plots
 
 ss = st.session_state
+VERIFICATIONS = {"token": "tokenwise", "block": "block"}
 BUNDLED, CUSTOM = "SmolLM2-135M-Instruct (bundled, offline)", "Hub id, local folder or .gguf file"
 BUNDLED_NOTE = ("The bundled SmolLM2-135M is de-quantized from its GGUF file once per app process (usually "
                 "16–35 s on a laptop CPU); after that it stays in memory and every visit is instant.")
@@ -96,6 +97,10 @@ def render_round(record, label, top_n: int) -> None:
             st.plotly_chart(fig, key=f"rm_{record.round_id}_{view['kind']}_{view['position']}", theme=None)
         if view["kind"] == "check":
             st.markdown(plots.check_text(view, label))
+        elif view["kind"] == "block_check":
+            st.markdown(plots.block_check_text(view, label))
+        elif view["kind"] == "block_decision":
+            st.markdown(plots.block_decision_text(view))
 
 
 def leg_text(leg: Leg, tokenizer) -> str:
@@ -137,11 +142,16 @@ for key, value in preset_state(PRESETS[0], target.n_layers).items():
 ss.setdefault("rm_preset", PRESETS[0].name)
 
 # --- preset, Generate ----------------------------------------------------------------------------------------
-top = st.columns([3, 1.2, 1], vertical_alignment="bottom")
+top = st.columns([3, 1.5, 1.2, 1], vertical_alignment="bottom")
 preset_name = top[0].selectbox("Preset", [p.name for p in PRESETS], key="rm_preset", on_change=apply_preset)
-race_on = top[1].toggle("Race plain", value=True, key="rm_race",
+verification = top[1].radio("Verification", list(VERIFICATIONS), key="rm_verification", horizontal=True,
+                            format_func=VERIFICATIONS.get,
+                            help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
+                                 "decides how many drafts to keep from the whole block: never fewer in "
+                                 "expectation, same target pass, still exact")
+race_on = top[2].toggle("Race plain", value=True, key="rm_race",
                         help="Run plain target sampling first, then the speculative run, and compare their speeds")
-clicked = top[2].button("Generate", type="primary", key="rm_generate", width="stretch")
+clicked = top[3].button("Generate", type="primary", key="rm_generate", width="stretch")
 st.caption(f"{by_name(preset_name).lesson} Model: {spec} — {target.n_layers} layers, vocabulary "
            f"{target.vocab_size:,}, on {target.device_name}.")
 
@@ -207,7 +217,8 @@ def generate() -> dict | None:
         if draft_model is None:
             return None
     settings = Settings(depth=depth, seed=int(seed), max_new_tokens=max_new, temperature=temperature,
-                        top_k=int(top_k), top_p=top_p, draft_top_k=int(draft_top_k), chat=chat)
+                        top_k=int(top_k), top_p=top_p, draft_top_k=int(draft_top_k), chat=chat,
+                        verification=verification)
     try:
         progress = live_view(race_on)
         if race_on:
@@ -222,7 +233,8 @@ def generate() -> dict | None:
         slot.empty()
         st.error(str(error))
         return None
-    return {"race": result, "leg": leg, "depth": depth, "spec": spec, "draft": draft.label()}
+    return {"race": result, "leg": leg, "depth": depth, "spec": spec, "draft": draft.label(),
+            "verification": verification}
 
 
 def publish(result: dict) -> None:
@@ -255,15 +267,16 @@ if result and result["spec"] == spec:
             headline = f"**{outcome.line()}**"
             (st.success if wins else st.warning)(headline)
             columns = st.columns(2)
+            speculative_title = f"Speculative ({result['draft']}, {VERIFICATIONS[result['verification']]})"
             for column, one, title in ((columns[0], outcome.plain, "Plain sampling (exact core)"),
-                                       (columns[1], outcome.speculative, f"Speculative ({result['draft']})")):
+                                       (columns[1], outcome.speculative, speculative_title)):
                 column.markdown(f"**{title}**")
                 leg_metrics(one, column)
                 column.markdown(leg_text(one, target.tokenizer), unsafe_allow_html=True)
             if outcome.explanation:
                 st.info(outcome.explanation)
         else:
-            st.subheader(f"Generated with {result['draft']}")
+            st.subheader(f"Generated with {result['draft']}, {VERIFICATIONS[result['verification']]} verification")
             leg_metrics(leg, st)
             st.markdown(leg_text(leg, target.tokenizer), unsafe_allow_html=True)
         st.markdown(plots.legend_html(plain=summary.plain_rounds > 0), unsafe_allow_html=True)

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from specviz.core import MAX_DEPTH, Owner, Processor, RandomStreams, Trace, Verifier, identity_processor, propose
+from specviz.core import (
+    MAX_DEPTH,
+    BlockVerifier,
+    Owner,
+    Processor,
+    RandomStreams,
+    Trace,
+    Verifier,
+    identity_processor,
+    propose,
+)
 from specviz.core.processors import TopK, TopP, compose
 from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
@@ -24,8 +34,9 @@ from specviz.models.view import event_views
 
 ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
 PLAIN_LABEL = "plain"
-# The verifier class for each `Settings.verification`; block verification joins as one more entry.
-VERIFIERS: dict[str, type] = {"token": Verifier}
+# The verifier class for each `Settings.verification`: tokenwise, or block verification (Sun et al. 2025),
+# which reads the same prefetched target pass, so it costs no extra forward.
+VERIFIERS: dict[str, type] = {"token": Verifier, "block": BlockVerifier}
 
 
 @dataclass(frozen=True)
@@ -219,7 +230,8 @@ class Session:
         if self.draft is not None:
             self.draft.sync(self.verifier.prefix)
         wall = time.perf_counter() - began
-        alphas = tuple(alpha_np(e.p.to_numpy(), e.q.to_numpy()) for e in trace.of_kind("check"))
+        alphas = tuple(alpha_np(e.p.to_numpy(), e.q.to_numpy()) for e in trace.events
+                       if e.kind in ("check", "block_check"))
         tokens = committed[:remaining]
         origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)
         record = RoundRecord(

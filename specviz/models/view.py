@@ -43,9 +43,22 @@ def event_views(trace: Trace, top_n: int = 10) -> list[dict[str, Any]]:
             views.append({**base, "token": e.token, "pq": _bars(tokens, e.p, e.q), "p_token": _exact(e.p_token),
                           "q_token": _exact(e.q_token), "acceptance": _exact(e.acceptance), "draw": e.draw,
                           "draw_range": e.draw_range, "accepted": e.accepted})
+        elif e.kind == "block_check":
+            tokens = _top(e.p, top_n, (e.token,))
+            tokens += [t for t in _top(e.q, top_n) if t not in tokens]
+            views.append({**base, "token": e.token, "pq": _bars(tokens, e.p, e.q), "p_token": _exact(e.p_token),
+                          "q_token": _exact(e.q_token), "previous_weight": _exact(e.previous_weight),
+                          "weight": _exact(e.weight),
+                          "residual_mass": None if e.residual_mass is None else _exact(e.residual_mass),
+                          "stop_probability": _exact(e.stop_probability), "draw": e.draw,
+                          "draw_range": e.draw_range, "hit": e.hit, "last": e.last})
+        elif e.kind == "block_decision":
+            views.append({**base, "accepted_drafts": e.accepted_drafts, "drafts": list(e.drafts),
+                          "hits": list(e.hits), "ending": e.ending})
         elif e.kind == "correction":
             views.append({**base, "token": e.token, "residual": _bars(_top(e.residual, top_n, (e.token,)), e.residual),
-                          "residual_mass": _exact(e.residual_mass), "draw": e.draw, "draw_range": e.draw_range})
+                          "residual_mass": _exact(e.residual_mass), "draw": e.draw, "draw_range": e.draw_range,
+                          "scale": _exact(getattr(e, "scale", Fraction(1)))})
         elif e.kind == "bonus":
             views.append({**base, "token": e.token, "p": _bars(_top(e.p, top_n, (e.token,)), e.p),
                           "draw": e.draw, "draw_range": e.draw_range})

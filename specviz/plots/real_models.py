@@ -80,9 +80,15 @@ def view_figure(view: dict[str, Any], label: Label, *, presenter: bool = False) 
         verdict = "accepted" if view["accepted"] else "rejected"
         return bars_figure(view["pq"], label, names=[("target p", "p"), ("draft q", "q")], token=token,
                            presenter=presenter, title=f"Check at {where}: {label(token)!r} {verdict}")
+    if kind == "block_check":
+        verdict = "draw hits" if view["hit"] else "draw misses"
+        return bars_figure(view["pq"], label, names=[("target p", "p"), ("draft q", "q")], token=token,
+                           presenter=presenter, title=f"Block check at {where}: {label(token)!r}, {verdict}")
     if kind == "correction":
         mass = view["residual_mass"]["float"]
-        return bars_figure(view["residual"], label, names=[("residual (p − q)+, normalized", "residual")],
+        scaled = view.get("scale", {"float": 1.0})["float"] != 1.0
+        name = "residual (w·p − q)+, normalized" if scaled else "residual (p − q)+, normalized"
+        return bars_figure(view["residual"], label, names=[(name, "residual")],
                            token=token, presenter=presenter,
                            title=f"Correction at {where}: residual mass {short_prob(mass)}, drew {label(token)!r}")
     if kind == "bonus" and view.get("plain"):
@@ -191,6 +197,36 @@ def check_text(view: dict[str, Any], label: Label) -> str:
         f"Exact test: draw {short_int(view['draw'])} {relation} numerator {short_int(numerator)} "
         f"(the draw is uniform on 0 … {short_int(view['draw_range'] - 1)}) → {verdict}."
     )
+
+
+def block_check_text(view: dict[str, Any], label: Label) -> str:
+    """Block verification's test at one draft in words: the running weight, the stop probability, the draw."""
+    h = view["stop_probability"]
+    numerator = int(h["exact"].split("/")[0])
+    hit = view["hit"]
+    if view["last"]:
+        what = f"h = w (the whole block) = {short_prob(h['float'])}"
+    else:
+        what = (f"scaled residual mass ρ = {short_prob(view['residual_mass']['float'])}, "
+                f"h = ρ / (ρ + 1 − w) = {short_prob(h['float'])}")
+    relation = "<" if hit else ">="
+    verdict = "**hit** (keep at least this far)" if hit else "**miss**"
+    return (
+        f"Drafted {label(view['token'])!r}: p(x) = {short_prob(view['p_token']['float'])}, "
+        f"q(x) = {short_prob(view['q_token']['float'])}; weight w = min(1, "
+        f"{short_prob(view['previous_weight']['float'])}·p/q) = {short_prob(view['weight']['float'])}; {what}. "
+        f"Exact test: draw {short_int(view['draw'])} {relation} numerator {short_int(numerator)} "
+        f"(uniform on 0 … {short_int(view['draw_range'] - 1)}) → {verdict}."
+    )
+
+
+def block_decision_text(view: dict[str, Any]) -> str:
+    """Block verification's decision: keep the drafts up to the last hit."""
+    tau, g = view["accepted_drafts"], len(view["drafts"])
+    then = {"correction": "then one token from the scaled residual", "bonus": "then a bonus token from p",
+            "stop": "the last is a stop token: nothing follows"}[view["ending"]]
+    kept = f"{tau} draft is kept" if tau == 1 else f"{tau} drafts are kept"
+    return f"Decision: the last hit is at draft {tau} of {g}, so **{kept}**; {then}."
 
 
 def legend_html(plain: bool = False) -> str:

@@ -157,3 +157,30 @@ def test_the_verifier_is_chosen_in_one_place(tiny):
     assert type(Session(tiny, parse_draft("lookup"), Settings(), PROMPT).verifier) is Verifier
     with pytest.raises(ValueError, match="unknown verification 'nope'"):
         Session(tiny, parse_draft("lookup"), Settings(verification="nope"), PROMPT)
+
+
+def test_block_verification_runs_on_the_same_target_pass(tiny):
+    from specviz.core import BlockVerifier
+    from specviz.models.generate import VERIFIERS
+    from specviz.models.view import event_views
+
+    assert VERIFIERS["block"] is BlockVerifier
+    gen = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
+    again = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
+    assert gen.tokens == again.tokens and len(gen.tokens) == 12
+    for record in gen.rounds:
+        kinds = [e.kind for e in record.trace.events]
+        assert "block_decision" in kinds and "check" not in kinds
+        assert kinds.count("block_check") == len(record.drafted)
+        assert record.target_forwards == 1  # block verification reads the one prefetched pass
+        decision = record.trace.of_kind("block_decision")[0]
+        assert record.accepted == decision.accepted_drafts
+        assert len(record.alphas) == len(record.drafted)
+        views = event_views(record.trace, 5)
+        assert {v["kind"] for v in views} >= {"block_check", "block_decision"}
+
+
+def test_block_verification_with_q_equal_p_keeps_every_draft(tiny):
+    gen = _run(tiny, f"early-exit:{tiny.n_layers}", depth=4, seed=2, max_new_tokens=15, verification="block")
+    summary = summarize(gen, 4)
+    assert summary.accepted == summary.drafted > 0 and summary.corrections == 0

@@ -49,3 +49,22 @@ def test_race_figure():
     fig = plots.race_figure(20.0, 45.0, "lookup:3", predicted=2.5)
     assert list(fig.data[0].x) == [20.0, 45.0, 50.0]
     assert "2.25x" in fig.layout.title.text
+
+
+def test_block_check_and_decision_texts_name_every_number():
+    from fractions import Fraction
+
+    from specviz.models.view import _exact
+
+    view = {"kind": "block_check", "position": 1, "token": 3, "p_token": _exact(Fraction(1, 4)),
+            "q_token": _exact(Fraction(1, 2)), "previous_weight": _exact(Fraction(1)), "weight": _exact(Fraction(1, 2)),
+            "residual_mass": _exact(Fraction(1, 8)), "stop_probability": _exact(Fraction(1, 5)), "draw": 3,
+            "draw_range": 5, "hit": False, "last": False}
+    text = plots.block_check_text(view, lambda t: "x")
+    assert "w = min(1, 1·p/q) = 0.5" in text and "h = ρ / (ρ + 1 − w) = 0.2" in text
+    assert "draw 3 >= numerator 1" in text and "**miss**" in text
+    last = plots.block_check_text({**view, "last": True, "hit": True, "draw": 0, "residual_mass": None}, lambda t: "x")
+    assert "h = w (the whole block)" in last and "draw 0 < numerator 1" in last
+    decision = {"kind": "block_decision", "position": 1, "accepted_drafts": 1, "drafts": [3, 4], "hits": [True, False],
+                "ending": "correction"}
+    assert "**1 draft is kept**" in plots.block_decision_text(decision)

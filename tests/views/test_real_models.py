@@ -52,7 +52,7 @@ def test_the_race_runs_and_shows_both_legs(tiny_dir):
     assert not at.exception
     text = _texts(at)
     assert "speedup:" in text and "plain" in text
-    assert "Plain sampling (exact core)" in text and "Speculative (lookup:3)" in text
+    assert "Plain sampling (exact core)" in text and "Speculative (lookup:3, tokenwise)" in text
     assert "The cost model predicts" in text
     labels = [m.label for m in at.metric]
     assert labels.count("Tokens/s") == 2 and "Tokens/verify pass" in labels
@@ -106,3 +106,13 @@ def test_a_model_that_fails_to_load_is_explained(tmp_path):
     assert not at.exception
     assert any("No such model file or folder" in e.value for e in at.error)
     assert any("rest of the app works" in i.value for i in at.info)
+
+
+def test_block_verification_switch_narrates_the_block_decision(tiny_dir):
+    at = _page(tiny_dir, rm_draft="Early exit (first k layers)", rm_layers=1, rm_race=False, rm_depth=3,
+               rm_verification="block")
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    assert any("Generated with early-exit:1, block verification" in s.value for s in at.subheader)
+    text = _texts(at)
+    assert "h = " in text and "Exact test: draw" in text and "Decision: the last hit is at draft" in text
