@@ -6,10 +6,10 @@ For each preset (specviz.models.presets): plain sampling through the exact core 
 settings, the exact speculative run, transformers' assisted generation with the same draft where it has
 one (prompt lookup: `prompt_lookup_num_tokens`; early exit and bfloat16: `assistant_model`), and the
 speedup the cost model (measured in this run) predicts beside the measured one, and the same draft under
-block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation). Rows are interleaved
-`--repeats` times and the fastest of each is kept, so a busy moment on a shared machine hits every row
-alike; speedups are ratios against the plain run of the same preset in the same run. The copy preset
-is then raced over several seeds. Prints a text table, then the same table as markdown.
+block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation).
+Rows are interleaved `--repeats` times and the fastest of each is kept, so a busy moment on a shared
+machine hits every row alike; speedups are ratios against the plain run of the same preset in the same
+run. The copy preset is then raced over several seeds. Prints a text table, then the same table as markdown.
 """
 
 from __future__ import annotations
