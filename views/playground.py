@@ -28,9 +28,9 @@ TAB_ANIMATION, TAB_PROOF, TAB_MANY = "▶ Animation", "🧮 Why exactly p", "�
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
 TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_WEIGHTS, TAB_SHARE)
 # widget keys kept alive while presenter mode or a closed tab hides their widgets
-KEPT = ("pg_mode", "pg_vocab", "pg_verification", "pg_depth", "pg_draft_topk", "pg_temperature", "pg_top_k", "pg_top_p", "pg_fp32",
-        "pg_seed", "pg_request", "pg_generation", "pg_presenter", "pg_speed", "pg_sliders", "pg_preset",
-        "pg_many_n", "pg_many_bug", "pg_many_seed")
+KEPT = ("pg_mode", "pg_vocab", "pg_verification", "pg_depth", "pg_draft_topk", "pg_temperature", "pg_top_k",
+        "pg_top_p", "pg_fp32", "pg_seed", "pg_request", "pg_generation", "pg_presenter", "pg_speed", "pg_sliders",
+        "pg_preset", "pg_many_n", "pg_many_bug", "pg_many_seed")
 MARKOV_COPY_NOTE = ("Markov mode: every row after a token starts as a copy of the start row, so nothing looks "
                     "different yet. Edit the rows in the weights tab, or pick a preset: presets have a Markov "
                     "form.")

@@ -16,7 +16,6 @@ from ..core import Categorical
 from ..core.trace import BlockCheckEvent, BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent
 from ..scenario import Prefix, Scenario
 
-
 BLOCK_NOTE = ("Block verification is on. This picture is tokenwise verification's identity at one position: "
               "min(p, q) + (p − q)+ = p. Block verification keeps drafts by running weights over the whole "
               "block and corrects from the scaled residual (w·p − q)+, so no single position shows its proof; "
