@@ -248,9 +248,10 @@ def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str,
             f"with residual probability {fmt_fraction(event.residual.prob(event.token))}; the round ends here.",
         ]
     if isinstance(event, BonusEvent):
-        head = f"Round {r}: all {event.position} drafts accepted, bonus token {label(scenario, event.token)}"
+        kept = "kept" if scenario.verification == "block" else "accepted"
+        head = f"Round {r}: all {event.position} drafts {kept}, bonus token {label(scenario, event.token)}"
         return head, [
-            f"Every draft was accepted, so the target's distribution p after the last draft "
+            f"Every draft was {kept}, so the target's distribution p after the last draft "
             f"{label(scenario, event.prefix[-1])} gives one more token for free.",
             f"The bonus {fmt_draw(event.draw, event.draw_range)} picks {label(scenario, event.token)} with "
             f"p = {fmt_fraction(event.p.prob(event.token))}.",
