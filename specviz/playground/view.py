@@ -7,8 +7,8 @@ timeline); the page renders the returned data and the plots module draws its fig
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from fractions import Fraction
+from functools import lru_cache
 
 from ..core.trace import (
     BlockCheckEvent,
@@ -186,7 +186,10 @@ def phase_of(event: Event) -> str:
 
 def _short_exact(value: Fraction | int) -> str:
     """An exact value for a formula: '3/10', or '≈ 0.3000' when its integers are long (the expander lists it)."""
-    return f"≈ {float(Fraction(value)):.4f}" if is_long(value) else block_explain._exact(value)
+    value = Fraction(value)
+    if value.denominator == 1:
+        return fmt_int(value.numerator)
+    return f"≈ {float(value):.4f}" if is_long(value) else block_explain._exact(value)
 
 
 VIEW_FORMATS = block_explain.Formats(fraction=fmt_fraction, exact=_short_exact, draw=fmt_draw)

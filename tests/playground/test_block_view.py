@@ -168,7 +168,7 @@ def test_the_scaled_residual_chart_draws_w_times_p():
 
 
 def test_the_round_summary_shows_block_kept_drafts():
-    for event, events in events_of(ResultEvent):
+    for _event, events in events_of(ResultEvent):
         decision = next(e for e in events if isinstance(e, BlockDecisionEvent))
         fig = plots.round_figure(events, EXAMPLE.vocab, EXAMPLE.depth)
         accepted = next(t for t in fig.data if t.name == "accepted draft" or "accepted" in t.name)
