@@ -465,7 +465,8 @@ def animation(presenter: bool) -> None:
     figure, draw = plots.event_figures(event, step_view.round_events, scenario.vocab, scenario.depth,
                                        presenter=presenter)
     if presenter:  # distributions left, the draw and the numbers right: all of it on one 1280x800 screen
-        main, side = st.columns([3, 2])
+        # a block check narrates more numbers (w_i, ρ_i, h_i): its words get half the width
+        main, side = st.columns([1, 1] if event.kind == "block_check" else [3, 2])
         draw_box = side
     elif event.kind == "correction":  # full width (the residual has two panels); words beneath
         main = st.container()

@@ -73,24 +73,24 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narratio
         f"{f.exact(ratio)}) = {f.fraction(event.weight)}.",
     ]
     if event.last:
-        lines.append(f"This is the block's last draft: the whole block is kept with h_{i} = w_{i} = "
+        lines.append(f"The block's last draft: the whole block is kept with h_{i} = w_{i} = "
                      f"{f.fraction(event.stop_probability)}.")
     else:
         mass = event.residual_mass
         denominator = mass + 1 - event.weight
-        lines.append(f"After these drafts the scaled residual (w_{i}·p − q)+ has mass ρ_{i} = {f.fraction(mass)}.")
+        residual = f"Scaled residual mass ρ_{i} = Σ (w_{i}·p − q)+ = {f.fraction(mass)}"
         if denominator:
-            lines.append(f"Stop probability h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i}) = {_operand(mass, f.exact)} / "
-                         f"({f.exact(mass)} + 1 − {f.exact(event.weight)}) = {f.fraction(event.stop_probability)}.")
+            lines.append(f"{residual}; stop probability h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i}) = "
+                         f"{_operand(mass, f.exact)} / ({f.exact(mass)} + 1 − {f.exact(event.weight)}) = "
+                         f"{f.fraction(event.stop_probability)}.")
         else:
-            lines.append(f"ρ_{i} + 1 − w_{i} = 0: there is nothing to resample here, so h_{i} = 0 "
+            lines.append(f"{residual}, and ρ_{i} + 1 − w_{i} = 0: nothing to resample here, so h_{i} = 0 "
                          "(a later position is then kept for certain).")
     compare = "<" if event.hit else "≥"
-    outcome = (f"a hit: keeping {kept} is the candidate (a later hit overrides it)"
-               if event.hit else "no hit: the candidate stays as it was")
+    outcome = (f"a hit: keep {kept} unless a later draw hits" if event.hit else "no hit")
     h = event.stop_probability
     lines.append(f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} h_{i}, i.e. draw "
-                 f"{f.exact(event.draw)} {compare} {f.exact(h.numerator)} (h_{i}'s numerator), {outcome}.")
+                 f"{f.exact(event.draw)} {compare} {f.exact(h.numerator)} (h_{i}'s numerator): {outcome}.")
     return head, lines
 
 

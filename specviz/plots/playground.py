@@ -192,8 +192,9 @@ def stop_draw_figure(event: BlockCheckEvent, *, presenter: bool = False) -> go.F
     if h < 1:
         segments.append(("no hit", h, Fraction(1), "correction"))
     chosen = 0 if event.hit else len(segments) - 1
+    # compact in presenter mode: a block check's narration is longer than a tokenwise check's
     return draw_figure(segments, event.draw, event.draw_range, chosen=chosen, presenter=presenter,
-                       title=f"Stop draw at position {i} against h_{i}")
+                       title=f"Stop draw vs h_{i} = {_short(h)}", height=230 if presenter else None)
 
 
 def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
@@ -265,7 +266,8 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
 
 
 def draw_figure(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: int, draw_range: int, *,
-                title: str, presenter: bool = False, chosen: int | None = None) -> go.Figure:
+                title: str, presenter: bool = False, chosen: int | None = None,
+                height: int | None = None) -> go.Figure:
     """The exact draw as a point u = draw / range on [0, 1), against labelled segments.
 
     segments: (label, start, end, cue name) with fractions; chosen: index of the selected segment.
@@ -285,13 +287,14 @@ def draw_figure(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: i
     u = Fraction(draw, draw_range)
     data.append(_trace(
         "scatter", name="draw", x=[float(u)], y=[0.5], mode="markers+text", text=[f"u = {float(u):.4f}"],
-        textposition="top center",
+        # near an end of [0, 1) the label leans inwards, so the chart's edge never cuts it
+        textposition="top left" if u > 0.8 else "top right" if u < 0.2 else "top center",
         marker={"symbol": "triangle-down", "size": 26, "color": style.OKABE_ITO["black"]},
         customdata=[[draw, draw_range - 1, _exact(u)]],
         hovertemplate="draw %{customdata[0]} of 0..%{customdata[1]}<br>u = %{customdata[2]}<extra></extra>",
         showlegend=False, cliponaxis=False))
     return style.figure(data, style.layout(
-        title=title, presenter=presenter, height=260 if not presenter else 310, showlegend=False,
+        title=title, presenter=presenter, height=height or (260 if not presenter else 310), showlegend=False,
         barmode="overlay",
         xaxis={"range": [0, 1], "title": {"text": "u on [0, 1)"}, "fixedrange": True, "tickformat": ".1f"},
         yaxis={"showticklabels": False, "fixedrange": True, "range": [-0.3, 1.05], "showgrid": False,
