@@ -150,7 +150,7 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
     ]
     title = f"Rejected at position {event.position}: draw from the residual"
     if isinstance(event, ScaledCorrectionEvent):
-        title = f"Kept {event.position}: draw from (w·p − q)+, w = {_short(scale)}"
+        title = f"Kept {event.position}: draw from ({wp} − q)+" + (f", w = {_short(scale)}" if scale != 1 else "")
     return style.figure(data, style.layout(
         title=title, presenter=presenter,
         barmode="stack", annotations=annotations, **axes))
@@ -205,10 +205,13 @@ def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, pr
     taus = tau_distribution(event.stop_probabilities)
     data = [
         _bars("P(τ = i)", style.origin("accepted"), names, taus, highlight=tau, symbol="P(τ = i)"),
-        _trace("scatter", name="stop probability h_i", x=names, y=[float(h) for h in event.stop_probabilities],
+        # h_i as a thick black tick across its column: a level, read against the bar of P(τ = i)
+        _trace("scatter", name="h_i (stop)", x=names, y=[float(h) for h in event.stop_probabilities],
                mode="markers", customdata=[_exact(h) for h in event.stop_probabilities],
-               hovertemplate="%{x}: h = %{customdata}<extra></extra>", marker=style.scatter_marker("theory", 16)),
-        _trace("scatter", name="running weight w_i", x=names, y=[float(w) for w in event.weights],
+               hovertemplate="%{x}: h = %{customdata}<extra></extra>",
+               marker={"symbol": "line-ew-open", "size": 44, "color": style.OKABE_ITO["black"],
+                       "line": {"width": 4, "color": style.OKABE_ITO["black"]}}),
+        _trace("scatter", name="w_i (weight)", x=names, y=[float(w) for w in event.weights],
                mode="lines+markers", customdata=[_exact(w) for w in event.weights],
                hovertemplate="%{x}: w = %{customdata}<extra></extra>", marker=style.scatter_marker("q", 12),
                line={"color": style.role("q").color, "dash": "dot", "width": 2}),
@@ -219,7 +222,9 @@ def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, pr
         title=f"Block decision: keep {tau} of {g}", presenter=presenter, showlegend=True, annotations=[mark],
         xaxis={"type": "category", "categoryorder": "array", "categoryarray": names,
                "range": [-0.5, g + 0.5], "title": {"text": "drafts kept (τ)"}, "fixedrange": True},
-        yaxis={"range": Y_RANGE, "title": {"text": "probability"}, "fixedrange": True}))
+        # headroom above 1, so the label over a certain τ stays inside the plot, clear of the legend
+        yaxis={"range": [0, 1.35], "title": {"text": "probability"}, "fixedrange": True,
+               "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1]}))
 
 
 def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
@@ -344,7 +349,7 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     if isinstance(event, CorrectionEvent):  # also block verification's ScaledCorrectionEvent (w·p − q)+
         return residual_figure(event, vocab, presenter=presenter), sampling_draw_figure(
             event.residual, event.draw, event.token, vocab, cue="residual",
-            title="Correction draw over the normalized residual", presenter=presenter)
+            title="Correction draw", presenter=presenter)
     if isinstance(event, BonusEvent):
         return bonus_figure(event, vocab, presenter=presenter), sampling_draw_figure(
             event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p", presenter=presenter)

@@ -149,7 +149,8 @@ def test_the_decision_chart_shows_the_exact_law_of_tau():
         fig = plots.block_decision_figure(event, EXAMPLE.vocab)
         bars = fig.data[0]
         assert list(bars.y) == pytest.approx([float(t) for t in tau_distribution(event.stop_probabilities)])
-        assert fig.data[1].name == "stop probability h_i" and fig.data[2].name == "running weight w_i"
+        assert fig.data[1].name == "h_i (stop)" and fig.data[2].name == "w_i (weight)"
+        assert list(fig.data[1].y) == pytest.approx([float(h) for h in event.stop_probabilities])
         assert f"keep {event.accepted_drafts} of {len(event.drafts)}" in fig.layout.title.text
 
 
