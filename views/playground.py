@@ -552,8 +552,10 @@ def many_rounds_tab(presenter: bool) -> None:
     n = cols[0].select_slider("Rounds N", many_rounds.ROUND_CHOICES, key="pg_many_n",
                               format_func=lambda x: f"{x:,}")
     block = scenario.verification == "block"
-    if block:  # the injected bugs are tokenwise engines: off, and said so, never silently ignored
-        ss.pg_many_bug = "none"
+    if block and ss.pg_many_bug != "none":  # the injected bugs are tokenwise engines: off, and said so
+        ss.pg_many_bug_kept, ss.pg_many_bug = ss.pg_many_bug, "none"
+    elif not block and "pg_many_bug_kept" in ss:  # back to tokenwise: the bug chosen before returns
+        ss.pg_many_bug = ss.pop("pg_many_bug_kept")
     bug = cols[1].selectbox("Inject an engine bug", list(many_rounds.BUG_NAMES), key="pg_many_bug",
                             format_func=lambda b: many_rounds.BUG_NAMES[b], disabled=block,
                             help=many_rounds.BLOCK_BUG_NOTE if block else None)
@@ -561,8 +563,10 @@ def many_rounds_tab(presenter: bool) -> None:
     run = cols[3].button("Run", type="primary", key="pg_many_run", width="stretch")
     key = (scenario, n, bug, int(seed))
     if block:
+        kept = ss.get("pg_many_bug_kept")
         st.caption("Block verification (Sun et al. 2025): the rounds run the exact block Monte Carlo. "
-                   + many_rounds.BLOCK_BUG_NOTE)
+                   + many_rounds.BLOCK_BUG_NOTE
+                   + (f" Your choice “{many_rounds.BUG_NAMES[kept]}” returns with tokenwise." if kept else ""))
     chart = st.empty()
     if run:
         def show(result: many_rounds.ManyRounds) -> None:

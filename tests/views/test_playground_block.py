@@ -122,3 +122,16 @@ def test_proof_tab_says_what_it_shows_and_many_rounds_runs_block_without_a_bug()
     assert not at.exception, at.exception
     assert any("Exact total variation to p: 0" in m.value and "(exact 2.222)" in m.value for m in at.markdown)
     assert any("block verification" in c.value for c in at.caption)
+
+
+def test_a_chosen_engine_bug_is_set_aside_with_block_and_returns_with_tokenwise():
+    at = app(share.scenario_to_query(EXAMPLE.with_changes(verification="token")))
+    at.session_state["pg_tab"] = "📊 Many rounds"
+    at.run()
+    at.selectbox(key="pg_many_bug").set_value("greedy").run()
+    at.radio(key="pg_verification").set_value("block").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="pg_many_bug").value == "none" and at.selectbox(key="pg_many_bug").disabled
+    assert any("“greedy acceptance” returns with tokenwise" in c.value for c in at.caption)
+    at.radio(key="pg_verification").set_value("token").run()
+    assert at.selectbox(key="pg_many_bug").value == "greedy" and not at.selectbox(key="pg_many_bug").disabled
