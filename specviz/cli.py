@@ -26,6 +26,7 @@ from specviz.cli_args import (
     read_preset,
     read_temperature,
     read_top_p,
+    read_verification,
 )
 from specviz.core.verifier import MAX_DEPTH
 
@@ -68,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a Playground preset, e.g. 'far apart' or 'p = q'")
     toy.add_argument("--markov", action="store_true", help="p and q depend on the previous token")
     toy.add_argument("--depth", type=int_in(1, MAX_DEPTH), default=3, help=f"drafted tokens per round (1..{MAX_DEPTH})")
+    toy.add_argument("--verification", type=read_verification, default="token",
+                     help="token (tokenwise, the default) or block (block verification, Sun et al. 2025)")
     toy.add_argument("--seed", type=int_in(), default=0)
     toy.add_argument("--rounds", type=int_in(1, MAX_ROUNDS), default=3, help=f"rounds to play (1..{MAX_ROUNDS})")
     toy.add_argument("--fp32", action="store_true", help="quantize the weights to FP32 first")
@@ -230,13 +233,15 @@ def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out:
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Play toy rounds and print each step of the verifier's trace with its numbers (or the full trace as JSON)."""
     from specviz.cli_narrate import numbers
+    from specviz.core.trace import BlockDecisionEvent
     from specviz.playground.explain import explain
     from specviz.playground.presets import apply_preset, default_scenario
     from specviz.playground.view import origin_of, step_view
     from specviz.scenario import play, scenario_to_dict
 
     scenario = apply_preset(default_scenario(args.markov), args.preset, args.markov)
-    scenario = scenario.with_changes(depth=args.depth, seed=args.seed, fp32=args.fp32)
+    scenario = scenario.with_changes(depth=args.depth, seed=args.seed, fp32=args.fp32,
+                                     verification=args.verification)
     try:
         rounds = play(scenario, args.rounds)
     except (ValueError, TypeError) as error:
@@ -257,6 +262,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             for line in numbers(event, scenario.vocab):
                 out.write(f"    {line}\n")
             step += 1
+            if isinstance(event, BlockDecisionEvent):  # block verification keeps its first tau drafts at once
+                pieces += [scenario.vocab[t] + " " for t in event.drafts[: event.accepted_drafts]]
+                origins += ["accepted"] * event.accepted_drafts
             origin = origin_of(event)
             if origin is not None:
                 pieces.append(scenario.vocab[event.token] + " ")

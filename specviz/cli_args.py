@@ -138,6 +138,15 @@ def read_preset(text: str) -> str:
     return text
 
 
+def read_verification(text: str) -> str:
+    """play --verification: token (tokenwise) or block (Sun et al. 2025)."""
+    value = text.strip().lower()
+    aliases = {"token": "token", "tokenwise": "token", "block": "block"}
+    if value not in aliases:
+        raise _refuse(text, "use token (tokenwise verification) or block (block verification, Sun et al. 2025)")
+    return aliases[value]
+
+
 # --- drafts -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DraftOption:

@@ -2,8 +2,11 @@
 
 For a draft: q(x) and the ticket draw; for a check: p(x), q(x), min(1, p/q) as a fraction and a
 decimal, the integer draw, its range and the test it passes or fails; for a correction: the
-residual mass and the draw; for the bonus: p(x) and the draw. Long integers are abbreviated to
-their first and last digits with the digit count.
+residual mass and the draw; for the bonus: p(x) and the draw. Block verification's events
+(the running weight w_i, the scaled residual mass ρ_i, the stop probability h_i and its draw;
+the decision τ; the correction from (w_τ·p − q)+) are narrated by the Playground's
+``block_explain`` with these formats. Long integers are abbreviated to their first and last
+digits with the digit count.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import math
 from fractions import Fraction
 
 from .core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event
+from .playground import block_explain
 from .playground.view import fmt_fraction
 
 KEEP = 6  # digits kept at each end of an abbreviated integer
@@ -74,8 +78,22 @@ def draw_text(draw: int, draw_range: int) -> str:
     return f"draw {abbreviate(draw)} of 0..{abbreviate(draw_range - 1)}"
 
 
+def exact_text(value: Fraction | int) -> str:
+    """'3/10' (no decimal), long numerators or denominators abbreviated."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return abbreviate(value.numerator)
+    return f"{abbreviate(value.numerator)}/{abbreviate(value.denominator)}"
+
+
+BLOCK_FORMATS = block_explain.Formats(fraction=fraction_text, exact=exact_text, draw=draw_text)
+
+
 def numbers(event: Event, vocab: tuple[str, ...]) -> list[str]:
     """The lines of numbers for one event (none for stops and results: their headline says it all)."""
+    told = block_explain.narrate_event(event, vocab, BLOCK_FORMATS)
+    if told is not None:  # a block verification event (checked before CorrectionEvent: a scaled one is one)
+        return [line.replace("**", "") for line in told[1]]  # the Playground's bold is markdown
     if isinstance(event, DraftEvent):
         x = vocab[event.token]
         q = fraction_text(event.q.prob(event.token))

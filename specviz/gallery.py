@@ -124,7 +124,7 @@ CARDS: tuple[Card, ...] = (
          "block jointly: after b (p/q = 2) a following a (p/q = 1/2) is still kept with probability 1/2, so it "
          "keeps 11/9, with the same exact target law. A verifier that knew the joint block probabilities "
          "could reach 12/9.",
-         _s((1, 2), (2, 1), vocab=("a", "b"), depth=2),
+         _s((1, 2), (2, 1), vocab=("a", "b"), depth=2, verification="block"),
          {"accepted drafts (token)": F(10, 9), "accepted drafts (block)": F(11, 9),
           "ideal accepted drafts": F(12, 9), "tokens per round (token)": F(19, 9),
           "tokens per round (block)": F(20, 9), "P(block keeps 0)": F(1, 3), "P(block keeps 2)": F(5, 9),

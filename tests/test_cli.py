@@ -292,3 +292,46 @@ def test_long_integers_are_abbreviated():
     assert narrate.fraction_text(Fraction(3, 10)) == "3/10 ≈ 0.3000"
     tiny = narrate.fraction_text(Fraction(1, 2**2000))
     assert tiny == "1/114813…029376 (603 digits) ≈ 8.710e-603"
+
+
+# --- play --verification block ---------------------------------------------------------------------
+def test_play_block_narrates_every_block_number():
+    argv = ("play", "--preset", "far apart", "--rounds", "6", "--seed", "2", "--verification", "block")
+    code, out, err = _run(*argv, "--color", "never")
+    assert code == 0, err
+    data = json.loads(_run(*argv, "--json")[1])
+    assert data["scenario"]["verification"] == "block"
+    events = [e for r in data["rounds"] for e in r["events"]]
+    assert {"block_check", "block_decision", "correction"} <= {e["kind"] for e in events}
+    assert "check" not in {e["kind"] for e in events}  # no tokenwise check in a block round
+    for e in events:
+        if e["kind"] == "block_check":
+            i = e["position"] + 1
+            h = Fraction(e["stop_probability"]["exact"])
+            assert f"w_{i} = min(1, w_{i - 1} · p/q)" in out
+            assert f"= {narrate.fraction_text(Fraction(e['weight']['exact']))}." in out
+            assert f"draw {e['draw']} of 0..{e['draw_range'] - 1}" in out
+            assert f"draw {e['draw']} {'<' if e['hit'] else '≥'} {h.numerator} (h_{i}'s numerator)" in out
+        if e["kind"] == "block_decision":
+            assert f"block decision: keep {e['accepted_drafts']} of {len(e['drafts'])}" in out
+        if e["kind"] == "correction":
+            assert "scaled residual" in out and f"w_{e['position']} = " in out
+    assert "**" not in out  # the Playground's markdown bold is not printed
+
+
+def test_play_block_commits_the_kept_drafts_in_the_marked_text():
+    code, out, _ = _run("play", "--preset", "p = q", "--rounds", "1", "--verification", "block", "--color", "never")
+    data = json.loads(_run("play", "--preset", "p = q", "--rounds", "1", "--verification", "block", "--json")[1])
+    tokens = data["rounds"][0]["tokens"]
+    assert code == 0 and data["rounds"][0]["accepted_drafts"] == len(tokens) - 1  # p = q keeps every draft
+    vocab = data["scenario"]["vocab"]
+    expected = " ".join(vocab[t] for t in tokens[:-1]) + " {" + vocab[tokens[-1]] + " }"
+    assert out.splitlines()[-2].rstrip() == expected
+
+
+def test_play_tokenwise_stays_the_default_and_verification_is_validated():
+    data = json.loads(_run("play", "--json")[1])
+    assert "verification" not in data["scenario"]
+    assert cli_args.read_verification("tokenwise") == "token" and cli_args.read_verification(" Block ") == "block"
+    code, _, err = _run("play", "--verification", "joint")
+    assert code == 2 and "argument --verification: 'joint'" in err and "block" in err

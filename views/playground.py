@@ -22,14 +22,15 @@ from specviz.plots import style
 ss = st.session_state
 FIXED, MARKOV = "Same p, q at every position", "Markov: p, q depend on the previous token"
 SPEEDS = {"slow": 2.0, "normal": 1.0, "fast": 0.5}
+VERIFICATION_NAMES = {"token": "tokenwise", "block": "block"}
 WEIGHT_SLIDER_MAX = 50
 TAB_ANIMATION, TAB_PROOF, TAB_MANY = "▶ Animation", "🧮 Why exactly p", "📊 Many rounds"
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
 TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_WEIGHTS, TAB_SHARE)
 # widget keys kept alive while presenter mode or a closed tab hides their widgets
-KEPT = ("pg_mode", "pg_vocab", "pg_depth", "pg_draft_topk", "pg_temperature", "pg_top_k", "pg_top_p", "pg_fp32",
-        "pg_seed", "pg_request", "pg_generation", "pg_presenter", "pg_speed", "pg_sliders", "pg_preset",
-        "pg_many_n", "pg_many_bug", "pg_many_seed")
+KEPT = ("pg_mode", "pg_vocab", "pg_verification", "pg_depth", "pg_draft_topk", "pg_temperature", "pg_top_k",
+        "pg_top_p", "pg_fp32", "pg_seed", "pg_request", "pg_generation", "pg_presenter", "pg_speed", "pg_sliders",
+        "pg_preset", "pg_many_n", "pg_many_bug", "pg_many_seed")
 MARKOV_COPY_NOTE = ("Markov mode: every row after a token starts as a copy of the start row, so nothing looks "
                     "different yet. Edit the rows in the weights tab, or pick a preset: presets have a Markov "
                     "form.")
@@ -96,6 +97,7 @@ def load(scenario, step: int = 0, good: bool = True) -> None:
     ss.pg_editor_version = ss.get("pg_editor_version", 0) + 1
     ss.pg_vocab = form.vocab_text(scenario.vocab)
     ss.pg_mode = MARKOV if scenario.target.rows is not None else FIXED
+    ss.pg_verification = settings.verification
     ss.pg_depth = _clip(settings.depth, 1, MAX_DEPTH)
     ss.pg_draft_topk = v if settings.draft_topk is None else _clip(settings.draft_topk, 1, v)
     ss.pg_temperature = _clip(float(settings.temperature), *form.TEMPERATURE_RANGE)
@@ -252,6 +254,10 @@ def sidebar_controls(presenter: bool) -> None:
             st.button(f"↩ Undo preset (back to {ss.pg_preset_undo[2]})", on_click=undo_preset, key="pg_undo_preset",
                       width="stretch")
         v = len(ss.pg_table_vocab)
+        st.radio("Verification", list(VERIFICATION_NAMES), key="pg_verification", horizontal=True,
+                 format_func=VERIFICATION_NAMES.get,
+                 help="tokenwise: each draft accepted on its own with min(1, p/q); block (Sun et al. 2025): the "
+                      "block's running weights decide how many drafts to keep at once. Both are exact.")
         st.slider("Depth (drafted tokens per round)", 1, MAX_DEPTH, key="pg_depth")
         st.text_input("Seed", key="pg_seed", help=f"a whole number from 0 to {form.SEED_MAX:,}; "
                       "New seed (under the chart) adds 1")
@@ -366,7 +372,7 @@ def candidate_scenario():
         return None, [explain.explain(error)]
     v = len(vocab)
     settings = form.Settings(ss.pg_depth, min(ss.pg_draft_topk, v), ss.pg_temperature, min(ss.pg_top_k, v),
-                             ss.pg_top_p, ss.pg_fp32, seed, ss.pg_request, int(ss.pg_generation))
+                             ss.pg_top_p, ss.pg_fp32, seed, ss.pg_request, int(ss.pg_generation), ss.pg_verification)
     try:
         scenario = form.to_scenario(vocab, fitted, settings, ss.pg_context)
     except explain.PlaygroundError as error:
@@ -409,12 +415,14 @@ def transport() -> None:
                    help="Seed + 1: new draws, same distributions")
 
 
-def rounds_table(step_view: view.StepView, presenter: bool) -> None:
+def rounds_table(step_view: view.StepView, presenter: bool, block: bool = False) -> None:
     # every column one type ("rejected at" is text throughout): mixed columns make pyarrow log tracebacks
-    rows = [{"round": str(h.round_id), "drafted": h.drafted, "accepted": str(h.accepted),
-             "rejected at": "—" if h.rejected_at is None else str(h.rejected_at), "committed": h.committed,
+    # block verification keeps τ drafts at once and corrects at position τ
+    accepted, rejected = ("kept τ", "corrected at") if block else ("accepted", "rejected at")
+    rows = [{"round": str(h.round_id), "drafted": h.drafted, accepted: str(h.accepted),
+             rejected: "—" if h.rejected_at is None else str(h.rejected_at), "committed": h.committed,
              "tokens": str(h.tokens)} for h in step_view.history]
-    columns = ["round", "drafted", "accepted", "rejected at", "committed", "tokens"]
+    columns = ["round", "drafted", accepted, rejected, "committed", "tokens"]
     if presenter:  # an HTML table, which the presenter type enlarges (a data grid keeps its small font)
         head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns)
         body = "\n".join("| " + " | ".join(r[c] for c in columns) + " |" for r in rows[-4:])
@@ -457,7 +465,8 @@ def animation(presenter: bool) -> None:
     figure, draw = plots.event_figures(event, step_view.round_events, scenario.vocab, scenario.depth,
                                        presenter=presenter)
     if presenter:  # distributions left, the draw and the numbers right: all of it on one 1280x800 screen
-        main, side = st.columns([3, 2])
+        # a block check narrates more numbers (w_i, ρ_i, h_i): its words get half the width
+        main, side = st.columns([1, 1] if event.kind == "block_check" else [3, 2])
         draw_box = side
     elif event.kind == "correction":  # full width (the residual has two panels); words beneath
         main = st.container()
@@ -483,7 +492,7 @@ def animation(presenter: bool) -> None:
     left, right = st.columns([1, 1])
     with left:
         st.markdown("**Rounds so far**")
-        rounds_table(step_view, presenter)
+        rounds_table(step_view, presenter, scenario.verification == "block")
     with right:
         st.markdown(view.stats_markdown(stats))
         if stats.note:
@@ -511,6 +520,8 @@ def proof_tab(presenter: bool) -> None:
     except Exception as error:  # noqa: BLE001 - a refusal is a message
         st.error(explain.explain(error, scenario=scenario).markdown())
         return
+    if scenario.verification == "block":
+        st.info(proof.BLOCK_NOTE)
     after = "at the start (nothing before)" if not prefix else \
         f"after **{view.text_of(scenario, prefix)}** (the animation's current position)"
     if scenario.target.rows is None:
@@ -540,11 +551,22 @@ def many_rounds_tab(presenter: bool) -> None:
     cols = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     n = cols[0].select_slider("Rounds N", many_rounds.ROUND_CHOICES, key="pg_many_n",
                               format_func=lambda x: f"{x:,}")
+    block = scenario.verification == "block"
+    if block and ss.pg_many_bug != "none":  # the injected bugs are tokenwise engines: off, and said so
+        ss.pg_many_bug_kept, ss.pg_many_bug = ss.pg_many_bug, "none"
+    elif not block and "pg_many_bug_kept" in ss:  # back to tokenwise: the bug chosen before returns
+        ss.pg_many_bug = ss.pop("pg_many_bug_kept")
     bug = cols[1].selectbox("Inject an engine bug", list(many_rounds.BUG_NAMES), key="pg_many_bug",
-                            format_func=lambda b: many_rounds.BUG_NAMES[b])
+                            format_func=lambda b: many_rounds.BUG_NAMES[b], disabled=block,
+                            help=many_rounds.BLOCK_BUG_NOTE if block else None)
     seed = cols[2].number_input("MC seed", min_value=0, max_value=2**32 - 1, step=1, key="pg_many_seed")
     run = cols[3].button("Run", type="primary", key="pg_many_run", width="stretch")
     key = (scenario, n, bug, int(seed))
+    if block:
+        kept = ss.get("pg_many_bug_kept")
+        st.caption("Block verification (Sun et al. 2025): the rounds run the exact block Monte Carlo. "
+                   + many_rounds.BLOCK_BUG_NOTE
+                   + (f" Your choice “{many_rounds.BUG_NAMES[kept]}” returns with tokenwise." if kept else ""))
     chart = st.empty()
     if run:
         def show(result: many_rounds.ManyRounds) -> None:

@@ -3,12 +3,14 @@
 ``narrate_event`` turns one block event (``BlockCheckEvent``, ``BlockDecisionEvent``,
 ``ScaledCorrectionEvent``) into a headline and explanation lines; other events return None, so a
 page can keep its own narration for drafts, bonus tokens, stops and results. ``narrate`` does a
-whole trace. Pure functions: events in, text out.
+whole trace. Pure functions: events in, text out. A caller that abbreviates long integers (the
+Playground, the command line) passes its own ``Formats``; the default writes every digit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ..core.block_verifier import tau_distribution
@@ -30,10 +32,10 @@ def _exact(value: Fraction | int) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
-def _operand(value: Fraction | int) -> str:
+def _operand(value: Fraction | int, exact: Callable[[Fraction | int], str] = _exact) -> str:
     """A fraction as an operand of a quotient: '(1/3)'; whole numbers bare."""
-    text = _exact(value)
-    return f"({text})" if "/" in text else text
+    text = exact(value)
+    return f"({text})" if "/" in text or " " in text else text
 
 
 def draw_text(draw: int, draw_range: int) -> str:
@@ -41,11 +43,23 @@ def draw_text(draw: int, draw_range: int) -> str:
     return f"draw {draw} of 0..{draw_range - 1} (u = {fraction_text(Fraction(draw, draw_range))})"
 
 
+@dataclass(frozen=True)
+class Formats:
+    """How numbers are written: a value with its decimal, a bare exact value, and a draw over its range."""
+
+    fraction: Callable[[Fraction | int], str] = fraction_text
+    exact: Callable[[Fraction | int], str] = _exact
+    draw: Callable[[int, int], str] = draw_text
+
+
+EXACT = Formats()
+
+
 def _tok(vocab: Sequence[str], token: int) -> str:
     return f"‘{vocab[token]}’"
 
 
-def _check(event: BlockCheckEvent, vocab: Sequence[str]) -> Narration:
+def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     i = event.position + 1
     x = vocab[event.token]
     ratio = event.p_token / event.q_token
@@ -53,48 +67,49 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str]) -> Narration:
     kept = "the first draft" if i == 1 else f"the first {i} drafts"
     head = f"Round {event.round_id}, block check {i}: keep {kept}? {verdict}"
     lines = [
-        f"Drafted x = {_tok(vocab, event.token)}: p({x}) = {fraction_text(event.p_token)}, "
-        f"q({x}) = {fraction_text(event.q_token)}, so p/q = {_exact(ratio)}.",
-        f"Running weight w_{i} = min(1, w_{i - 1} · p/q) = min(1, {_exact(event.previous_weight)} · {_exact(ratio)}) "
-        f"= {fraction_text(event.weight)}.",
+        f"Drafted x = {_tok(vocab, event.token)}: p({x}) = {f.fraction(event.p_token)}, "
+        f"q({x}) = {f.fraction(event.q_token)}, so p/q = {f.exact(ratio)}.",
+        f"Running weight w_{i} = min(1, w_{i - 1} · p/q) = min(1, {f.exact(event.previous_weight)} · "
+        f"{f.exact(ratio)}) = {f.fraction(event.weight)}.",
     ]
     if event.last:
-        lines.append(f"This is the block's last draft: the whole block is kept with h_{i} = w_{i} = "
-                     f"{fraction_text(event.stop_probability)}.")
+        lines.append(f"The block's last draft: the whole block is kept with h_{i} = w_{i} = "
+                     f"{f.fraction(event.stop_probability)}.")
     else:
         mass = event.residual_mass
         denominator = mass + 1 - event.weight
-        lines.append(f"After these drafts the scaled residual (w_{i}·p − q)+ has mass ρ_{i} = {fraction_text(mass)}.")
+        residual = f"Scaled residual mass ρ_{i} = Σ (w_{i}·p − q)+ = {f.fraction(mass)}"
         if denominator:
-            lines.append(f"Stop probability h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i}) = {_operand(mass)} / "
-                         f"({_exact(mass)} + 1 − {_exact(event.weight)}) = {fraction_text(event.stop_probability)}.")
+            lines.append(f"{residual}; stop probability h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i}) = "
+                         f"{_operand(mass, f.exact)} / ({f.exact(mass)} + 1 − {f.exact(event.weight)}) = "
+                         f"{f.fraction(event.stop_probability)}.")
         else:
-            lines.append(f"ρ_{i} + 1 − w_{i} = 0: there is nothing to resample here, so h_{i} = 0 "
+            lines.append(f"{residual}, and ρ_{i} + 1 − w_{i} = 0: nothing to resample here, so h_{i} = 0 "
                          "(a later position is then kept for certain).")
     compare = "<" if event.hit else "≥"
-    outcome = (f"a hit: keeping {kept} is the candidate (a later hit overrides it)"
-               if event.hit else "no hit: the candidate stays as it was")
-    lines.append(f"The acceptance {draw_text(event.draw, event.draw_range)}: u {compare} "
-                 f"{_exact(event.stop_probability)}, {outcome}.")
+    outcome = (f"a hit: keep {kept} unless a later draw hits" if event.hit else "no hit")
+    h = event.stop_probability
+    lines.append(f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} h_{i}, i.e. draw "
+                 f"{f.exact(event.draw)} {compare} {f.exact(h.numerator)} (h_{i}'s numerator): {outcome}.")
     return head, lines
 
 
-def _decision(event: BlockDecisionEvent, vocab: Sequence[str]) -> Narration:
+def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     g, tau = len(event.drafts), event.accepted_drafts
     head = f"Round {event.round_id}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
     marks = ", ".join(f"{i} {'✓' if hit else '✗'}" for i, hit in enumerate(event.hits, start=1))
     taus = tau_distribution(event.stop_probabilities)
     lines = [
         f"Draws per position: {marks}. τ = the last position whose draw hit, or 0 when none did: τ = {tau}.",
-        "Weights w = (" + ", ".join(_exact(w) for w in event.weights) + "), stop probabilities h = ("
-        + ", ".join(_exact(h) for h in event.stop_probabilities) + ").",
+        "Weights w = (" + ", ".join(f.exact(w) for w in event.weights) + "), stop probabilities h = ("
+        + ", ".join(f.exact(h) for h in event.stop_probabilities) + ").",
         "So P(τ = i) = h_i · Π_{j>i} (1 − h_j) = ("
-        + ", ".join(_exact(t) for t in taus) + f") for i = 0..{g}.",
+        + ", ".join(f.exact(t) for t in taus) + f") for i = 0..{g}.",
     ]
     kept = " ".join(vocab[t] for t in event.drafts[:tau]) or "(nothing)"
     if event.ending == "correction":
         lines.append(f"Committed drafts: **{kept}**; one token is drawn next from the normalized scaled residual "
-                     f"(w_{tau}·p − q)+ with w_{tau} = {_exact(event.weights[tau])}.")
+                     f"(w_{tau}·p − q)+ with w_{tau} = {f.exact(event.weights[tau])}.")
     elif event.ending == "bonus":
         lines.append(f"All {g} drafts are kept (**{kept}**): a bonus token from p follows.")
     else:
@@ -103,36 +118,36 @@ def _decision(event: BlockDecisionEvent, vocab: Sequence[str]) -> Narration:
     return head, lines
 
 
-def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str]) -> Narration:
+def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     tau = event.position
     head = (f"Round {event.round_id}: correction {_tok(vocab, event.token)} drawn from the scaled residual "
             f"after {tau} kept draft{'' if tau == 1 else 's'}")
-    scaled = "p" if event.scale == 1 else f"{_exact(event.scale)}·p"
+    scaled = "p" if event.scale == 1 else f"{f.exact(event.scale)}·p"
     return head, [
         f"The residual is ({scaled} − q)+: the part of w_{tau}·p that sticks out above q, with w_{tau} = "
-        f"{_exact(event.scale)}.",
-        f"Its mass is ρ_{tau} = {fraction_text(event.residual_mass)}; dividing by it gives the normalized residual.",
-        f"The correction {draw_text(event.draw, event.draw_range)} picks {_tok(vocab, event.token)} with residual "
-        f"probability {fraction_text(event.residual.prob(event.token))}; the round ends here.",
+        f"{f.exact(event.scale)}.",
+        f"Its mass is ρ_{tau} = {f.fraction(event.residual_mass)}; dividing by it gives the normalized residual.",
+        f"The correction {f.draw(event.draw, event.draw_range)} picks {_tok(vocab, event.token)} with residual "
+        f"probability {f.fraction(event.residual.prob(event.token))}; the round ends here.",
     ]
 
 
-def narrate_event(event: Event, vocab: Sequence[str]) -> Narration | None:
+def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
     """(headline, lines) for a block verification event; None for any other event."""
     if isinstance(event, BlockCheckEvent):
-        return _check(event, vocab)
+        return _check(event, vocab, formats)
     if isinstance(event, BlockDecisionEvent):
-        return _decision(event, vocab)
+        return _decision(event, vocab, formats)
     if isinstance(event, ScaledCorrectionEvent):
-        return _correction(event, vocab)
+        return _correction(event, vocab, formats)
     return None
 
 
-def narrate(events: Iterable[Event], vocab: Sequence[str]) -> list[str]:
+def narrate(events: Iterable[Event], vocab: Sequence[str], formats: Formats = EXACT) -> list[str]:
     """Every block event of a trace as text: its headline, then its lines indented."""
     out = []
     for event in events:
-        told = narrate_event(event, vocab)
+        told = narrate_event(event, vocab, formats)
         if told is not None:
             out.append(told[0])
             out.extend(f"  {line}" for line in told[1])

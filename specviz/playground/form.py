@@ -106,12 +106,13 @@ class Settings:
     seed: int = 0
     request_id: str = "demo"
     generation: int = 0
+    verification: str = "token"  # "token" (tokenwise) or "block" (Sun et al. 2025)
 
 
 def settings_from_scenario(scenario: Scenario) -> Settings:
     return Settings(scenario.depth, scenario.draft_topk, float(scenario.target_temperature), scenario.target_top_k,
                     1.0 if scenario.target_top_p is None else float(scenario.target_top_p), scenario.fp32,
-                    scenario.seed, scenario.request_id, scenario.generation)
+                    scenario.seed, scenario.request_id, scenario.generation, scenario.verification)
 
 
 def to_scenario(vocab: tuple[str, ...], tables: Tables, settings: Settings, context_id: str = "") -> Scenario:
@@ -136,6 +137,7 @@ def to_scenario(vocab: tuple[str, ...], tables: Tables, settings: Settings, cont
         request_id=str(settings.request_id),
         generation=int(settings.generation),
         context_id=context_id,
+        verification=settings.verification,
     )
 
 

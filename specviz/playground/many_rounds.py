@@ -4,6 +4,10 @@ The rounds run through the vectorized exact Monte Carlo (``specviz.lab.montecarl
 scenario's integer tables, optionally with one engine bug injected into those tables
 (``specviz.lab.buggy_tables``). The distance shown is exact: the total variation between
 the bug's exact first-token law and p, not an estimate from the samples.
+
+A scenario with block verification runs the block Monte Carlo (``specviz.lab.block_montecarlo``)
+and is judged by its exact first-token and length laws; the injected bugs are tokenwise engines,
+so they are refused with block verification (``BlockBugError``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,14 @@ BUG_NAMES = {
     "unprocessed_q": "unprocessed q",
     "skip_bonus": "skipped bonus",
 }
+
+
+class BlockBugError(ValueError):
+    """An engine bug was asked for with block verification: the injected bugs are tokenwise engines."""
+
+
+BLOCK_BUG_NOTE = ("The injected engine bugs are bugs of a tokenwise engine, so they are off with block "
+                  "verification: the rounds run the exact block verifier. Switch to tokenwise to inject one.")
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,10 @@ def run(scenario: Scenario, rounds: int, bug: str = "none", seed: int = 0, chunk
         raise ValueError(f"unknown bug {bug!r}; choose one of {sorted(BUG_NAMES)}")
     if type(rounds) is not int or rounds < 1:
         raise ValueError(f"rounds must be a positive int, got {rounds!r}")
+    if scenario.verification == "block":
+        if bug != "none":
+            raise BlockBugError(f"bug {bug!r} is a tokenwise engine bug; block verification runs without one")
+        return _run_block(scenario, rounds, seed, chunks, on_chunk)
     tables = bt.tables_with_bug(scenario, bug)
     start = tables.start
     p_tickets = bt.tables_with_bug(scenario, "none").p[start]
@@ -108,6 +124,33 @@ def run(scenario: Scenario, rounds: int, bug: str = "none", seed: int = 0, chunk
         done += size
         result = ManyRounds(tuple(scenario.vocab), bug, done, counts.copy(), committed, p, law, expected,
                             "numpy int64 (vectorized)" if vectorized else "Python integers")
+        if on_chunk is not None:
+            on_chunk(result)
+    assert result is not None
+    return result
+
+
+def _run_block(scenario: Scenario, rounds: int, seed: int, chunks: int,
+               on_chunk: Callable[[ManyRounds], object] | None) -> ManyRounds:
+    """Block verification rounds through the vectorized block Monte Carlo, judged by its exact laws."""
+    from ..lab.block_montecarlo import BlockSimulator, block_marginals
+
+    p_tickets = bt.tables_with_bug(scenario, "none")
+    p_row = p_tickets.p[p_tickets.start]
+    p = tuple(Fraction(t, sum(p_row)) for t in p_row)
+    first, length = block_marginals(scenario)
+    expected = sum((n * f for n, f in enumerate(length)), Fraction(0))
+    simulator = BlockSimulator(scenario, (), seed)
+    counts = np.zeros(scenario.vocab_size, dtype=np.int64)
+    committed, done, result = 0, 0, None
+    sizes = [rounds // chunks + (1 if i < rounds % chunks else 0) for i in range(max(chunks, 1))]
+    for size in (s for s in sizes if s):
+        tokens = simulator.tokens(size)
+        counts += np.bincount(tokens[:, 0], minlength=scenario.vocab_size)
+        committed += int((tokens >= 0).sum())
+        done += size
+        result = ManyRounds(tuple(scenario.vocab), "none", done, counts.copy(), committed, p, tuple(first), expected,
+                            simulator.method)
         if on_chunk is not None:
             on_chunk(result)
     assert result is not None

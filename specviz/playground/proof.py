@@ -13,8 +13,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..core import Categorical
-from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent
+from ..core.trace import BlockCheckEvent, BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent
 from ..scenario import Prefix, Scenario
+
+BLOCK_NOTE = ("Block verification is on. This picture is tokenwise verification's identity at one position: "
+              "min(p, q) + (p − q)+ = p. Block verification keeps drafts by running weights over the whole "
+              "block and corrects from the scaled residual (w·p − q)+, so no single position shows its proof; "
+              "the **Exactness lab** proves block verification exact by enumerating every drafted block.")
 
 
 def exact_probs(c: Categorical) -> list[Fraction]:
@@ -67,7 +72,7 @@ def proof(p: Categorical, q: Categorical, vocab: tuple[str, ...], prefix: Prefix
 
 def event_prefix(event: Event, round_events: list[Event]) -> Prefix:
     """The text the current position is drafted after (the round's start for a stop or result event)."""
-    if isinstance(event, (DraftEvent, CheckEvent, CorrectionEvent, BonusEvent)):
+    if isinstance(event, (DraftEvent, CheckEvent, CorrectionEvent, BonusEvent, BlockCheckEvent)):
         return tuple(event.prefix)
     if isinstance(event, ResultEvent):
         return tuple(event.prefix)

@@ -9,6 +9,7 @@ Query keys (values are plain strings; defaults are left out to keep links short)
     temperature, top_k, top_p         target processor (absent: no change)
     mask    one '1'/'0' per token     stop   token ids separated by ','
     fp32    '1' when on               seed, request, generation, context
+    verification  'block' for block verification (absent: tokenwise, so older links are unchanged)
     step    the event index of the animation
 
 ``scenario_from_query`` is the inverse of ``scenario_to_query``; it raises
@@ -25,6 +26,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from ..core.block_verifier import VERIFICATIONS
 from ..core.trace import Trace
 from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict, weight_from_text, weight_text
 from .explain import PlaygroundError
@@ -32,7 +34,7 @@ from .explain import PlaygroundError
 FORMAT = "specviz-playground"
 VERSION = 1
 SCENARIO_KEYS = ("vocab", "p", "q", "depth", "draft_topk", "temperature", "top_k", "top_p", "mask", "stop",
-                 "fp32", "seed", "request", "generation", "context")
+                 "fp32", "seed", "request", "generation", "context", "verification")
 QUERY_KEYS = (*SCENARIO_KEYS, "step")
 
 
@@ -139,6 +141,8 @@ def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
         query["generation"] = str(scenario.generation)
     if scenario.context_id:
         query["context"] = scenario.context_id
+    if scenario.verification != "token":  # absent means tokenwise: older links stay as they were
+        query["verification"] = scenario.verification
     query["step"] = str(step)
     return query
 
@@ -167,6 +171,9 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
         except ValueError:
             raise PlaygroundError(f"The link's stop tokens ‘{params['stop']}’ must be token numbers.") from None
     temperature = _float(params, "temperature", 1.0)
+    verification = params.get("verification") or "token"
+    if verification not in VERIFICATIONS:
+        raise PlaygroundError(f"The link's verification ‘{verification}’ must be ‘token’ (tokenwise) or ‘block’.")
     scenario = Scenario(
         vocab=vocab,
         target=target,
@@ -183,6 +190,7 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
         request_id=params.get("request", "demo"),
         generation=_int(params, "generation", 0),
         context_id=params.get("context", ""),
+        verification=verification,
     )
     step = _int(params, "step", 0)
     return scenario, max(0, step)

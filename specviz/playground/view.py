@@ -8,9 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
-from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent, StopEvent
+from ..core.trace import (
+    BlockCheckEvent,
+    BlockDecisionEvent,
+    BonusEvent,
+    CheckEvent,
+    CorrectionEvent,
+    DraftEvent,
+    Event,
+    ResultEvent,
+    ScaledCorrectionEvent,
+    StopEvent,
+)
 from ..scenario import Scenario
+from . import block_explain
 from .state import Timeline, timeline_for
 
 LONG_DIGITS = 12  # integers longer than this are abbreviated in the narration (exact values in an expander)
@@ -58,10 +71,21 @@ def exact_values(event: Event, vocab: tuple[str, ...]) -> list[tuple[str, str]]:
     if isinstance(event, CheckEvent):
         x = vocab[event.token]
         values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("min(1, p(x)/q(x))", event.acceptance)]
+    elif isinstance(event, BlockCheckEvent):
+        x, i = vocab[event.token], event.position + 1
+        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), (f"w_{i - 1}", event.previous_weight),
+                   (f"w_{i}", event.weight), (f"h_{i}", event.stop_probability)]
+        if event.residual_mass is not None:
+            values.append((f"ρ_{i}", event.residual_mass))
+    elif isinstance(event, BlockDecisionEvent):
+        values += [(f"w_{i}", w) for i, w in enumerate(event.weights)]
+        values += [(f"h_{i}", h) for i, h in enumerate(event.stop_probabilities)]
     elif isinstance(event, DraftEvent):
         values.append((f"q({vocab[token]})", event.q.prob(token)))
     elif isinstance(event, CorrectionEvent):
         values += [("residual mass", event.residual_mass), (f"r({vocab[token]})", event.residual.prob(token))]
+        if isinstance(event, ScaledCorrectionEvent):
+            values.append(("scale w_τ", event.scale))
     elif isinstance(event, BonusEvent):
         values.append((f"p({vocab[token]})", event.p.prob(token)))
     if not any(is_long(v) for _, v in values):
@@ -106,6 +130,13 @@ class Stats:
     alpha: Fraction | None
     expected: Fraction | None
     note: str
+    verification: str = "token"
+    expected_accepted: Fraction | None = None  # block: exact E[tau] per round (first position's state)
+    accepted_in_rounds: int = 0  # block: drafts kept by the finished rounds
+
+    @property
+    def accepted_per_round(self) -> Fraction | None:
+        return Fraction(self.accepted_in_rounds, self.rounds) if self.rounds else None
 
     @property
     def acceptance_rate(self) -> Fraction | None:
@@ -139,10 +170,29 @@ PHASE_TITLES = {
     "draft": "Drafting",
     "check": "Checking",
     "correction": "Rejection: correction from the residual",
+    "block_check": "Block check: running weight and stop draw",
+    "block_decision": "Block decision: how many drafts to keep",
+    "scaled_correction": "Correction from the scaled residual",
     "bonus": "All accepted: bonus token",
     "stop": "Stop",
     "result": "Round result",
 }
+
+
+def phase_of(event: Event) -> str:
+    """The step's kind for titles: the event's kind, with block verification's correction told apart."""
+    return "scaled_correction" if isinstance(event, ScaledCorrectionEvent) else event.kind
+
+
+def _short_exact(value: Fraction | int) -> str:
+    """An exact value for a formula: '3/10', or '≈ 0.3000' when its integers are long (the expander lists it)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return fmt_int(value.numerator)
+    return f"≈ {float(value):.4f}" if is_long(value) else block_explain._exact(value)
+
+
+VIEW_FORMATS = block_explain.Formats(fraction=fmt_fraction, exact=_short_exact, draw=fmt_draw)
 
 
 def origin_of(event: Event) -> str | None:
@@ -157,6 +207,9 @@ def origin_of(event: Event) -> str | None:
 
 def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str, list[str]]:
     r = event.round_id
+    told = block_explain.narrate_event(event, scenario.vocab, VIEW_FORMATS)
+    if told is not None:
+        return told
     if isinstance(event, DraftEvent):
         q = event.q.prob(event.token)
         if scenario.draft.rows is None:
@@ -199,9 +252,10 @@ def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str,
             f"with residual probability {fmt_fraction(event.residual.prob(event.token))}; the round ends here.",
         ]
     if isinstance(event, BonusEvent):
-        head = f"Round {r}: all {event.position} drafts accepted, bonus token {label(scenario, event.token)}"
+        kept = "kept" if scenario.verification == "block" else "accepted"
+        head = f"Round {r}: all {event.position} drafts {kept}, bonus token {label(scenario, event.token)}"
         return head, [
-            f"Every draft was accepted, so the target's distribution p after the last draft "
+            f"Every draft was {kept}, so the target's distribution p after the last draft "
             f"{label(scenario, event.prefix[-1])} gives one more token for free.",
             f"The bonus {fmt_draw(event.draw, event.draw_range)} picks {label(scenario, event.token)} with "
             f"p = {fmt_fraction(event.p.prob(event.token))}.",
@@ -210,12 +264,14 @@ def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str,
         if event.stage == "draft":
             head = (f"Round {r}: the draft drew the stop token {label(scenario, event.token)}, so the block ends "
                     f"early")
+            how = "jointly (block verification)" if scenario.verification == "block" else "as usual"
             return head, [f"The block has {event.position + 1} of {scenario.depth} proposals; the verifier checks "
-                          "them as usual."]
+                          f"them {how}."]
         head = f"Round {r}: the stop token {label(scenario, event.token)} was committed, so the request stops"
         return head, ["No further round can be played from this text: press Reset or New seed."]
     assert isinstance(event, ResultEvent)
-    parts = [f"{event.accepted_drafts} accepted draft" + ("" if event.accepted_drafts == 1 else "s")]
+    kept = "kept" if scenario.verification == "block" else "accepted"
+    parts = [f"{event.accepted_drafts} {kept} draft" + ("" if event.accepted_drafts == 1 else "s")]
     if event.rejected:
         parts.append("1 correction")
     elif not event.stopped or len(event.tokens) > event.accepted_drafts:
@@ -231,7 +287,8 @@ def _history(scenario: Scenario, timeline: Timeline, upto_round: int) -> list[Hi
     rows = []
     for played in timeline.rounds[:upto_round]:
         rejected_at = next((e.position for e in played.trace.events
-                            if isinstance(e, CheckEvent) and not e.accepted), None)
+                            if (isinstance(e, CheckEvent) and not e.accepted)
+                            or (isinstance(e, BlockDecisionEvent) and e.ending == "correction")), None)
         rows.append(HistoryRow(played.round_id, text_of(scenario, [p.token for p in played.block.proposals]),
                                played.result.accepted_drafts, rejected_at, text_of(scenario, played.result.tokens),
                                len(played.result.tokens), played.result.stopped))
@@ -257,6 +314,32 @@ def theory_alpha(scenario: Scenario) -> tuple[Fraction | None, Fraction | None, 
     return a, expected, " ".join(notes)
 
 
+BLOCK_THEORY_PATHS = 8_000  # drafted blocks the exact block theory may enumerate (6^5: about a second, once)
+
+
+def block_theory(scenario: Scenario) -> tuple[Fraction | None, Fraction | None, str]:
+    """Exact expected kept drafts and committed tokens per round from the empty text (block verification)."""
+    # the draws do not change the theory: one enumeration per distribution setting, not per seed or step
+    return _block_theory(scenario.with_changes(seed=0, request_id="demo", generation=0, context_id=""))
+
+
+@lru_cache(maxsize=32)
+def _block_theory(scenario: Scenario) -> tuple[Fraction | None, Fraction | None, str]:
+    from .. import theory
+
+    if scenario.vocab_size ** scenario.depth > BLOCK_THEORY_PATHS:
+        return None, None, (f"Theory not computed: {scenario.vocab_size}^{scenario.depth} drafted blocks are too "
+                            "many to enumerate on every step; the Theory page compares tokenwise and block.")
+    try:
+        analysis = theory.analyze_round(scenario)
+    except Exception:  # noqa: BLE001 - a refused scenario has no theory line
+        return None, None, ""
+    notes = ["Block theory: exact enumeration of every drafted block from the empty text."]
+    if scenario.target.rows is not None:
+        notes.append("Markov mode: later rounds start from other tokens, so their expectation differs.")
+    return analysis.expected_accepted, theory.mean_length(analysis.blocks), " ".join(notes)
+
+
 def step_view(scenario: Scenario, step: int) -> StepView:
     """Everything the page shows at this step; step is clamped to the events that can be played."""
     timeline = timeline_for(scenario)
@@ -273,20 +356,30 @@ def step_view(scenario: Scenario, step: int) -> StepView:
     checks = accepted = 0
     for index, e in enumerate(timeline.events[: step + 1]):
         kind = origin_of(e)
-        if isinstance(e, CheckEvent):
+        if isinstance(e, (CheckEvent, BlockCheckEvent)):
             checks += 1
-            accepted += e.accepted
+            accepted += isinstance(e, CheckEvent) and e.accepted
+        if isinstance(e, BlockDecisionEvent):  # block verification commits its kept drafts all at once
+            accepted += e.accepted_drafts
+            committed += [Token(t, scenario.vocab[t], "accepted", e.round_id) for t in e.drafts[: e.accepted_drafts]]
         if kind is not None:
             committed.append(Token(e.token, scenario.vocab[e.token], kind, timeline.round_index[index]))
     drafted = [e.token for e in round_events[: step - start + 1] if isinstance(e, DraftEvent)]
 
     done_rounds = round_id + (1 if isinstance(event, ResultEvent) else 0)
     history = _history(scenario, timeline, done_rounds)
-    a, expected, note = theory_alpha(scenario)
-    stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, a, expected, note)
+    block = scenario.verification == "block"
+    if block:
+        a = None
+        expected_accepted, expected, note = block_theory(scenario)
+    else:
+        a, expected, note = theory_alpha(scenario)
+        expected_accepted = None
+    stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, a, expected, note,
+                  scenario.verification, expected_accepted, sum(h.accepted for h in history))
     head, lines = _narrate(scenario, event, drafted)
     finished = isinstance(event, ResultEvent) and event.stopped
-    return StepView(step, known, round_id, step - start, len(round_events), event, event.kind, head, lines,
+    return StepView(step, known, round_id, step - start, len(round_events), event, phase_of(event), head, lines,
                     committed, drafted, history, stats, finished, list(round_events))
 
 
@@ -320,8 +413,10 @@ def committed_html(view: StepView, vocab: tuple[str, ...], large: bool = False) 
 def pending_drafts(view: StepView) -> list[int]:
     """Drafted tokens of the current round not yet checked (none once a rejection happened)."""
     seen = view.round_events[: view.position_in_round + 1]
-    if any(isinstance(e, (CorrectionEvent, BonusEvent, ResultEvent)) for e in seen):
+    if any(isinstance(e, (CorrectionEvent, BonusEvent, ResultEvent, BlockDecisionEvent)) for e in seen):
         return []
+    if any(isinstance(e, BlockCheckEvent) for e in seen):  # block: nothing is kept before the decision
+        return list(view.drafted)
     checked = sum(isinstance(e, CheckEvent) for e in seen)
     return view.drafted[checked:]
 
@@ -331,6 +426,15 @@ def stats_markdown(stats: Stats) -> str:
     def cell(value: Fraction | None) -> str:
         return "—" if value is None else fmt_fraction(value, 3)
 
+    if stats.verification == "block":
+        return "\n".join([
+            "| block verification | measured | theory (exact) |",
+            "|---|---|---|",
+            f"| kept drafts per round | {cell(stats.accepted_per_round)} ({stats.accepted_in_rounds} in "
+            f"{stats.rounds}) | E[τ] = {cell(stats.expected_accepted)} |",
+            f"| tokens per round | {cell(stats.tokens_per_round)} ({stats.tokens} in {stats.rounds}) "
+            f"| {cell(stats.expected)} |",
+        ])
     return "\n".join([
         "| | measured | theory |",
         "|---|---|---|",

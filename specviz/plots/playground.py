@@ -13,7 +13,19 @@ from fractions import Fraction
 import plotly.graph_objects as go  # noqa: F401 - the return type
 
 from ..core import Categorical
-from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent, StopEvent
+from ..core.block_verifier import tau_distribution
+from ..core.trace import (
+    BlockCheckEvent,
+    BlockDecisionEvent,
+    BonusEvent,
+    CheckEvent,
+    CorrectionEvent,
+    DraftEvent,
+    Event,
+    ResultEvent,
+    ScaledCorrectionEvent,
+    StopEvent,
+)
 from . import style
 
 Y_RANGE = [0, 1.08]
@@ -108,13 +120,16 @@ def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = F
 def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
     """Left: p split into min(p, q) and the residual (p − q)+ sticking out above q. Right: normalized residual."""
     vocab = style.token_labels(vocab)
-    p, q = probs(event.p), probs(event.q)
+    scale = event.scale if isinstance(event, ScaledCorrectionEvent) else Fraction(1)
+    # block verification draws from (w·p − q)+ with w = w_tau; tokenwise is w = 1
+    wp = "p" if scale == 1 else "w·p"
+    p, q = [scale * v for v in probs(event.p)], probs(event.q)
     overlap = [min(a, b) for a, b in zip(p, q)]
     excess = [max(a - b, Fraction(0)) for a, b in zip(p, q)]
     normalized = probs(event.residual)
     data = [
-        _bars("min(p, q)", style.role("overlap"), vocab, overlap, offsetgroup="p", symbol="min(p, q)"),
-        _bars("(p − q)+", style.role("residual"), vocab, excess, offsetgroup="p", symbol="(p − q)+"),
+        _bars(f"min({wp}, q)", style.role("overlap"), vocab, overlap, offsetgroup="p", symbol=f"min({wp}, q)"),
+        _bars(f"({wp} − q)+", style.role("residual"), vocab, excess, offsetgroup="p", symbol=f"({wp} − q)+"),
         _trace("scatter", name="draft q", x=list(vocab), y=[float(v) for v in q], mode="markers",
                customdata=[_exact(v) for v in q], hovertemplate="%{x}: q = %{customdata}<extra></extra>",
                marker=style.scatter_marker("q", size=16)),
@@ -125,16 +140,19 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
     # short axis titles: each must fit under its own half of the chart, in presenter type too
     # a smaller axis-title font, so each title stays under its own half in a presenter's narrower column
     small = {"size": round(style.font_size(presenter) * 0.8)}
-    axes["xaxis"].update(domain=[0, 0.46], title={"text": "p = min(p, q) + (p − q)+", "font": small})
+    axes["xaxis"].update(domain=[0, 0.46], title={"text": f"{wp} = min({wp}, q) + ({wp} − q)+", "font": small})
     axes["xaxis2"].update(domain=[0.54, 1], anchor="y2",
-                          title={"text": f"(p − q)+ ÷ its mass {_short(event.residual_mass)}", "font": small})
+                          title={"text": f"({wp} − q)+ ÷ its mass {_short(event.residual_mass)}", "font": small})
     axes["yaxis2"].update(anchor="x2", title={"text": ""})
     annotations = [
         _mark(vocab, event.token, float(normalized[event.token]), f"correction: {vocab[event.token]}",
               xref="x2", yref="y2", presenter=presenter),
     ]
+    title = f"Rejected at position {event.position}: draw from the residual"
+    if isinstance(event, ScaledCorrectionEvent):
+        title = f"Kept {event.position}: draw from ({wp} − q)+" + (f", w = {_short(scale)}" if scale != 1 else "")
     return style.figure(data, style.layout(
-        title=f"Rejected at position {event.position}: draw from the residual", presenter=presenter,
+        title=title, presenter=presenter,
         barmode="stack", annotations=annotations, **axes))
 
 
@@ -149,6 +167,66 @@ def bonus_figure(event: BonusEvent, vocab: Sequence[str], *, presenter: bool = F
         **_token_axes(vocab)))
 
 
+def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """p and q after the previous drafts, the drafted x outlined with its ratio and the running weight."""
+    vocab = style.token_labels(vocab)
+    p, q = probs(event.p), probs(event.q)
+    i = event.position + 1
+    data = [
+        _bars("target p", style.role("p"), vocab, p, highlight=event.token, offsetgroup="p", symbol="p"),
+        _bars("draft q", style.role("q"), vocab, q, highlight=event.token, offsetgroup="q", symbol="q"),
+    ]
+    mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
+                 f"x = {vocab[event.token]}: p/q = {_short(event.p_token / event.q_token)}", presenter)
+    return style.figure(data, style.layout(
+        title=f"Block check {i}: p vs q, w_{i} = {_short(event.weight)}", presenter=presenter, barmode="group",
+        annotations=[mark], **_token_axes(vocab)))
+
+
+def stop_draw_figure(event: BlockCheckEvent, *, presenter: bool = False) -> go.Figure:
+    """The position's draw against its stop probability h_i: a hit makes keeping i drafts the candidate."""
+    h, i = event.stop_probability, event.position + 1
+    segments = []
+    if h > 0:
+        segments.append((f"hit: u < h_{i} = {_short(h)}", Fraction(0), h, "accepted"))
+    if h < 1:
+        segments.append(("no hit", h, Fraction(1), "correction"))
+    chosen = 0 if event.hit else len(segments) - 1
+    # compact in presenter mode: a block check's narration is longer than a tokenwise check's
+    return draw_figure(segments, event.draw, event.draw_range, chosen=chosen, presenter=presenter,
+                       title=f"Stop draw vs h_{i} = {_short(h)}", height=230 if presenter else None)
+
+
+def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
+    """P(τ = i) for every i = 0..g (the chosen τ outlined), with the weights w_i and stop probabilities h_i."""
+    vocab = style.token_labels(vocab)
+    g, tau = len(event.drafts), event.accepted_drafts
+    names = ["keep 0"] + [f"keep {i}: {vocab[event.drafts[i - 1]]}" for i in range(1, g + 1)]
+    taus = tau_distribution(event.stop_probabilities)
+    data = [
+        _bars("P(τ = i)", style.origin("accepted"), names, taus, highlight=tau, symbol="P(τ = i)"),
+        # h_i as a thick black tick across its column: a level, read against the bar of P(τ = i)
+        _trace("scatter", name="h_i (stop)", x=names, y=[float(h) for h in event.stop_probabilities],
+               mode="markers", customdata=[_exact(h) for h in event.stop_probabilities],
+               hovertemplate="%{x}: h = %{customdata}<extra></extra>",
+               marker={"symbol": "line-ew-open", "size": 44, "color": style.OKABE_ITO["black"],
+                       "line": {"width": 4, "color": style.OKABE_ITO["black"]}}),
+        _trace("scatter", name="w_i (weight)", x=names, y=[float(w) for w in event.weights],
+               mode="lines+markers", customdata=[_exact(w) for w in event.weights],
+               hovertemplate="%{x}: w = %{customdata}<extra></extra>", marker=style.scatter_marker("q", 12),
+               line={"color": style.role("q").color, "dash": "dot", "width": 2}),
+    ]
+    hits = ", ".join(str(i) for i, hit in enumerate(event.hits, start=1) if hit) or "none"
+    mark = _mark(names, tau, float(taus[tau]), f"τ = {tau} (hits: {hits})", presenter)
+    return style.figure(data, style.layout(
+        title=f"Block decision: keep {tau} of {g}", presenter=presenter, showlegend=True, annotations=[mark],
+        xaxis={"type": "category", "categoryorder": "array", "categoryarray": names,
+               "range": [-0.5, g + 0.5], "title": {"text": "drafts kept (τ)"}, "fixedrange": True},
+        # headroom above 1, so the label over a certain τ stays inside the plot, clear of the legend
+        yaxis={"range": [0, 1.35], "title": {"text": "probability"}, "fixedrange": True,
+               "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1]}))
+
+
 def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                  presenter: bool = False) -> go.Figure:
     """One round at a glance: drafted tokens (top row) and what the verifier committed (bottom row)."""
@@ -158,17 +236,23 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
         "scatter", name="drafted", x=[e.position for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
         text=[vocab[e.token] for e in drafts], textposition="top center", marker=style.scatter_marker("q", 22),
         hovertemplate="position %{x}: drafted %{text}<extra></extra>")]
+    decision = next((e for e in events if isinstance(e, BlockDecisionEvent)), None)
     for name in ("accepted", "correction", "bonus"):
-        chosen = [e for e in events if (isinstance(e, CheckEvent) and e.accepted and name == "accepted")
+        chosen = [(e.position, e.token) for e in events
+                  if (isinstance(e, CheckEvent) and e.accepted and name == "accepted")
                   or (isinstance(e, CorrectionEvent) and name == "correction")
                   or (isinstance(e, BonusEvent) and name == "bonus")]
+        if decision is not None and name == "accepted":  # block verification keeps its first tau drafts at once
+            chosen = list(enumerate(decision.drafts[: decision.accepted_drafts]))
         cue = style.origin(name)
         data.append(_trace(
-            "scatter", name=cue.label, x=[e.position for e in chosen], y=["committed"] * len(chosen),
-            mode="markers+text", text=[vocab[e.token] for e in chosen], textposition="bottom center",
+            "scatter", name=cue.label, x=[x for x, _ in chosen], y=["committed"] * len(chosen),
+            mode="markers+text", text=[vocab[t] for _, t in chosen], textposition="bottom center",
             marker=style.scatter_marker(cue, 24),
             hovertemplate=f"position %{{x}}: {cue.label} %{{text}}<extra></extra>"))
     rejected = [e for e in events if isinstance(e, CheckEvent) and not e.accepted]
+    if decision is not None:
+        rejected = [e for e in events if isinstance(e, BlockCheckEvent) and e.position >= decision.accepted_drafts]
     if rejected:
         data.append(_trace(
             "scatter", name="rejected draft", x=[e.position for e in rejected], y=["drafted"] * len(rejected),
@@ -187,7 +271,8 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
 
 
 def draw_figure(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: int, draw_range: int, *,
-                title: str, presenter: bool = False, chosen: int | None = None) -> go.Figure:
+                title: str, presenter: bool = False, chosen: int | None = None,
+                height: int | None = None) -> go.Figure:
     """The exact draw as a point u = draw / range on [0, 1), against labelled segments.
 
     segments: (label, start, end, cue name) with fractions; chosen: index of the selected segment.
@@ -207,13 +292,14 @@ def draw_figure(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: i
     u = Fraction(draw, draw_range)
     data.append(_trace(
         "scatter", name="draw", x=[float(u)], y=[0.5], mode="markers+text", text=[f"u = {float(u):.4f}"],
-        textposition="top center",
+        # near an end of [0, 1) the label leans inwards, so the chart's edge never cuts it
+        textposition="top left" if u > 0.8 else "top right" if u < 0.2 else "top center",
         marker={"symbol": "triangle-down", "size": 26, "color": style.OKABE_ITO["black"]},
         customdata=[[draw, draw_range - 1, _exact(u)]],
         hovertemplate="draw %{customdata[0]} of 0..%{customdata[1]}<br>u = %{customdata[2]}<extra></extra>",
         showlegend=False, cliponaxis=False))
     return style.figure(data, style.layout(
-        title=title, presenter=presenter, height=260 if not presenter else 310, showlegend=False,
+        title=title, presenter=presenter, height=height or (260 if not presenter else 310), showlegend=False,
         barmode="overlay",
         xaxis={"range": [0, 1], "title": {"text": "u on [0, 1)"}, "fixedrange": True, "tickformat": ".1f"},
         yaxis={"showticklabels": False, "fixedrange": True, "range": [-0.3, 1.05], "showgrid": False,
@@ -256,7 +342,11 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
             event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q", presenter=presenter)
     if isinstance(event, CheckEvent):
         return check_figure(event, vocab, presenter=presenter), acceptance_draw_figure(event, presenter=presenter)
-    if isinstance(event, CorrectionEvent):
+    if isinstance(event, BlockCheckEvent):
+        return block_check_figure(event, vocab, presenter=presenter), stop_draw_figure(event, presenter=presenter)
+    if isinstance(event, BlockDecisionEvent):
+        return block_decision_figure(event, vocab, presenter=presenter), None
+    if isinstance(event, CorrectionEvent):  # also block verification's ScaledCorrectionEvent (w·p − q)+
         return residual_figure(event, vocab, presenter=presenter), sampling_draw_figure(
             event.residual, event.draw, event.token, vocab, cue="residual",
             title="Correction draw", presenter=presenter)

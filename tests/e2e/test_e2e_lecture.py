@@ -58,6 +58,32 @@ def test_presenter_mode_fits_the_step_on_one_screen(scenario, kind, app_url, app
     sup.screenshot(page, f"playground-presenter-{kind}")
 
 
+BLOCK_FAR = FAR.with_changes(verification="block")
+
+
+def test_presenter_mode_fits_a_block_check_on_one_screen(app_url, app_page, page, recorder):
+    """Block verification: the p/q chart, the stop draw against h_i and the verdict fit at 1280x800."""
+    app_page("playground")
+    timeline = state.timeline_for(BLOCK_FAR)
+    timeline.ensure_rounds(10)
+    # an inner check whose draw has both a hit and a no-hit segment: every line of the narration is there
+    step = next(i for i, e in enumerate(timeline.events) if e.kind == "block_check" and e.position > 0
+                and not e.last and 0 < e.stop_probability < 1)
+    i = timeline.events[step].position + 1
+    sup.open_page(page, link(app_url, BLOCK_FAR, step, presenter=True))
+    assert position(page)[2].lower().startswith("block check")
+    assert chart_box(page, "pg_main_chart")["x"] < 150, "presenter mode collapses the sidebar"
+    for key in ("pg_main_chart", "pg_draw_chart"):
+        box = chart_box(page, key)
+        assert wholly_on_screen(box), f"block check: {key} is not wholly on screen at 1280x800: {box}"
+    verdict = page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.bounding_box()
+    assert verdict and verdict["y"] + verdict["height"] <= sup.VIEWPORT["height"]
+    text = sup.main_text(page)
+    assert f"w_{i} = min(1, w_{i - 1} · p/q)" in text and f"h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i})" in text
+    assert_clean(page, recorder, "presenter mode at a block check step")
+    sup.screenshot(page, "playground-block")
+
+
 def test_growing_the_vocabulary_keeps_keep_all(app_url, app_page, page, recorder):
     app_page("playground")
     sup.open_page(page, f"{app_url}/playground")

@@ -81,3 +81,25 @@ def test_non_block_traces_narrate_nothing():
     played = next(rounds(EXAMPLE.with_changes(verification="token")))
     assert narrate(played.trace, EXAMPLE.vocab) == [] and narrate(Trace(), EXAMPLE.vocab) == []
     assert fraction_text(F(1, 3)) == "1/3 ≈ 0.3333" and fraction_text(F(2)) == "2"
+
+
+def test_a_callers_formats_write_every_number():
+    from specviz.playground.block_explain import Formats
+
+    marked = Formats(fraction=lambda v: f"F[{v}]", exact=lambda v: f"E[{v}]", draw=lambda d, r: f"D[{d}/{r}]")
+    for played in rounds(EXAMPLE, range(20)):
+        for event in played.trace:
+            told = narrate_event(event, EXAMPLE.vocab, marked)
+            if isinstance(event, BlockCheckEvent):
+                text = "\n".join(told[1])
+                assert f"F[{event.weight}]" in text and f"D[{event.draw}/{event.draw_range}]" in text
+                assert f"E[{event.draw}] {'<' if event.hit else '≥'} E[{event.stop_probability.numerator}]" in text
+                assert " ≈ " not in text  # nothing is written by the default formats
+
+
+def test_long_numbers_are_abbreviated_in_the_playgrounds_formats():
+    from specviz.playground import view
+
+    long = F(10**20 + 1, 3 * 10**20)
+    assert view.VIEW_FORMATS.exact(long) == "≈ 0.3333" and view.VIEW_FORMATS.exact(F(1, 3)) == "1/3"
+    assert "20-digit" in view.VIEW_FORMATS.fraction(long) or "21-digit" in view.VIEW_FORMATS.fraction(long)
