@@ -21,7 +21,14 @@ from .errors import (
     WeightValueError,
 )
 from .tickets import DyadicTickets, Fp32Tickets, IntTickets, Tickets
-from .validation import Weight, check_token, check_weight, check_weight_array, check_weight_dtype
+from .validation import (
+    Weight,
+    check_token,
+    check_weight,
+    check_weight_array,
+    check_weight_dtype,
+    plain_float_values,
+)
 
 _EXACT_FLOAT_INT = 1 << 53
 
@@ -174,9 +181,9 @@ def _plain_float(value: object) -> bool:
 
 def _only_floats(weights: Sequence[Weight]) -> np.ndarray | None:
     """A list of plain Python floats as float64, validated in order; None if other types occur."""
-    if set(map(type, weights)) != {float}:
+    values = plain_float_values(weights)
+    if values is None:
         return None
-    values = np.fromiter(weights, dtype=np.float64, count=len(weights))
     bad = ~(values >= 0) | (values == math.inf)  # NaN, negatives, inf
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
@@ -504,8 +511,9 @@ def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
         doubles = weights.astype(np.float64) if weights.dtype.kind == "f" else np.array(
             [float(v) for v in weights.tolist()], dtype=np.float64)  # int -> double -> FP32, as the reference
         return _fp32_of_doubles(doubles, weights)
-    if set(map(type, weights)) == {float}:
-        return _fp32_of_doubles(np.fromiter(weights, dtype=np.float64, count=n), weights)
+    doubles = plain_float_values(weights)
+    if doubles is not None:
+        return _fp32_of_doubles(doubles, weights)
     converted = []
     for index, value in enumerate(weights):
         _check_fp32_element(value, index)
