@@ -493,7 +493,7 @@ def _fp32_of_doubles(doubles: np.ndarray, original: Sequence[Weight] | np.ndarra
 
 def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
     """The weights rounded to FP32, each checked as the reference checks it (first bad one raises)."""
-    n = _check_weight_shape(weights)
+    _check_weight_shape(weights)
     if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
         if weights.dtype == np.float32:
             return _valid_singles(weights)
