@@ -43,18 +43,48 @@ def _raw_dense(tickets: RawTickets, c: Categorical) -> RawTickets:
     return tickets if c.is_dense else tickets.spread(c._ids, c.vocab_size)
 
 
-def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction) -> tuple[np.ndarray, np.ndarray]:
-    """Exactly where c*t_i/T > u_i/U (clear signs from floats, near-ties in integers), and c*p - q in floats."""
-    coef_t, coef_u = scale.numerator * u.raw_total, scale.denominator * t.raw_total
-    pf, qf = t.floats(), u.floats()
-    if scale != 1:
-        pf = pf * float(scale)
-    difference = pf - qf
-    # both float vectors carry a relative error of a few ulps: decide only clear signs in floats
-    margin = 2.0**-47 * (pf + qf) + 2.0**-1000
-    positive = difference > margin
-    for i in np.flatnonzero((np.abs(difference) <= margin) & t.nonzero()).tolist():
-        positive[i] = t.raw_at(i) * coef_t > u.raw_at(i) * coef_u
+_MASK_SLICE = 8192  # float64 temporaries of 64 KiB: reused by the allocator, not faulted in afresh
+
+
+def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction,
+                   with_difference: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Exactly where c*t_i/T > u_i/U (clear signs from floats, near-ties in integers), and (c*p - q)+ in floats.
+
+    The float differences (only when asked for) are zero off that set. The floats are
+    formed slice by slice: whole-vector temporaries would be page-faulted in at every call.
+    """
+    n = len(t)
+    positive = np.empty(n, dtype=bool)
+    difference = np.empty(n, dtype=np.float64) if with_difference else None
+    c = float(scale)
+    near_parts = []
+    for start in range(0, n, _MASK_SLICE):
+        stop = min(start + _MASK_SLICE, n)
+        d = t.float_slice(start, stop)
+        if scale != 1:
+            d *= c
+        qf = u.float_slice(start, stop)
+        # both float vectors carry a relative error of a few ulps: decide only clear signs in floats
+        margin = d + qf
+        margin *= 2.0**-47
+        margin += 2.0**-1000
+        d -= qf
+        clear = np.greater(d, margin, out=positive[start:stop])
+        np.negative(margin, out=margin)
+        near = d >= margin
+        near &= ~clear  # |c*p - q| <= margin: too close to call in floats
+        if near.any():
+            near_parts.append(np.flatnonzero(near) + start)
+        if difference is not None:
+            d *= clear | near
+            np.maximum(d, 0.0, out=difference[start:stop])
+    if near_parts:
+        coef_t, coef_u = scale.numerator * u.raw_total, scale.denominator * t.raw_total
+        candidates = np.concatenate(near_parts)
+        for i in candidates[t.nonzero_at(candidates)].tolist():
+            positive[i] = t.raw_at(i) * coef_t > u.raw_at(i) * coef_u
+        if difference is not None:
+            difference[candidates[~positive[candidates]]] = 0.0
     return positive, difference
 
 
@@ -64,14 +94,15 @@ def _check_scale(scale: object) -> Fraction:
     return Fraction(scale)
 
 
-_Parts = tuple[RawTickets, RawTickets, np.ndarray, np.ndarray, tuple[int, int]]
+_Parts = tuple[RawTickets, RawTickets, np.ndarray, np.ndarray | None, tuple[int, int]]
 
 
-def _residual_parts(p: Categorical, q: Categorical, scale: Fraction) -> _Parts | None:
-    """The dense raw tickets t and u, where c*t/T > u/U, c*p - q in floats, and the exact sums of t and u there.
+def _residual_parts(p: Categorical, q: Categorical, scale: Fraction, with_difference: bool) -> _Parts | None:
+    """The dense raw tickets t and u, where c*t/T > u/U, (c*p - q)+ in floats, and the exact sums of t and u there.
 
-    None unless both storages are raw (dyadic or FP32). Kept on p per (q, scale): block
-    verification asks for the mass and then, at one position, the residual itself.
+    None unless both storages are raw (dyadic or FP32). The float differences (None unless
+    asked for) only serve a draw. Kept on p per (q, scale): block verification asks for the
+    mass at every position and then, at one of them, for the residual itself.
     """
     t, u = p._tickets, q._tickets
     raw = (DyadicTickets, Fp32Tickets)
@@ -80,15 +111,16 @@ def _residual_parts(p: Categorical, q: Categorical, scale: Fraction) -> _Parts |
     cache = p.__dict__.setdefault("_residual_parts", {})
     key = (id(q), scale)
     hit = cache.get(key)
-    if hit is not None and hit[0] is q:
+    if hit is not None and hit[0] is q and (hit[1][3] is not None or not with_difference):
         return hit[1]
     if type(t) is not type(u):  # mixed storages meet in the general dyadic one
         t = t.dyadic if isinstance(t, Fp32Tickets) else t
         u = u.dyadic if isinstance(u, Fp32Tickets) else u
     t, u = _raw_dense(t, p), _raw_dense(u, q)
-    positive, difference = _positive_mask(t, u, scale)
-    parts = (t, u, positive, difference, (t.masked_total(positive), u.masked_total(positive)))
-    if len(cache) >= 2:
+    positive, difference = _positive_mask(t, u, scale, with_difference)
+    sums = hit[1][4] if hit is not None and hit[0] is q else (t.masked_total(positive), u.masked_total(positive))
+    parts = (t, u, positive, difference, sums)
+    if len(cache) >= 2 and key not in cache:
         cache.clear()
     cache[key] = (q, parts)
     return parts
@@ -101,7 +133,7 @@ def _difference_tickets(p: Categorical, q: Categorical,
     The mass is raw sum / denominator. Raises SupportError when c*p <= q everywhere.
     """
     _check_same_vocab(p, q)
-    parts = _residual_parts(p, q, scale)
+    parts = _residual_parts(p, q, scale, with_difference=True)
     if parts is not None:
         t, u, positive, difference, sums = parts
         tickets = DifferenceTickets(t, u, positive, scale, difference, sums)
@@ -116,7 +148,7 @@ def residual_mass(p: Categorical, q: Categorical, scale: Fraction = Fraction(1))
     """sum_x (c*p(x) - q(x))+ for c = scale; with c = 1 it is 1 - sum_x min(p(x), q(x)), the rejection probability."""
     scale = _check_scale(scale)
     _check_same_vocab(p, q)
-    parts = _residual_parts(p, q, scale)
+    parts = _residual_parts(p, q, scale, with_difference=False)
     if parts is not None:  # the mass needs the two exact sums only, not the residual's gcd
         t, u, _, _, (t_sum, u_sum) = parts
         raw_total = scale.numerator * u.raw_total * t_sum - scale.denominator * t.raw_total * u_sum

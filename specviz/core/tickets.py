@@ -107,6 +107,13 @@ class DyadicTickets:
     def nonzero(self) -> np.ndarray:
         return self.mant != 0
 
+    def nonzero_at(self, positions: np.ndarray) -> np.ndarray:
+        return self.mant[positions] != 0
+
+    def float_slice(self, start: int, stop: int) -> np.ndarray:
+        """A fresh float64 copy of floats()[start:stop]."""
+        return self.floats()[start:stop].copy()
+
     def select(self, positions: np.ndarray) -> DyadicTickets:
         """The tickets at positions, renormalized to the smallest integers."""
         return DyadicTickets.from_parts(self.mant[positions], self.shift[positions])
@@ -132,7 +139,7 @@ class DyadicTickets:
 
     def masked_total(self, keep: np.ndarray) -> int:
         """Exact sum of the tickets where keep is True."""
-        return _group_total(np.where(keep, self.mant, 0), self.shift)
+        return _group_total(self.mant * keep, self.shift)
 
     common_shift = 0  # reduced tickets: the smallest nonzero one has shift 0
 
@@ -295,8 +302,10 @@ class Fp32Tickets:
     them); everything else goes through the reduced ``dyadic`` form.
     """
 
-    def __init__(self, singles: np.ndarray, values: np.ndarray, field: np.ndarray, raw_total: int | None = None):
-        self.singles, self.values, self.field = singles, values, field
+    def __init__(self, singles: np.ndarray, field: np.ndarray, raw_total: int | None = None):
+        # only the weights (4 bytes each) and their exponent fields (1 byte) are kept: a round holds
+        # several distributions, and memory a round frees and takes again costs page faults
+        self.singles, self.field = singles, field
         if raw_total is not None:
             self.__dict__["raw_total"] = raw_total
         if self._float_total == 0:  # a float sum of values >= 0 is 0 only if every value is
@@ -305,17 +314,17 @@ class Fp32Tickets:
     @classmethod
     def from_float32(cls, singles: np.ndarray) -> Fp32Tickets:
         """singles: a contiguous float32 vector of finite values >= 0 (no negative zero)."""
-        field = singles.view(np.uint32) >> 23  # the biased exponent (the sign bit is clear)
-        return cls(singles, singles.astype(np.float64), field)
+        field = (singles.view(np.uint32) >> 23).astype(np.uint8)  # the biased exponent (the sign bit is clear)
+        return cls(singles, field)
 
     @cached_property
     def raw_total(self) -> int:
         """The exact sum of the raw tickets (computed on first use)."""
-        return _fp32_sum(self.field, self.values)
+        return _fp32_sum(self.field, self.singles)
 
     @cached_property
     def _float_total(self) -> float:
-        return float(self.values.sum())
+        return float(self.singles.sum(dtype=np.float64))
 
     @cached_property
     def raw_total_upper(self) -> int:
@@ -323,11 +332,11 @@ class Fp32Tickets:
         if "raw_total" in self.__dict__:
             return self.raw_total
         # numpy's sum of n values >= 0 errs by less than n * 2**-53 of the total
-        upper = self._float_total * (1 + (self.values.size + 8) * 2.0**-50)
+        upper = self._float_total * (1 + (self.singles.size + 8) * 2.0**-50)
         return int(math.ldexp(upper, _FP32_UNIT)) + 1
 
     def __len__(self) -> int:
-        return self.values.size
+        return self.singles.size
 
     @cached_property
     def _parts(self) -> tuple[np.ndarray, np.ndarray]:
@@ -341,11 +350,11 @@ class Fp32Tickets:
     @cached_property
     def _dense(self) -> bool:
         # every field >= 1 means no zero (nor subnormal) weight: no count needed
-        return self._field_min > 0 or int(np.count_nonzero(self.singles)) == self.values.size
+        return self._field_min > 0 or int(np.count_nonzero(self.singles)) == self.singles.size
 
     @cached_property
     def _nonzero_positions(self) -> np.ndarray:
-        return np.arange(self.values.size) if self._dense else np.flatnonzero(self.singles)
+        return np.arange(self.singles.size) if self._dense else np.flatnonzero(self.singles)
 
     def _nonzero_field(self) -> np.ndarray:
         return self.field if self._dense else self.field[self._nonzero_positions]
@@ -390,7 +399,7 @@ class Fp32Tickets:
         return self.raw_total // self.divisor
 
     def raw_at(self, position: int) -> int:
-        numerator, denominator = float(self.values[position]).as_integer_ratio()
+        numerator, denominator = float(self.singles[position]).as_integer_ratio()
         return numerator * ((1 << _FP32_UNIT) // denominator)
 
     def at(self, position: int) -> int:
@@ -405,7 +414,18 @@ class Fp32Tickets:
         return self.dyadic.as_ints()
 
     def nonzero(self) -> np.ndarray:
-        return self.values != 0
+        return self.singles != 0
+
+    def nonzero_at(self, positions: np.ndarray) -> np.ndarray:
+        return self.singles[positions] != 0
+
+    def float_slice(self, start: int, stop: int) -> np.ndarray:
+        """A fresh float64 copy of floats()[start:stop]."""
+        return np.divide(self.singles[start:stop], self._unit_total, dtype=np.float64)
+
+    @cached_property
+    def _unit_total(self) -> float:
+        return self.raw_total / (1 << _FP32_UNIT)
 
     def select(self, positions: np.ndarray) -> DyadicTickets:
         return self.dyadic.select(positions)
@@ -418,7 +438,7 @@ class Fp32Tickets:
 
     @cached_property
     def _floats(self) -> np.ndarray:
-        return self.values / (self.raw_total / (1 << _FP32_UNIT))
+        return np.divide(self.singles, self._unit_total, dtype=np.float64)
 
     def floats(self) -> np.ndarray:
         """t_i / T as float64 (within 2 ulps)."""
@@ -429,10 +449,10 @@ class Fp32Tickets:
         goal = draw * self.divisor  # compare raw running sums in raw units
         x = goal / (1 << _FP32_UNIT)
         slack = (len(self) + 8) * 2.0**-50 * (self.raw_total / (1 << _FP32_UNIT))
-        low, high = float_brackets(self.values, x - slack, x + slack)
+        low, high = float_brackets(self.singles, x - slack, x + slack)
         if low == high and low < len(self):  # the float error cannot move the answer: no exact sum needed
             return low
-        exact = _prefix_function(self.field, self.values, self.raw_total)(low)
+        exact = _prefix_function(self.field, self.singles, self.raw_total)(low)
         for index in range(low, len(self)):
             exact += self.raw_at(index)
             if exact > goal:
@@ -442,12 +462,12 @@ class Fp32Tickets:
     # --- the raw interface shared with DyadicTickets ----------------------------------------
     def prefix_summer(self, keep: np.ndarray, full: int | None = None):
         """A function stop -> exact raw sum at positions < stop where keep is True (full: that sum at the end)."""
-        values = np.where(keep, self.values, 0.0)
+        values = np.where(keep, self.singles, np.float32(0))
         return _prefix_function(self.field, values, full)
 
     def masked_total(self, keep: np.ndarray) -> int:
         """Exact raw sum where keep is True."""
-        return _fp32_sum(self.field, np.where(keep, self.values, 0.0))
+        return _fp32_sum(self.field, self.singles, keep)
 
     def shift_below(self, positions: np.ndarray, limit: int) -> np.ndarray:
         return self.field[positions] < limit + 1  # shift = max(field, 1) - 1 and limit >= 0
@@ -473,10 +493,9 @@ class Fp32Tickets:
 
     def spread(self, ids: np.ndarray, size: int) -> Fp32Tickets:
         singles = np.zeros(size, dtype=np.float32)
-        values = np.zeros(size, dtype=np.float64)
-        field = np.zeros(size, dtype=np.uint32)
-        singles[ids], values[ids], field[ids] = self.singles, self.values, self.field
-        return Fp32Tickets(singles, values, field, self.raw_total)
+        field = np.zeros(size, dtype=np.uint8)
+        singles[ids], field[ids] = self.singles, self.field
+        return Fp32Tickets(singles, field, self.raw_total)
 
 
 _FP32_UNIT = 149  # raw FP32 tickets count units of 2**-149, the smallest FP32 subnormal
@@ -504,11 +523,11 @@ def float_brackets(values: np.ndarray, low_bound: float, high_bound: float) -> t
     """
     n = values.size
     if n <= 4 * _CHUNK:
-        running = np.cumsum(values)
+        running = np.cumsum(values, dtype=np.float64)
         found = np.searchsorted(running, (low_bound, high_bound), side="right")
         return int(found[0]), int(found[1])
     starts = np.arange(0, n, _CHUNK)
-    ends = np.cumsum(np.add.reduceat(values, starts))
+    ends = np.cumsum(np.add.reduceat(values, starts, dtype=np.float64))
     return _inner_bracket(values, starts, ends, low_bound), _inner_bracket(values, starts, ends, high_bound)
 
 
@@ -518,7 +537,7 @@ def _inner_bracket(values: np.ndarray, starts: np.ndarray, ends: np.ndarray, bou
         return values.size
     before = float(ends[block - 1]) if block else 0.0
     start = int(starts[block])
-    inner = before + np.cumsum(values[start:start + _CHUNK])
+    inner = before + np.cumsum(values[start:start + _CHUNK], dtype=np.float64)
     return start + int(np.searchsorted(inner, bound, side="right"))
 
 
@@ -535,15 +554,27 @@ def _trailing_zeros(mant: np.ndarray) -> np.ndarray:
     return np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
 
 
-def _fp32_sum(field: np.ndarray, values: np.ndarray) -> int:
+_SUM_SLICE = 4096
+
+
+def _fp32_sum(field: np.ndarray, values: np.ndarray, keep: np.ndarray | None = None) -> int:
     """Exact sum of FP32 values in units of 2**-149, one float64 bincount per exponent field.
 
     Inside one exponent every value is mant * 2**k with mant < 2**24, so fewer than
-    2**29 of them add up exactly in float64.
+    2**29 of them add up exactly in float64. With keep, only where keep is True.
     """
-    if values.size == 0:
+    n = values.size
+    if n == 0:
         return 0
-    sums = np.bincount(field, weights=values)
+    # bincount converts its inputs to intp and float64 (16 bytes an entry): in slices those
+    # temporaries stay small and are reused, where whole-vector ones are taken from and given
+    # back to the OS (page faults) at every call; per-field slice sums add up exactly (n < 2**29)
+    sums = np.zeros(256, dtype=np.float64)
+    for start in range(0, n, _SUM_SLICE):
+        weights = values[start:start + _SUM_SLICE]
+        if keep is not None:
+            weights = weights * keep[start:start + _SUM_SLICE]  # finite values: times 1 or 0, exactly
+        sums += np.bincount(field[start:start + _SUM_SLICE], weights=weights, minlength=256)
     groups = np.flatnonzero(sums)
     low = np.maximum(groups, 1) - 1
     mantissa_sums = np.ldexp(sums[groups], _FP32_UNIT - low).astype(np.int64)
@@ -587,8 +618,8 @@ class DifferenceTickets:
                  difference: np.ndarray | None = None, sums: tuple[int, int] | None = None):
         """sums: the exact raw sums of t and of u over the positive set, when the caller has them."""
         self.t, self.u, self.positive, self.scale = t, u, positive, scale
-        if difference is not None:  # c*p - q in floats, already computed by the caller
-            self._differences = np.maximum(np.where(positive, difference, 0.0), 0.0)
+        if difference is not None:  # (c*p - q)+ in floats, zero off the positive set, from the caller
+            self._differences = difference
         self.coef_t = scale.numerator * u.raw_total
         self.coef_u = scale.denominator * t.raw_total
         self.denominator = scale.denominator * t.raw_total * u.raw_total  # of the mass
