@@ -22,11 +22,13 @@ from .errors import (
 )
 from .tickets import DyadicTickets, Fp32Tickets, IntTickets, Tickets
 from .validation import (
+    FLOAT_SLICE,
     Weight,
     check_token,
     check_weight,
     check_weight_array,
     check_weight_dtype,
+    marshalled_floats,
     plain_float_values,
 )
 
@@ -491,6 +493,30 @@ def _fp32_of_doubles(doubles: np.ndarray, original: Sequence[Weight] | np.ndarra
     return singles + np.float32(0)  # a fresh array with -0.0 made +0.0
 
 
+def _fp32_of_float_list(weights: Sequence[Weight]) -> np.ndarray | None:
+    """A list or tuple of exact Python floats rounded to FP32 and checked slice by slice; None for other elements.
+
+    The first bad value raises as the reference's walk would (every element before it is a
+    valid float); a slice with anything but floats sends the caller to the walk from the start.
+    """
+    if type(weights) not in (list, tuple) or not weights:
+        return None
+    singles = np.empty(len(weights), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, len(weights), FLOAT_SLICE):
+            doubles = marshalled_floats(weights[start:start + FLOAT_SLICE])
+            if doubles is None:
+                return None
+            out = singles[start:start + doubles.size]
+            out[...] = doubles  # one rounding to nearest even
+            bad = ~(doubles >= 0) | (out == np.inf)  # NaN, negatives, inf, and FP32 overflow
+            if bad.any():
+                index = start + int(np.flatnonzero(bad)[0])
+                _check_fp32_element(weights[index], index)
+    singles += np.float32(0)  # -0.0 + 0.0 = +0.0
+    return singles
+
+
 def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
     """The weights rounded to FP32, each checked as the reference checks it (first bad one raises)."""
     _check_weight_shape(weights)
@@ -511,9 +537,9 @@ def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
         doubles = weights.astype(np.float64) if weights.dtype.kind == "f" else np.array(
             [float(v) for v in weights.tolist()], dtype=np.float64)  # int -> double -> FP32, as the reference
         return _fp32_of_doubles(doubles, weights)
-    doubles = plain_float_values(weights)
-    if doubles is not None:
-        return _fp32_of_doubles(doubles, weights)
+    singles = _fp32_of_float_list(weights)
+    if singles is not None:
+        return singles
     converted = []
     for index, value in enumerate(weights):
         _check_fp32_element(value, index)

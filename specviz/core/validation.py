@@ -71,8 +71,8 @@ _MARSHAL_WORKS = marshal.dumps([1.5, -0.0], _MARSHAL_VERSION) == (
     b"[\x02\x00\x00\x00g" + np.float64(1.5).astype("<f8").tobytes() + b"g" + np.float64(-0.0).astype("<f8").tobytes())
 
 
-def plain_float_values(values: Sequence[object]) -> np.ndarray | None:
-    """A list or tuple of exact Python floats as a float64 array; None if anything else is in it.
+def marshalled_floats(values: list | tuple) -> np.ndarray | None:
+    """A list or tuple of exact Python floats as a read-only float64 view; None if anything else is in it.
 
     One C-level pass (marshal) reads type and value of every element; the tags are then
     checked in numpy: a float subclass, bool, int, str or any other object has a tag other
@@ -91,4 +91,20 @@ def plain_float_values(values: Sequence[object]) -> np.ndarray | None:
     records = np.frombuffer(data, dtype=_FLOAT_RECORD, offset=5, count=n)
     if not bool(np.all(records["tag"] == _MARSHAL_FLOAT)):
         return None
-    return records["value"].astype(np.float64)  # native order, contiguous, owning its memory
+    return records["value"]
+
+
+FLOAT_SLICE = 8192  # elements marshalled at a time: whole-list buffers would be page-faulted in at every call
+
+
+def plain_float_values(values: Sequence[object]) -> np.ndarray | None:
+    """A list or tuple of exact Python floats as a new float64 array; None if anything else is in it."""
+    if type(values) not in _MARSHAL_SEQUENCE or not values:
+        return None
+    out = np.empty(len(values), dtype=np.float64)
+    for start in range(0, len(values), FLOAT_SLICE):
+        chunk = marshalled_floats(values[start:start + FLOAT_SLICE])
+        if chunk is None:
+            return None
+        out[start:start + chunk.size] = chunk
+    return out

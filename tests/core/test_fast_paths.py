@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from specviz.core import Categorical, acceptance, fp32_weights, residual_mass, residual_with_mass
 from specviz.core.categorical import _check_fp32_element
-from specviz.core.errors import SupportError
+from specviz.core.errors import SupportError, WeightValueError
 from specviz.core.tickets import float_brackets
 from specviz.core.validation import check_weight, plain_float_values
 
@@ -161,3 +161,35 @@ def test_a_kept_mass_then_the_residual_equal_fractions(row_p, row_q, c, other):
         got, got_mass = residual_with_mass(p, qq, scale)
         assert got_mass == mass
         assert got.probabilities == tuple(d / mass for d in diffs)
+
+
+@pytest.mark.parametrize("fp32", [True, False])
+@pytest.mark.parametrize("bad", [
+    [(8191, -1.0)], [(8192, float("nan"))], [(16384, "x")], [(19999, 1e39)],
+    [(100, float("inf")), (9000, "x")], [(9000, float("nan")), (100, True)], [(8192, np.float32(2.0))],
+])
+def test_long_float_lists_are_read_in_slices_and_report_in_order(bad, fp32):
+    """Across the marshalled slices: the first bad element in the walk's order, whatever comes later."""
+    n = 20_000
+    weights = [0.25] * n
+    for index, value in bad:
+        weights[index] = value
+    expected = _first_error(weights, _check_fp32_element if fp32 else check_weight)
+    build = fp32_weights if fp32 else Categorical
+    if expected is None:
+        with pytest.raises(WeightValueError):  # 1e39 is a fine float64 weight but no FP32 one
+            fp32_weights(n, range(n), weights)
+        assert Categorical(n, range(n), weights).prob(19999) == Fraction(1e39) / (Fraction(1e39) + Fraction(n - 1, 4))
+        return
+    with pytest.raises(expected[0]) as caught:
+        build(n, range(n), weights)
+    assert str(caught.value) == expected[1]
+
+
+def test_long_float_lists_equal_their_arrays():
+    rng = np.random.default_rng(8)
+    row = (rng.random(20_000) * 2.0 ** rng.integers(-140, 100, 20_000)).astype(np.float32)
+    row[[0, 8191, 8192, 19_999]] = 0
+    assert fp32_weights(20_000, range(20_000), row.tolist()).tickets == fp32_weights(20_000, range(20_000), row).tickets
+    doubles = rng.random(20_000).tolist()
+    assert plain_float_values(doubles).tolist() == doubles
