@@ -5,6 +5,9 @@ finishes in reasonable time, the reference oracle measured in the same run (pass
 ``--reference PATH``; by default ../shared/seed/reference_oracle.py is used when it
 exists), the speed ratio, whether both gave the identical Result, and the peak
 memory of a fresh process running the largest case beyond the interpreter and numpy.
+The real-use rows time a round with a new p and q per position (arrays and lists)
+against a float32 engine-style verifier on the same block, and BlockVerifier against
+the tokenwise Verifier on the same block.
 
     python bench/core.py                  # all sizes
     python bench/core.py --sizes 8192 --repeats 5
