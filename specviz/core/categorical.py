@@ -509,8 +509,8 @@ def _fp32_of_float_list(weights: Sequence[Weight]) -> np.ndarray | None:
                 return None
             out = singles[start:start + doubles.size]
             out[...] = doubles  # one rounding to nearest even
-            bad = ~(doubles >= 0) | (out == np.inf)  # NaN, negatives, inf, and FP32 overflow
-            if bad.any():
+            if not (doubles.min() >= 0 and out.max() < np.inf):  # NaN, negatives, inf, FP32 overflow
+                bad = ~(doubles >= 0) | (out == np.inf)
                 index = start + int(np.flatnonzero(bad)[0])
                 _check_fp32_element(weights[index], index)
     singles += np.float32(0)  # -0.0 + 0.0 = +0.0

@@ -14,7 +14,7 @@ from specviz.core import Categorical, acceptance, fp32_weights, residual_mass, r
 from specviz.core.categorical import _check_fp32_element
 from specviz.core.errors import SupportError, WeightValueError
 from specviz.core.tickets import float_brackets
-from specviz.core.validation import check_weight, plain_float_values
+from specviz.core.validation import FLOAT_SLICE, check_weight, plain_float_values
 
 # elements a caller may put in a weight list: only exact Python floats may take the one-pass route
 element = st.one_of(
@@ -163,14 +163,19 @@ def test_a_kept_mass_then_the_residual_equal_fractions(row_p, row_q, c, other):
         assert got.probabilities == tuple(d / mass for d in diffs)
 
 
+S = FLOAT_SLICE
+LONG = 2 * S + 100  # three slices
+
+
 @pytest.mark.parametrize("fp32", [True, False])
 @pytest.mark.parametrize("bad", [
-    [(8191, -1.0)], [(8192, float("nan"))], [(16384, "x")], [(19999, 1e39)],
-    [(100, float("inf")), (9000, "x")], [(9000, float("nan")), (100, True)], [(8192, np.float32(2.0))],
+    [(S - 1, -1.0)], [(S, float("nan"))], [(S + 1, "x")], [(LONG - 1, 1e39)],
+    [(100, float("inf")), (S + 50, "x")], [(S + 50, float("nan")), (100, True)], [(S, np.float32(2.0))],
+    [(2 * S, -0.5), (S + 3, None)],
 ])
 def test_long_float_lists_are_read_in_slices_and_report_in_order(bad, fp32):
     """Across the marshalled slices: the first bad element in the walk's order, whatever comes later."""
-    n = 20_000
+    n = LONG
     weights = [0.25] * n
     for index, value in bad:
         weights[index] = value
@@ -179,7 +184,7 @@ def test_long_float_lists_are_read_in_slices_and_report_in_order(bad, fp32):
     if expected is None:
         with pytest.raises(WeightValueError):  # 1e39 is a fine float64 weight but no FP32 one
             fp32_weights(n, range(n), weights)
-        assert Categorical(n, range(n), weights).prob(19999) == Fraction(1e39) / (Fraction(1e39) + Fraction(n - 1, 4))
+        assert Categorical(n, range(n), weights).prob(n - 1) == Fraction(1e39) / (Fraction(1e39) + Fraction(n - 1, 4))
         return
     with pytest.raises(expected[0]) as caught:
         build(n, range(n), weights)
@@ -188,8 +193,8 @@ def test_long_float_lists_are_read_in_slices_and_report_in_order(bad, fp32):
 
 def test_long_float_lists_equal_their_arrays():
     rng = np.random.default_rng(8)
-    row = (rng.random(20_000) * 2.0 ** rng.integers(-140, 100, 20_000)).astype(np.float32)
-    row[[0, 8191, 8192, 19_999]] = 0
-    assert fp32_weights(20_000, range(20_000), row.tolist()).tickets == fp32_weights(20_000, range(20_000), row).tickets
-    doubles = rng.random(20_000).tolist()
+    row = (rng.random(LONG) * 2.0 ** rng.integers(-140, 100, LONG)).astype(np.float32)
+    row[[0, S - 1, S, LONG - 1]] = 0
+    assert fp32_weights(LONG, range(LONG), row.tolist()).tickets == fp32_weights(LONG, range(LONG), row).tickets
+    doubles = rng.random(LONG).tolist()
     assert plain_float_values(doubles).tolist() == doubles
