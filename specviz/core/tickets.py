@@ -554,7 +554,7 @@ def _trailing_zeros(mant: np.ndarray) -> np.ndarray:
     return np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
 
 
-_SUM_SLICE = 4096
+_SUM_SLICE = 8192  # entries per bincount: its intp and float64 copies stay at 64 KiB each
 
 
 def _fp32_sum(field: np.ndarray, values: np.ndarray, keep: np.ndarray | None = None) -> int:
