@@ -111,8 +111,10 @@ class DyadicTickets:
         return self.mant[positions] != 0
 
     def float_slice(self, start: int, stop: int) -> np.ndarray:
-        """A fresh float64 copy of floats()[start:stop]."""
-        return self.floats()[start:stop].copy()
+        """floats()[start:stop], computed for the slice alone."""
+        scale = self.total / (1 << self._unit_scale)
+        mant, shift = self.mant[start:stop], self.shift[start:stop]
+        return np.ldexp(mant.astype(np.float64), shift - self._unit_scale) / scale
 
     def select(self, positions: np.ndarray) -> DyadicTickets:
         """The tickets at positions, renormalized to the smallest integers."""
