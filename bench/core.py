@@ -5,6 +5,9 @@ finishes in reasonable time, the reference oracle measured in the same run (pass
 ``--reference PATH``; by default ../shared/seed/reference_oracle.py is used when it
 exists), the speed ratio, whether both gave the identical Result, and the peak
 memory of a fresh process running the largest case beyond the interpreter and numpy.
+The real-use rows time a round with a new p and q per position (arrays and lists)
+against a float32 engine-style verifier on the same block, and BlockVerifier against
+the tokenwise Verifier on the same block.
 
     python bench/core.py                  # all sizes
     python bench/core.py --sizes 8192 --repeats 5
@@ -163,9 +166,10 @@ def late_rejecting_seed(rows_p, rows_q) -> int:
     raise RuntimeError("no late-rejecting seed found")
 
 
-def exact_round(impl: ModuleType, p_rows, q_rows, ids, seed: int):
+def exact_round(impl: ModuleType, p_rows, q_rows, ids, seed: int, verifier_class=None):
     """One exact round as a model loop runs it: a new q per draft position, a new p per check."""
     vocab = len(p_rows[0])
+    verifier_class = verifier_class or impl.Verifier
 
     def target(prefix):
         return impl.fp32_weights(vocab, ids, p_rows[len(prefix)])
@@ -174,10 +178,29 @@ def exact_round(impl: ModuleType, p_rows, q_rows, ids, seed: int):
         return impl.fp32_weights(vocab, ids, q_rows[len(prefix)])
 
     owner = impl.Owner("bench", 0)
-    verifier = impl.Verifier(owner, (), "bench", target)
+    verifier = verifier_class(owner, (), "bench", target)
     streams = impl.RandomStreams(seed, owner, 0)
     block = impl.propose(draft, (), streams, depth=DEPTH, context_id="bench")
     return verifier.verify(block, streams)
+
+
+def block_verifier_row(vocab: int, args: argparse.Namespace) -> str:
+    """BlockVerifier against the tokenwise Verifier on the same drafted block (arrays, real use)."""
+    rows_p, rows_q = softmax_rows(vocab, 1)
+    seed = late_rejecting_seed(rows_p, rows_q)
+    ids = np.arange(vocab)
+    seconds = interleaved({
+        "token": partial(exact_round, core, rows_p, rows_q, ids, seed, core.Verifier),
+        "block": partial(exact_round, core, rows_p, rows_q, ids, seed, core.BlockVerifier),
+    }, args.repeats)
+    token = exact_round(core, rows_p, rows_q, ids, seed, core.Verifier)
+    block = exact_round(core, rows_p, rows_q, ids, seed, core.BlockVerifier)
+
+    def kept(result) -> str:
+        return f"{result.accepted_drafts} kept, {'corrected' if result.rejected else 'bonus'}"
+
+    return (f"| {vocab} | {seconds['token'] * 1e3:.2f} | {seconds['block'] * 1e3:.2f} | "
+            f"{seconds['block'] / seconds['token']:.2f}x | {kept(token)} | {kept(block)} |")
 
 
 def float32_round(p_rows: list[np.ndarray], q_rows: list[np.ndarray], drafts: tuple[int, ...],
@@ -288,6 +311,14 @@ def main() -> int:
     for vocab in args.sizes:
         for row in block_rows(vocab, reference, args):
             print(row)
+    print()
+    print(f"block verification (Sun et al. 2025) on the same real-use block: BlockVerifier needs the scaled "
+          f"residual mass at every position; fastest of {args.repeats}, interleaved")
+    print()
+    print("| V | Verifier (ms) | BlockVerifier (ms) | block / tokenwise | tokenwise | block |")
+    print("|---:|---:|---:|---:|---|---|")
+    for vocab in args.sizes:
+        print(block_verifier_row(vocab, args))
     print()
     ours_toy = statistics.median(toy_rounds_per_second(core, 2000) for _ in range(3))
     if reference is not None:

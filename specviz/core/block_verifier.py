@@ -90,7 +90,7 @@ def scaled_residual_with_mass(p: Categorical, q: Categorical, scale: Fraction) -
     The core's residual with a scale (integer tickets, no Fraction per token); with scale = 1
     it is ``residual_with_mass``, the same Categorical, so the same draws.
     """
-    mass = scaled_residual_mass(p, q, scale)
+    mass = scaled_residual_mass(p, q, scale)  # kept on p: the residual below reuses its sums
     return (residual_with_mass(p, q, Fraction(scale))[0] if mass else None), mass
 
 

@@ -21,7 +21,16 @@ from .errors import (
     WeightValueError,
 )
 from .tickets import DyadicTickets, Fp32Tickets, IntTickets, Tickets
-from .validation import Weight, check_token, check_weight, check_weight_array, check_weight_dtype
+from .validation import (
+    FLOAT_SLICE,
+    Weight,
+    check_token,
+    check_weight,
+    check_weight_array,
+    check_weight_dtype,
+    marshalled_floats,
+    plain_float_values,
+)
 
 _EXACT_FLOAT_INT = 1 << 53
 
@@ -174,9 +183,9 @@ def _plain_float(value: object) -> bool:
 
 def _only_floats(weights: Sequence[Weight]) -> np.ndarray | None:
     """A list of plain Python floats as float64, validated in order; None if other types occur."""
-    if set(map(type, weights)) != {float}:
+    values = plain_float_values(weights)
+    if values is None:
         return None
-    values = np.fromiter(weights, dtype=np.float64, count=len(weights))
     bad = ~(values >= 0) | (values == math.inf)  # NaN, negatives, inf
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
@@ -484,9 +493,33 @@ def _fp32_of_doubles(doubles: np.ndarray, original: Sequence[Weight] | np.ndarra
     return singles + np.float32(0)  # a fresh array with -0.0 made +0.0
 
 
+def _fp32_of_float_list(weights: Sequence[Weight]) -> np.ndarray | None:
+    """A list or tuple of exact Python floats rounded to FP32 and checked slice by slice; None for other elements.
+
+    The first bad value raises as the reference's walk would (every element before it is a
+    valid float); a slice with anything but floats sends the caller to the walk from the start.
+    """
+    if type(weights) not in (list, tuple) or not weights:
+        return None
+    singles = np.empty(len(weights), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, len(weights), FLOAT_SLICE):
+            doubles = marshalled_floats(weights[start:start + FLOAT_SLICE])
+            if doubles is None:
+                return None
+            out = singles[start:start + doubles.size]
+            out[...] = doubles  # one rounding to nearest even
+            if not (doubles.min() >= 0 and out.max() < np.inf):  # NaN, negatives, inf, FP32 overflow
+                bad = ~(doubles >= 0) | (out == np.inf)
+                index = start + int(np.flatnonzero(bad)[0])
+                _check_fp32_element(weights[index], index)
+    singles += np.float32(0)  # -0.0 + 0.0 = +0.0
+    return singles
+
+
 def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
     """The weights rounded to FP32, each checked as the reference checks it (first bad one raises)."""
-    n = _check_weight_shape(weights)
+    _check_weight_shape(weights)
     if isinstance(weights, np.ndarray) and weights.dtype.kind != "O":
         if weights.dtype == np.float32:
             return _valid_singles(weights)
@@ -504,8 +537,9 @@ def _fp32_singles(weights: Sequence[Weight] | np.ndarray) -> np.ndarray:
         doubles = weights.astype(np.float64) if weights.dtype.kind == "f" else np.array(
             [float(v) for v in weights.tolist()], dtype=np.float64)  # int -> double -> FP32, as the reference
         return _fp32_of_doubles(doubles, weights)
-    if set(map(type, weights)) == {float}:
-        return _fp32_of_doubles(np.fromiter(weights, dtype=np.float64, count=n), weights)
+    singles = _fp32_of_float_list(weights)
+    if singles is not None:
+        return singles
     converted = []
     for index, value in enumerate(weights):
         _check_fp32_element(value, index)

@@ -107,6 +107,15 @@ class DyadicTickets:
     def nonzero(self) -> np.ndarray:
         return self.mant != 0
 
+    def nonzero_at(self, positions: np.ndarray) -> np.ndarray:
+        return self.mant[positions] != 0
+
+    def float_slice(self, start: int, stop: int) -> np.ndarray:
+        """floats()[start:stop], computed for the slice alone."""
+        scale = self.total / (1 << self._unit_scale)
+        mant, shift = self.mant[start:stop], self.shift[start:stop]
+        return np.ldexp(mant.astype(np.float64), shift - self._unit_scale) / scale
+
     def select(self, positions: np.ndarray) -> DyadicTickets:
         """The tickets at positions, renormalized to the smallest integers."""
         return DyadicTickets.from_parts(self.mant[positions], self.shift[positions])
@@ -125,10 +134,14 @@ class DyadicTickets:
     def raw_at(self, position: int) -> int:
         return self.at(position)
 
-    def prefix_summer(self, keep: np.ndarray):
+    def prefix_summer(self, keep: np.ndarray, full: int | None = None):
         """A function stop -> exact sum of the tickets at positions < stop where keep is True."""
         mant = np.where(keep, self.mant, 0)
         return lambda stop: _group_total(mant[:stop], self.shift[:stop])
+
+    def masked_total(self, keep: np.ndarray) -> int:
+        """Exact sum of the tickets where keep is True."""
+        return _group_total(self.mant * keep, self.shift)
 
     common_shift = 0  # reduced tickets: the smallest nonzero one has shift 0
 
@@ -285,27 +298,47 @@ def _powers_of_two_mod(shifts: np.ndarray, modulus: int) -> np.ndarray:
 class Fp32Tickets:
     """Tickets of FP32 weights, kept as the weights themselves: ``raw_i = w_i * 2**149`` exactly.
 
-    The raw total (an exact per-exponent sum) is all acceptance needs, so it is the
-    only thing computed up front. The gcd that gives the reference's smallest tickets,
-    and the running sums for a draw, are computed on first use (only sampled
-    distributions need them); everything else goes through the reduced ``dyadic`` form.
+    The raw total (an exact per-exponent sum) is all acceptance needs, and only where a float
+    bound cannot settle it; the gcd that gives the reference's smallest tickets, and the
+    running sums for a draw, are computed on first use (only sampled distributions need
+    them); everything else goes through the reduced ``dyadic`` form.
     """
 
-    def __init__(self, singles: np.ndarray, values: np.ndarray, field: np.ndarray, raw_total: int):
-        self.singles, self.values, self.field = singles, values, field
-        self.raw_total = raw_total
-        if raw_total == 0:
+    def __init__(self, singles: np.ndarray, field: np.ndarray, raw_total: int | None = None):
+        # only the weights (4 bytes each) and their exponent fields (1 byte) are kept: a round holds
+        # several distributions, and memory a round frees and takes again costs page faults
+        self.singles, self.field = singles, field
+        if raw_total is not None:
+            self.__dict__["raw_total"] = raw_total
+        if self._float_total == 0:  # a float sum of values >= 0 is 0 only if every value is
             raise SupportError(_EMPTY_MESSAGE)
 
     @classmethod
     def from_float32(cls, singles: np.ndarray) -> Fp32Tickets:
         """singles: a contiguous float32 vector of finite values >= 0 (no negative zero)."""
-        field = singles.view(np.uint32) >> 23  # the biased exponent (the sign bit is clear)
-        values = singles.astype(np.float64)
-        return cls(singles, values, field, _fp32_sum(field, values))
+        field = (singles.view(np.uint32) >> 23).astype(np.uint8)  # the biased exponent (the sign bit is clear)
+        return cls(singles, field)
+
+    @cached_property
+    def raw_total(self) -> int:
+        """The exact sum of the raw tickets (computed on first use)."""
+        return _fp32_sum(self.field, self.singles)
+
+    @cached_property
+    def _float_total(self) -> float:
+        return float(self.singles.sum(dtype=np.float64))
+
+    @cached_property
+    def raw_total_upper(self) -> int:
+        """An integer >= raw_total from one float sum (exact when the total is already known)."""
+        if "raw_total" in self.__dict__:
+            return self.raw_total
+        # numpy's sum of n values >= 0 errs by less than n * 2**-53 of the total
+        upper = self._float_total * (1 + (self.singles.size + 8) * 2.0**-50)
+        return int(math.ldexp(upper, _FP32_UNIT)) + 1
 
     def __len__(self) -> int:
-        return self.values.size
+        return self.singles.size
 
     @cached_property
     def _parts(self) -> tuple[np.ndarray, np.ndarray]:
@@ -313,12 +346,17 @@ class Fp32Tickets:
         return _fp32_parts(self.singles.view(np.uint32), self.field)
 
     @cached_property
+    def _field_min(self) -> int:
+        return int(self.field.min())
+
+    @cached_property
     def _dense(self) -> bool:
-        return int(np.count_nonzero(self.singles)) == self.values.size
+        # every field >= 1 means no zero (nor subnormal) weight: no count needed
+        return self._field_min > 0 or int(np.count_nonzero(self.singles)) == self.singles.size
 
     @cached_property
     def _nonzero_positions(self) -> np.ndarray:
-        return np.arange(self.values.size) if self._dense else np.flatnonzero(self.singles)
+        return np.arange(self.singles.size) if self._dense else np.flatnonzero(self.singles)
 
     def _nonzero_field(self) -> np.ndarray:
         return self.field if self._dense else self.field[self._nonzero_positions]
@@ -363,7 +401,7 @@ class Fp32Tickets:
         return self.raw_total // self.divisor
 
     def raw_at(self, position: int) -> int:
-        numerator, denominator = float(self.values[position]).as_integer_ratio()
+        numerator, denominator = float(self.singles[position]).as_integer_ratio()
         return numerator * ((1 << _FP32_UNIT) // denominator)
 
     def at(self, position: int) -> int:
@@ -378,7 +416,18 @@ class Fp32Tickets:
         return self.dyadic.as_ints()
 
     def nonzero(self) -> np.ndarray:
-        return self.values != 0
+        return self.singles != 0
+
+    def nonzero_at(self, positions: np.ndarray) -> np.ndarray:
+        return self.singles[positions] != 0
+
+    def float_slice(self, start: int, stop: int) -> np.ndarray:
+        """A fresh float64 copy of floats()[start:stop]."""
+        return np.divide(self.singles[start:stop], self._unit_total, dtype=np.float64)
+
+    @cached_property
+    def _unit_total(self) -> float:
+        return self.raw_total / (1 << _FP32_UNIT)
 
     def select(self, positions: np.ndarray) -> DyadicTickets:
         return self.dyadic.select(positions)
@@ -391,7 +440,7 @@ class Fp32Tickets:
 
     @cached_property
     def _floats(self) -> np.ndarray:
-        return self.values / (self.raw_total / (1 << _FP32_UNIT))
+        return np.divide(self.singles, self._unit_total, dtype=np.float64)
 
     def floats(self) -> np.ndarray:
         """t_i / T as float64 (within 2 ulps)."""
@@ -402,8 +451,10 @@ class Fp32Tickets:
         goal = draw * self.divisor  # compare raw running sums in raw units
         x = goal / (1 << _FP32_UNIT)
         slack = (len(self) + 8) * 2.0**-50 * (self.raw_total / (1 << _FP32_UNIT))
-        low = float_bracket(self.values, x - slack)
-        exact = _prefix_function(self.field, self.values, self.raw_total)(low)
+        low, high = float_brackets(self.singles, x - slack, x + slack)
+        if low == high and low < len(self):  # the float error cannot move the answer: no exact sum needed
+            return low
+        exact = _prefix_function(self.field, self.singles, self.raw_total)(low)
         for index in range(low, len(self)):
             exact += self.raw_at(index)
             if exact > goal:
@@ -411,10 +462,14 @@ class Fp32Tickets:
         raise AssertionError("categorical integer sampler exhausted its support")
 
     # --- the raw interface shared with DyadicTickets ----------------------------------------
-    def prefix_summer(self, keep: np.ndarray):
-        """A function stop -> exact raw sum at positions < stop where keep is True."""
-        values = np.where(keep, self.values, 0.0)
-        return _prefix_function(self.field, values)
+    def prefix_summer(self, keep: np.ndarray, full: int | None = None):
+        """A function stop -> exact raw sum at positions < stop where keep is True (full: that sum at the end)."""
+        values = np.where(keep, self.singles, np.float32(0))
+        return _prefix_function(self.field, values, full)
+
+    def masked_total(self, keep: np.ndarray) -> int:
+        """Exact raw sum where keep is True."""
+        return _fp32_sum(self.field, self.singles, keep)
 
     def shift_below(self, positions: np.ndarray, limit: int) -> np.ndarray:
         return self.field[positions] < limit + 1  # shift = max(field, 1) - 1 and limit >= 0
@@ -427,7 +482,8 @@ class Fp32Tickets:
     @cached_property
     def common_shift(self) -> int:
         """The least shift among nonzero raw tickets: 2**common_shift divides every one of them."""
-        return max(int(self._nonzero_field().min()), 1) - 1
+        lowest = self._field_min if self._dense else int(self._nonzero_field().min())
+        return max(lowest, 1) - 1
 
     def residues(self, positions: np.ndarray, modulus: int, down: int = 0) -> np.ndarray:
         """(raw ticket >> down) mod modulus at positions (modulus < 2**31, down <= common_shift)."""
@@ -439,10 +495,9 @@ class Fp32Tickets:
 
     def spread(self, ids: np.ndarray, size: int) -> Fp32Tickets:
         singles = np.zeros(size, dtype=np.float32)
-        values = np.zeros(size, dtype=np.float64)
-        field = np.zeros(size, dtype=np.uint32)
-        singles[ids], values[ids], field[ids] = self.singles, self.values, self.field
-        return Fp32Tickets(singles, values, field, self.raw_total)
+        field = np.zeros(size, dtype=np.uint8)
+        singles[ids], field[ids] = self.singles, self.field
+        return Fp32Tickets(singles, field, self.raw_total)
 
 
 _FP32_UNIT = 149  # raw FP32 tickets count units of 2**-149, the smallest FP32 subnormal
@@ -458,17 +513,33 @@ def float_bracket(values: np.ndarray, bound: float) -> int:
     more. Callers pass a bound lowered by the float error, so every skipped entry is
     surely before the exact answer, and walk on exactly from the returned index.
     """
+    return float_brackets(values, bound, bound)[0]
+
+
+def float_brackets(values: np.ndarray, low_bound: float, high_bound: float) -> tuple[int, int]:
+    """float_bracket at two bounds (low_bound <= high_bound), sharing the chunk sums.
+
+    With the bounds the exact goal minus and plus the float error, equal results
+    settle the draw without any exact sum: every entry before the index surely ends
+    at or below the goal and the entry at the index surely ends above it.
+    """
     n = values.size
     if n <= 4 * _CHUNK:
-        return int(np.searchsorted(np.cumsum(values), bound, side="right"))
+        running = np.cumsum(values, dtype=np.float64)
+        found = np.searchsorted(running, (low_bound, high_bound), side="right")
+        return int(found[0]), int(found[1])
     starts = np.arange(0, n, _CHUNK)
-    ends = np.cumsum(np.add.reduceat(values, starts))
+    ends = np.cumsum(np.add.reduceat(values, starts, dtype=np.float64))
+    return _inner_bracket(values, starts, ends, low_bound), _inner_bracket(values, starts, ends, high_bound)
+
+
+def _inner_bracket(values: np.ndarray, starts: np.ndarray, ends: np.ndarray, bound: float) -> int:
     block = int(np.searchsorted(ends, bound, side="right"))
     if block == starts.size:
-        return n
+        return values.size
     before = float(ends[block - 1]) if block else 0.0
     start = int(starts[block])
-    inner = before + np.cumsum(values[start:start + _CHUNK])
+    inner = before + np.cumsum(values[start:start + _CHUNK], dtype=np.float64)
     return start + int(np.searchsorted(inner, bound, side="right"))
 
 
@@ -485,15 +556,27 @@ def _trailing_zeros(mant: np.ndarray) -> np.ndarray:
     return np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
 
 
-def _fp32_sum(field: np.ndarray, values: np.ndarray) -> int:
+_SUM_SLICE = 8192  # entries per bincount: its intp and float64 copies stay at 64 KiB each
+
+
+def _fp32_sum(field: np.ndarray, values: np.ndarray, keep: np.ndarray | None = None) -> int:
     """Exact sum of FP32 values in units of 2**-149, one float64 bincount per exponent field.
 
     Inside one exponent every value is mant * 2**k with mant < 2**24, so fewer than
-    2**29 of them add up exactly in float64.
+    2**29 of them add up exactly in float64. With keep, only where keep is True.
     """
-    if values.size == 0:
+    n = values.size
+    if n == 0:
         return 0
-    sums = np.bincount(field, weights=values)
+    # bincount converts its inputs to intp and float64 (16 bytes an entry): in slices those
+    # temporaries stay small and are reused, where whole-vector ones are taken from and given
+    # back to the OS (page faults) at every call; per-field slice sums add up exactly (n < 2**29)
+    sums = np.zeros(256, dtype=np.float64)
+    for start in range(0, n, _SUM_SLICE):
+        weights = values[start:start + _SUM_SLICE]
+        if keep is not None:
+            weights = weights * keep[start:start + _SUM_SLICE]  # finite values: times 1 or 0, exactly
+        sums += np.bincount(field[start:start + _SUM_SLICE], weights=weights, minlength=256)
     groups = np.flatnonzero(sums)
     low = np.maximum(groups, 1) - 1
     mantissa_sums = np.ldexp(sums[groups], _FP32_UNIT - low).astype(np.int64)
@@ -534,24 +617,33 @@ class DifferenceTickets:
     _EXACT_HEAD = 48  # entries whose exact gcd usually settles the divisor at 1
 
     def __init__(self, t: RawTickets, u: RawTickets, positive: np.ndarray, scale: Fraction = Fraction(1),
-                 difference: np.ndarray | None = None):
+                 difference: np.ndarray | None = None, sums: tuple[int, int] | None = None):
+        """sums: the exact raw sums of t and of u over the positive set, when the caller has them."""
         self.t, self.u, self.positive, self.scale = t, u, positive, scale
-        if difference is not None:  # c*p - q in floats, already computed by the caller
-            self._differences = np.maximum(np.where(positive, difference, 0.0), 0.0)
+        if difference is not None:  # (c*p - q)+ in floats, zero off the positive set, from the caller
+            self._differences = difference
         self.coef_t = scale.numerator * u.raw_total
         self.coef_u = scale.denominator * t.raw_total
         self.denominator = scale.denominator * t.raw_total * u.raw_total  # of the mass
-        self._t_sum = t.prefix_summer(positive)
-        self._u_sum = u.prefix_summer(positive)
-        self.raw_total = self._raw_prefix(len(positive))
+        self._sums = sums if sums is not None else (t.masked_total(positive), u.masked_total(positive))
+        self.raw_total = self.coef_t * self._sums[0] - self.coef_u * self._sums[1]
         if self.raw_total == 0:
             raise SupportError(_EMPTY_MESSAGE)
         self.divisor = self._divisor()
         self.total = self.raw_total // self.divisor
 
+    @cached_property
+    def _summers(self):
+        """Exact prefix sums of t and u over the positive set (only a draw near a float tie needs them)."""
+        return (self.t.prefix_summer(self.positive, self._sums[0]),
+                self.u.prefix_summer(self.positive, self._sums[1]))
+
     def _raw_prefix(self, stop: int) -> int:
         """Exact sum of the raw differences over positive positions < stop."""
-        return self.coef_t * self._t_sum(stop) - self.coef_u * self._u_sum(stop)
+        if stop >= len(self.positive):
+            return self.raw_total
+        t_sum, u_sum = self._summers
+        return self.coef_t * t_sum(stop) - self.coef_u * u_sum(stop)
 
     def raw_at(self, i: int) -> int:
         if not self.positive[i]:
@@ -629,7 +721,9 @@ class DifferenceTickets:
         goal = draw * self.divisor  # compare raw running sums against the draw in raw units
         x = goal / self.denominator
         slack = (len(self) + 16) * 2.0**-50
-        low = float_bracket(self._differences, x - slack)
+        low, high = float_brackets(self._differences, x - slack, x + slack)
+        if low == high and low < len(self):  # the float error cannot move the answer: no exact sum needed
+            return low
         exact = self._raw_prefix(low)
         for index in range(low, len(self)):
             if self.positive[index]:

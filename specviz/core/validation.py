@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -57,3 +59,52 @@ def check_weight_array(values: np.ndarray, offset: int = 0) -> None:
         index = int(np.flatnonzero(bad)[0])  # the first bad weight, as an element-wise check meets it
         value = values[index].item()
         check_weight(value if isinstance(value, (int, float)) else float(value), index + offset)
+
+
+# marshal (format 2: no back-references) writes a list or tuple as a one-byte type, a 4-byte
+# length, then its items; an exact Python float is b"g" and its 8 little-endian IEEE bytes.
+_MARSHAL_VERSION = 2
+_MARSHAL_FLOAT = ord("g")
+_MARSHAL_SEQUENCE = {list: ord("["), tuple: ord("(")}
+_FLOAT_RECORD = np.dtype([("tag", "u1"), ("value", "<f8")])
+_MARSHAL_WORKS = marshal.dumps([1.5, -0.0], _MARSHAL_VERSION) == (
+    b"[\x02\x00\x00\x00g" + np.float64(1.5).astype("<f8").tobytes() + b"g" + np.float64(-0.0).astype("<f8").tobytes())
+
+
+def marshalled_floats(values: list | tuple) -> np.ndarray | None:
+    """A list or tuple of exact Python floats as a read-only float64 view; None if anything else is in it.
+
+    One C-level pass (marshal) reads type and value of every element; the tags are then
+    checked in numpy: a float subclass, bool, int, str or any other object has a tag other
+    than b"g" (or is refused by marshal), so None sends the caller to its element-wise walk.
+    """
+    header = _MARSHAL_SEQUENCE.get(type(values))
+    if header is None or not _MARSHAL_WORKS or not values:
+        return None
+    try:
+        data = marshal.dumps(values, _MARSHAL_VERSION)
+    except (ValueError, TypeError, OverflowError, RecursionError):  # objects marshal cannot write
+        return None
+    n = len(values)
+    if len(data) != 5 + 9 * n or data[0] != header:
+        return None
+    records = np.frombuffer(data, dtype=_FLOAT_RECORD, offset=5, count=n)
+    if not bool(np.all(records["tag"] == _MARSHAL_FLOAT)):
+        return None
+    return records["value"]
+
+
+FLOAT_SLICE = 12288  # floats marshalled at a time (110 KiB): whole-list buffers would be page-faulted in every call
+
+
+def plain_float_values(values: Sequence[object]) -> np.ndarray | None:
+    """A list or tuple of exact Python floats as a new float64 array; None if anything else is in it."""
+    if type(values) not in _MARSHAL_SEQUENCE or not values:
+        return None
+    out = np.empty(len(values), dtype=np.float64)
+    for start in range(0, len(values), FLOAT_SLICE):
+        chunk = marshalled_floats(values[start:start + FLOAT_SLICE])
+        if chunk is None:
+            return None
+        out[start:start + chunk.size] = chunk
+    return out
