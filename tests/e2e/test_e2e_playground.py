@@ -36,10 +36,19 @@ def headline(page) -> str:
     return page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.inner_text().strip()
 
 
+STEP_CAPTION_JS = ("() => (document.querySelector('[data-testid=\"stMain\"]')?.innerText"
+                   " .match(/Step \\d+ · round \\d+ · event \\d+/) || [''])[0]")
+
+
 def click(page, key: str) -> None:
-    before = sup.runs(page)
+    """Click a Playground button and wait for its rerun to finish (a step may be seen by its caption)."""
+    before, caption = sup.runs(page), page.evaluate(STEP_CAPTION_JS)
     button(page, key).click()
-    sup.wait_for_rerun(page, before)
+    # a fast fragment rerun can finish without the run counter seeing its state flip; the step's
+    # caption changing is then the sign that the click was handled
+    page.wait_for_function(f"([before, caption]) => (window.__specvizRuns || 0) > before || ({STEP_CAPTION_JS})() "
+                           "!== caption", arg=[before, caption], timeout=30_000)
+    sup.wait_for_app(page)
     sup.wait_for_charts(page)
 
 
