@@ -166,7 +166,15 @@ def test_every_draft_kind_builds_a_draft_spec():
 
 # each flag with a strategy of values it must refuse
 _junk = st.text(min_size=0, max_size=12)
-_not_int = _junk.filter(lambda t: not t.strip().lstrip("+-").isdigit())
+def _is_int(text: str) -> bool:
+    try:
+        int(text)  # as argparse's readers parse it: "1_000" and " 7" are integers too
+    except ValueError:
+        return False
+    return True
+
+
+_not_int = _junk.filter(lambda t: not _is_int(t))
 
 
 def _ints_outside(low=None, high=None):
@@ -197,7 +205,7 @@ _BAD = {
         _ints_outside(0).map(lambda v: f"target:top_k={v}"),
         st.floats().filter(lambda x: not 1e-6 <= x < float("inf")).map(lambda v: f"target:temperature={v!r}"),
         _junk.filter(lambda t: t.partition("=")[0].strip() not in ("temperature", "top_k") and "," not in t)
-        .map(lambda t: f"target:{t}").filter(lambda t: t != "target:")),
+        .filter(str.strip).map(lambda t: f"target:{t}")),  # "target:" alone (or blank) is the default draft
     ("play", "--depth"): _ints_outside(1, 5),
     ("play", "--rounds"): _ints_outside(1, 1000),
     ("play", "--seed"): _not_int,

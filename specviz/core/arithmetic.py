@@ -81,8 +81,14 @@ def _positive_mask(t: RawTickets, u: RawTickets, scale: Fraction,
     if near_parts:
         coef_t, coef_u = scale.numerator * u.raw_total, scale.denominator * t.raw_total
         candidates = np.concatenate(near_parts)
-        for i in candidates[t.nonzero_at(candidates)].tolist():
-            positive[i] = t.raw_at(i) * coef_t > u.raw_at(i) * coef_u
+        candidates = candidates[t.nonzero_at(candidates)]
+        if coef_t == coef_u and isinstance(t, Fp32Tickets) and isinstance(u, Fp32Tickets):
+            # raw FP32 tickets are w * 2**149 on both sides: comparing the float32 weights is exact
+            # (this is q = p, where every token is a near-tie)
+            positive[candidates] = t.singles[candidates] > u.singles[candidates]
+        else:
+            for i in candidates.tolist():
+                positive[i] = t.raw_at(i) * coef_t > u.raw_at(i) * coef_u
         if difference is not None:
             difference[candidates[~positive[candidates]]] = 0.0
     return positive, difference
@@ -97,6 +103,14 @@ def _check_scale(scale: object) -> Fraction:
 _Parts = tuple[RawTickets, RawTickets, np.ndarray, np.ndarray | None, tuple[int, int]]
 
 
+def _dyadic_from_ints(tickets: object) -> object:
+    """Integer tickets below 2**62 as dyadic tickets (the same integers, shift 0); anything else unchanged."""
+    if isinstance(tickets, IntTickets) and max(tickets.values) < 1 << 62:
+        mant = np.array(tickets.values, dtype=np.int64)
+        return DyadicTickets(mant, np.zeros_like(mant), tickets.total)
+    return tickets
+
+
 def _residual_parts(p: Categorical, q: Categorical, scale: Fraction, with_difference: bool) -> _Parts | None:
     """The dense raw tickets t and u, where c*t/T > u/U, (c*p - q)+ in floats, and the exact sums of t and u there.
 
@@ -106,6 +120,8 @@ def _residual_parts(p: Categorical, q: Categorical, scale: Fraction, with_differ
     """
     t, u = p._tickets, q._tickets
     raw = (DyadicTickets, Fp32Tickets)
+    if isinstance(t, raw) != isinstance(u, raw):  # a small-integer side (a one-hot draft, say) joins the dyadic form
+        t, u = _dyadic_from_ints(t), _dyadic_from_ints(u)
     if not (isinstance(t, raw) and isinstance(u, raw)):
         return None
     cache = p.__dict__.setdefault("_residual_parts", {})

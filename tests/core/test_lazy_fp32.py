@@ -168,3 +168,44 @@ def test_scale_is_validated():
     for bad in (Fraction(3, 2), -1, 0.5, True, "1"):
         with pytest.raises(ScaleError):
             residual_with_mass(p, q, bad)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("c", [Fraction(1), Fraction(1, 3), Fraction(7, 8)])
+def test_residuals_against_a_one_hot_or_an_identical_draft_equal_eager(seed, c):
+    """The two draft shapes real models give: a one-hot q (prompt lookup: integer tickets beside FP32
+    tickets) and q = p as a separate object (every token a near-tie), at a size with the numpy paths."""
+    rng = random.Random(seed)
+    vocab = 300 + seed
+    weights = [0.0 if rng.random() < 0.2 else float(np.float32(rng.random() ** 6)) for _ in range(vocab)]
+    weights[rng.randrange(vocab)] = 0.75
+    p, slow_p = fp32_weights(vocab, range(vocab), weights), eager(weights)
+    token = max(range(vocab), key=weights.__getitem__)
+    # q = p moved by one ulp up at one token and down at another of the same binade: the same exact
+    # total, so only those two tokens' signs differ from p's, and they are near-ties in floats
+    nudged = list(weights)
+    i, j = (0, 1) if token > 1 else (2, 3)
+    nudged[i] = nudged[j] = float(np.float32(0.3))
+    twin = list(nudged)
+    twin[i] = float(np.nextafter(np.float32(0.3), np.float32(1)))
+    twin[j] = float(np.float32(0.3) - (np.float32(twin[i]) - np.float32(0.3)))
+    p_nudged = fp32_weights(vocab, range(vocab), nudged)
+    drafts = [(Categorical(vocab, [token], [1]), Categorical(vocab, [token], [Fraction(1)])),
+              (fp32_weights(vocab, range(vocab), list(weights)), eager(weights))]
+    q_twin, slow_twin = fp32_weights(vocab, range(vocab), twin), eager(twin)
+    for c_twin in (Fraction(1),):  # equal exact totals: the float32 weights decide the near-ties
+        want, want_mass = eager_scaled_residual(eager(nudged), slow_twin, c_twin)
+        assert p_nudged._tickets.raw_total == q_twin._tickets.raw_total and want_mass > 0
+        got, mass = residual_with_mass(p_nudged, q_twin, c_twin)
+        assert mass == want_mass and residual_mass(p_nudged, q_twin, c_twin) == want_mass
+        same(got, want, rng)
+    for q, slow_q in drafts:
+        want, want_mass = eager_scaled_residual(slow_p, slow_q, c)
+        assert residual_mass(p, q, c) == want_mass
+        if want is None:
+            with pytest.raises(SupportError):
+                residual_with_mass(p, q, c)
+            continue
+        got, mass = residual_with_mass(p, q, c)
+        assert mass == want_mass
+        same(got, want, rng)
