@@ -33,6 +33,7 @@ from specviz.models.generate import Session  # noqa: E402
 from specviz.models.lm import early_exit_view  # noqa: E402
 from specviz.models.presets import PRESETS, Preset  # noqa: E402
 from specviz.models.race import Leg, prediction_for, run_leg  # noqa: E402
+from specviz.models.stats import paired_expected_accepted  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
 
@@ -67,7 +68,8 @@ def assistant_kwargs(target, preset: Preset) -> dict | None:
 def exact_leg(target, preset: Preset, prompt, seed: int, plain: bool,
               verification: str = "token") -> tuple[Leg, Session]:
     session = Session(target, None if plain else preset.draft_spec,
-                      preset.settings(seed=seed, ignore_eos=True, verification=verification), prompt, top_n=None)
+                      preset.settings(seed=seed, ignore_eos=True, verification=verification), prompt, top_n=None,
+                      keep_raw=verification == "block")  # block traces give the paired acceptance comparison
     return run_leg("plain" if plain else "speculative", session), session
 
 
@@ -148,6 +150,13 @@ def main() -> None:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)))
     print()
     print(f"{copy_preset.name}, speedup by seed: " + "; ".join(seed_lines))
+    for preset in PRESETS:  # exact expectations on the block run's own drafted blocks (common draws)
+        paired = paired_expected_accepted(best[f"{preset.name}|block"]["leg"].generation)
+        if paired is not None:
+            token, block, blocks = paired
+            gain = f"{100 * (block / token - 1):+.1f}%" if token else "-"
+            print(f"{preset.name}: expected accepted drafts per round on the same {blocks} drafted blocks: "
+                  f"tokenwise {float(token):.3f}, block {float(block):.3f} ({gain})")
     passes = ", ".join(f"{k}: {cost.pass_ratio(k):.2f}" for k in range(1, len(cost.target_pass_s) + 1))
     drafts = ", ".join(f"{k} {v / cost.pass_s(1):.3f}" for k, v in cost.draft_step_s.items())
     print(f"cost model on {cost.device}: a pass over k new tokens in single passes ({passes}); one draft step in "

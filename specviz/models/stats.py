@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from specviz.core.block_verifier import tau_distribution
 from specviz.models.generate import Generation
 from specviz.theory import expected_tokens
 
@@ -119,3 +121,26 @@ def format_summary(s: Summary) -> str:
     split = ", ".join(f"{TIME_LABELS[k]} {v:.2f}s ({100 * v / wall:.0f}%)" for k, v in s.time_s.items())
     lines.append(f"time: {s.wall_s:.2f}s, {s.tokens_per_s:.1f} tokens/s; {split}")
     return "\n".join(lines)
+
+
+def paired_expected_accepted(gen: Generation) -> tuple[Fraction, Fraction, int] | None:
+    """Exact expected accepted drafts per round under tokenwise and under block verification, on the same blocks.
+
+    Reads a block-verification run kept with its traces: each drafted block's p(x_i) and q(x_i) give
+    tokenwise's sum_k prod_{i <= k} min(1, p/q), and its stop probabilities give block verification's
+    E[tau]. Both averaged over the same drafted blocks (common draws: a paired comparison, far less
+    noisy than two separate runs). None when no round kept a block trace.
+    """
+    token = block = Fraction(0)
+    blocks = 0
+    for record in gen.rounds:
+        decisions = record.trace.of_kind("block_decision") if record.trace is not None else []
+        if not decisions:
+            continue
+        running = Fraction(1)
+        for check in record.trace.of_kind("block_check"):
+            running *= min(Fraction(1), check.p_token / check.q_token)
+            token += running
+        block += sum(i * w for i, w in enumerate(tau_distribution(decisions[0].stop_probabilities)))
+        blocks += 1
+    return (token / blocks, block / blocks, blocks) if blocks else None

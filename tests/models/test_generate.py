@@ -184,3 +184,21 @@ def test_block_verification_with_q_equal_p_keeps_every_draft(tiny):
     gen = _run(tiny, f"early-exit:{tiny.n_layers}", depth=4, seed=2, max_new_tokens=15, verification="block")
     summary = summarize(gen, 4)
     assert summary.accepted == summary.drafted > 0 and summary.corrections == 0
+
+
+def test_paired_expected_accepted_reads_the_block_runs_own_blocks(tiny):
+    from fractions import Fraction
+
+    from specviz.core.block_verifier import tau_distribution
+    from specviz.models.stats import paired_expected_accepted
+
+    gen = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
+    token, block, blocks = paired_expected_accepted(gen)
+    assert blocks == sum(1 for r in gen.rounds if r.drafted)
+    first = gen.rounds[0].trace
+    a = [min(Fraction(1), e.p_token / e.q_token) for e in first.of_kind("block_check")]
+    taus = tau_distribution(first.of_kind("block_decision")[0].stop_probabilities)
+    assert 0 <= token <= 3 and 0 <= block <= 3
+    one = paired_expected_accepted(type(gen)(gen.prompt_ids, rounds=[gen.rounds[0]]))
+    assert one[0] == a[0] + a[0] * a[1] + a[0] * a[1] * a[2] and one[1] == sum(i * w for i, w in enumerate(taus))
+    assert paired_expected_accepted(_run(tiny, "early-exit:1", depth=3, seed=3)) is None  # tokenwise: no block trace
