@@ -154,7 +154,7 @@ def main() -> None:
         paired = paired_expected_accepted(best[f"{preset.name}|block"]["leg"].generation)
         if paired is not None:
             token, block, blocks = paired
-            gain = f"{100 * (block / token - 1):+.1f}%" if token else "-"
+            gain = f"{100 * float(block / token - 1):+.1f}%" if token else "-"
             print(f"{preset.name}: expected accepted drafts per round on the same {blocks} drafted blocks: "
                   f"tokenwise {float(token):.3f}, block {float(block):.3f} ({gain})")
     passes = ", ".join(f"{k}: {cost.pass_ratio(k):.2f}" for k in range(1, len(cost.target_pass_s) + 1))
