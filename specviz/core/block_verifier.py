@@ -40,9 +40,7 @@ from .trace import (
     BlockCheckEvent,
     BlockDecisionEvent,
     BonusEvent,
-    ResultEvent,
     ScaledCorrectionEvent,
-    StopEvent,
     Trace,
 )
 from .verifier import Block, Prefix, Result, Verifier
@@ -159,11 +157,8 @@ class BlockVerifier(Verifier):
 
     def verify(self, block: Block, streams: RandomStreams, *, trace: Trace | None = None) -> Result:
         """Verify block jointly with the acceptance and correction streams; record events into trace if given."""
-        self._check_session(block, streams)
-        vocab = self._check_block(block)
+        vocab = self._begin(block, streams)
         round_id = block.round_id
-        self.last_round = round_id
-        self.failed = True  # cleared only if the round completes
         start = self.prefix
         proposals = block.proposals
         tokens = [proposal.token for proposal in proposals]
@@ -200,15 +195,7 @@ class BlockVerifier(Verifier):
             if trace is not None:
                 trace.append(BonusEvent(round_id, g, current, p, draw, p.total, token))
             output.append(token)
-        self.prefix = start + tuple(output)
-        self.stopped = output[-1] in self.stop_ids
-        self.failed = False
-        result = Result(tuple(output), tau, tau < g, self.stopped)
-        if trace is not None:
-            if self.stopped:
-                trace.append(StopEvent(round_id, len(output) - 1, output[-1], "commit"))
-            trace.append(ResultEvent(round_id, len(output), start, result.tokens, tau, result.rejected, self.stopped))
-        return result
+        return self._commit(round_id, output, tau, tau < g, trace)
 
     def _target_at(self, context: Prefix, vocab: int, *, bonus: bool = False) -> Categorical:
         p = self.processor(context, self.target(context))

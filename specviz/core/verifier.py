@@ -155,13 +155,32 @@ class Verifier:
             check_token(token, vocab)
         return vocab
 
-    def verify(self, block: Block, streams: RandomStreams, *, trace: Trace | None = None) -> Result:
-        """Verify block with the acceptance and correction streams; record events into trace if given."""
+    def _begin(self, block: Block, streams: RandomStreams) -> int:
+        """Check the session and the block, claim the round; returns the vocabulary size."""
         self._check_session(block, streams)
         vocab = self._check_block(block)
+        self.last_round = block.round_id
+        self.failed = True  # cleared only if the round completes (_commit)
+        return vocab
+
+    def _commit(self, round_id: int, output: list[int], accepted: int, rejected: bool,
+                trace: Trace | None) -> Result:
+        """Append output to the committed prefix, end the round, record the stop and the result."""
+        start = self.prefix
+        self.prefix = start + tuple(output)
+        self.stopped = output[-1] in self.stop_ids
+        self.failed = False
+        result = Result(tuple(output), accepted, rejected, self.stopped)
+        if trace is not None:
+            if self.stopped:
+                trace.append(StopEvent(round_id, len(output) - 1, output[-1], "commit"))
+            trace.append(ResultEvent(round_id, len(output), start, result.tokens, accepted, rejected, self.stopped))
+        return result
+
+    def verify(self, block: Block, streams: RandomStreams, *, trace: Trace | None = None) -> Result:
+        """Verify block with the acceptance and correction streams; record events into trace if given."""
+        vocab = self._begin(block, streams)
         round_id = block.round_id
-        self.last_round = round_id
-        self.failed = True  # cleared only if the round completes
         current = self.prefix
         output: list[int] = []
         accepted = 0
@@ -199,14 +218,4 @@ class Verifier:
             if trace is not None:
                 trace.append(BonusEvent(round_id, len(output), current, p, draw, p.total, token))
             output.append(token)
-            current += (token,)
-        start = self.prefix
-        self.prefix = current
-        self.stopped = output[-1] in self.stop_ids
-        self.failed = False
-        result = Result(tuple(output), accepted, rejected, self.stopped)
-        if trace is not None:
-            if self.stopped:
-                trace.append(StopEvent(round_id, len(output) - 1, output[-1], "commit"))
-            trace.append(ResultEvent(round_id, len(output), start, result.tokens, accepted, rejected, self.stopped))
-        return result
+        return self._commit(round_id, output, accepted, rejected, trace)

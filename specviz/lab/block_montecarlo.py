@@ -23,6 +23,7 @@ import numpy as np
 from ..core import Categorical, scaled_residual_mass, scaled_residual_with_mass
 from ..core.block_verifier import next_weight, stop_probability
 from ..scenario import Prefix, Scenario
+from .montecarlo import _python_draw
 
 _INT64_LIMIT = (1 << 63) - 1
 
@@ -173,15 +174,6 @@ def simulate_block_numpy(t: BlockTables, nt: _NumpyBlockTables, n: int, rng: np.
         states = nt.states[nodes[bonus, tau[bonus]]]
         tokens[bonus, tau[bonus]] = _draw(rng, nt.p_cum, nt.p_total, states)
     return tokens
-
-
-def _python_draw(rng: random.Random, tickets: list[int]) -> int:
-    draw = rng.randrange(sum(tickets))
-    for token, count in enumerate(tickets):
-        if draw < count:
-            return token
-        draw -= count
-    raise AssertionError("ticket walk exhausted")
 
 
 def simulate_block_python(t: BlockTables, n: int, rng: random.Random) -> np.ndarray:
