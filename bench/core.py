@@ -228,6 +228,45 @@ def float32_round(p_rows: list[np.ndarray], q_rows: list[np.ndarray], drafts: tu
     return out
 
 
+class _Recorded(list):
+    """A list of rows that notes which rows a round reads (each read is one distribution built)."""
+
+    def __init__(self, rows, reads: list[int]):
+        super().__init__(rows)
+        self.reads = reads
+
+    def __getitem__(self, index):
+        self.reads.append(index)
+        return super().__getitem__(index)
+
+
+def list_floor_row(vocab: int, args: argparse.Namespace) -> str:
+    """How far lists can come to arrays at all: one C pass over the Python floats a round reads.
+
+    ``sum`` walks a list in C, reading each float once and storing nothing; no conversion that
+    also checks each element's type and keeps its value can be cheaper. Its time over the lists
+    one real-use round reads, against the arrays' whole round, bounds lists / arrays from below.
+    """
+    rows_p, rows_q = softmax_rows(vocab, 1)
+    seed = late_rejecting_seed(rows_p, rows_q)
+    list_p, list_q = [r.tolist() for r in rows_p], [r.tolist() for r in rows_q]
+    reads_p: list[int] = []
+    reads_q: list[int] = []
+    exact_round(core, _Recorded(list_p, reads_p), _Recorded(list_q, reads_q), range(vocab), seed)
+    # exact_round reads p_rows[0] once for the vocabulary size; every other read builds a distribution
+    read = [list_p[i] for i in reads_p[1:]] + [list_q[i] for i in reads_q]
+
+    def one_pass() -> None:
+        for row in read:
+            sum(row)
+
+    seconds = interleaved({"arrays": partial(exact_round, core, rows_p, rows_q, np.arange(vocab), seed),
+                           "pass": one_pass}, args.repeats)
+    floor = 1 + seconds["pass"] / seconds["arrays"]
+    return (f"| {vocab} | {len(read)} | {seconds['arrays'] * 1e3:.2f} | {seconds['pass'] * 1e3:.2f} | "
+            f"{floor:.2f}x |")
+
+
 def block_rows(vocab: int, reference: ModuleType | None, args: argparse.Namespace) -> list[str]:
     """Rows for one vocabulary: arrays and lists, new p and q per position, against float32 on the same block."""
     rows_p, rows_q = softmax_rows(vocab, 1)
@@ -311,6 +350,15 @@ def main() -> int:
     for vocab in args.sizes:
         for row in block_rows(vocab, reference, args):
             print(row)
+    print()
+    print("the floor for lists: a round must read every Python float of every list it builds a distribution "
+          "from; one sum() over those lists (C, reads each float once, keeps nothing) against the arrays' whole "
+          f"round, fastest of {args.repeats}, interleaved")
+    print()
+    print("| V | lists read | arrays round (ms) | one C pass over the lists (ms) | lowest possible lists / arrays |")
+    print("|---:|---:|---:|---:|---:|")
+    for vocab in args.sizes:
+        print(list_floor_row(vocab, args))
     print()
     print(f"block verification (Sun et al. 2025) on the same real-use block: BlockVerifier needs the scaled "
           f"residual mass at every position; fastest of {args.repeats}, interleaved")

@@ -36,6 +36,8 @@ DONE = """(step) => {
   if (document.querySelector('[data-stale="true"]')) return false;
   const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
   if (!charts.length || !charts.every(c => c.querySelector('.main-svg'))) return false;
+  const strip = document.querySelector('.st-key-pg_draw_chart');
+  if (strip && !strip.querySelector('svg')) return false;
   return [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
     .some(c => c.innerText.startsWith('Step ' + step + ' ·'));
 }"""

@@ -8,16 +8,17 @@ specviz.plots.
 
 from __future__ import annotations
 
+import html
 import time
 
 import streamlit as st
 
 from specviz.core import MAX_DEPTH
 from specviz.playground import explain, form, many_rounds, presets, proof, share, state, view
+from specviz.plots import draw_strip, style
 from specviz.plots import many_rounds as many_plots
 from specviz.plots import playground as plots
 from specviz.plots import proof as proof_plots
-from specviz.plots import style
 
 ss = st.session_state
 FIXED, MARKOV = "Same p, q at every position", "Markov: p, q depend on the previous token"
@@ -396,41 +397,24 @@ def show_problems(problems, heading: str, caption: str) -> None:
 # --- the animation -------------------------------------------------------------------------------
 def transport() -> None:
     playing = ss.pg_state.playing
-    cols = st.columns([1, 1, 1, 1, 1, 1.2, 1.1])
-    cols[0].button("Back", icon=":material/arrow_back:", on_click=move, args=(state.step_back,), shortcut="Left",
-                   width="stretch", key="pg_back", help="Step back one event (Left arrow, PageUp)")
-    cols[1].button("Step", icon=":material/arrow_forward:", on_click=move, args=(state.step_forward,),
-                   shortcut="Right", width="stretch", key="pg_forward", type="primary",
-                   help="Step forward one event (Right arrow, PageDown, Space); past a round's end it plays the "
-                        "next round")
-    cols[2].button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
-                   on_click=move_and_rerun_page, args=(state.toggle_play,), width="stretch", key="pg_play")
-    cols[3].selectbox("Speed", list(SPEEDS), key="pg_speed", label_visibility="collapsed", on_change=on_speed,
-                      help="Play speed: one event every 2 s, 1 s or 0.5 s")
-    cols[4].button("Reset", icon=":material/restart_alt:", on_click=move, args=(state.reset,), width="stretch",
-                   key="pg_reset", help="Back to the first event of round 0")
-    cols[5].button("Next round", icon=":material/skip_next:", on_click=move, args=(state.next_round,),
-                   width="stretch", key="pg_next", help="Draft the next block from the committed text")
-    cols[6].button("New seed", icon=":material/casino:", on_click=new_seed, width="stretch", key="pg_new_seed",
-                   help="Seed + 1: new draws, same distributions")
-
-
-def rounds_table(step_view: view.StepView, presenter: bool, block: bool = False) -> None:
-    # every column one type ("rejected at" is text throughout): mixed columns make pyarrow log tracebacks
-    # block verification keeps τ drafts at once and corrects at position τ
-    accepted, rejected = ("kept τ", "corrected at") if block else ("accepted", "rejected at")
-    rows = [{"round": str(h.round_id), "drafted": h.drafted, accepted: str(h.accepted),
-             rejected: "—" if h.rejected_at is None else str(h.rejected_at), "committed": h.committed,
-             "tokens": str(h.tokens)} for h in step_view.history]
-    columns = ["round", "drafted", accepted, rejected, "committed", "tokens"]
-    if presenter:  # an HTML table, which the presenter type enlarges (a data grid keeps its small font)
-        head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns)
-        body = "\n".join("| " + " | ".join(r[c] for c in columns) + " |" for r in rows[-4:])
-        st.markdown(head + ("\n" + body if body else ""))
-        return
-    import pandas as pd
-
-    st.dataframe(pd.DataFrame(rows, columns=columns, dtype="string"), hide_index=True)
+    # one horizontal row (not seven columns): every element here is re-sent and redrawn on each Step
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+    row.button("Back", icon=":material/arrow_back:", on_click=move, args=(state.step_back,), shortcut="Left",
+               width="stretch", key="pg_back", help="Step back one event (Left arrow, PageUp)")
+    row.button("Step", icon=":material/arrow_forward:", on_click=move, args=(state.step_forward,),
+               shortcut="Right", width="stretch", key="pg_forward", type="primary",
+               help="Step forward one event (Right arrow, PageDown, Space); past a round's end it plays the "
+                    "next round")
+    row.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
+               on_click=move_and_rerun_page, args=(state.toggle_play,), width="stretch", key="pg_play")
+    row.selectbox("Speed", list(SPEEDS), key="pg_speed", label_visibility="collapsed", on_change=on_speed,
+                  help="Play speed: one event every 2 s, 1 s or 0.5 s", width=110)
+    row.button("Reset", icon=":material/restart_alt:", on_click=move, args=(state.reset,), width="stretch",
+               key="pg_reset", help="Back to the first event of round 0")
+    row.button("Next round", icon=":material/skip_next:", on_click=move, args=(state.next_round,),
+               width="stretch", key="pg_next", help="Draft the next block from the committed text")
+    row.button("New seed", icon=":material/casino:", on_click=new_seed, width="stretch", key="pg_new_seed",
+               help="Seed + 1: new draws, same distributions")
 
 
 def animation(presenter: bool) -> None:
@@ -475,28 +459,25 @@ def animation(presenter: bool) -> None:
         main, side = st.columns([3, 2])
         draw_box = side
     main.plotly_chart(figure, key="pg_main_chart", config={"displayModeBar": False}, theme=None)
-    if draw is not None:
-        draw_box.plotly_chart(draw, key="pg_draw_chart", config={"displayModeBar": False}, theme=None)
-    side.markdown("\n".join(f"- {line}" for line in step_view.lines))
-    exact = view.exact_values(event, scenario.vocab)
-    if exact:
-        with side.expander("Exact values of this step (long integers in full)"):
-            st.markdown("\n".join(f"- {name} = `{value}`" for name, value in exact))
-
+    if draw is not None:  # inline SVG: a plotly figure here cost ~40 ms of every Step in the browser
+        draw_box.container(key="pg_draw_chart").markdown(draw_strip.svg(draw, presenter=presenter),
+                                                         unsafe_allow_html=True)
+    # the narration, its exact values (folded), the committed text and the rounds table are each one
+    # markdown element: every element is redrawn on each Step, and fewer make the step land sooner
+    exact = view.exact_values_html(view.exact_values(event, scenario.vocab))
+    lines = "\n".join(f"- {html.escape(line, quote=False)}" for line in step_view.lines)  # text stays text
+    side.markdown(lines + ("\n\n" + exact if exact else ""), unsafe_allow_html=True)
     st.markdown("**Committed text** &nbsp; " + style.legend_html() +
                 f" &nbsp; <span style='color:{style.role('q').color}'>{style.role('q').glyph} drafted, not yet "
-                "checked</span>", unsafe_allow_html=True)
-    st.markdown(view.committed_html(step_view, scenario.vocab, large=presenter), unsafe_allow_html=True)
+                "checked</span>\n\n" + view.committed_html(step_view, scenario.vocab, large=presenter),
+                unsafe_allow_html=True)
 
     stats = step_view.stats
     left, right = st.columns([1, 1])
-    with left:
-        st.markdown("**Rounds so far**")
-        rounds_table(step_view, presenter, scenario.verification == "block")
-    with right:
-        st.markdown(view.stats_markdown(stats))
-        if stats.note:
-            st.caption(stats.note)
+    left.markdown(view.rounds_html(step_view, scenario.verification == "block", last=4 if presenter else 8),
+                  unsafe_allow_html=True)
+    note = f"\n\n<span style='color:#555'>{html.escape(stats.note)}</span>" if stats.note else ""
+    right.markdown(view.stats_markdown(stats) + note, unsafe_allow_html=True)
     if not presenter and step_view.history:
         last = []
         for h in step_view.history:

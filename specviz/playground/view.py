@@ -443,3 +443,48 @@ def stats_markdown(stats: Stats) -> str:
         f"| tokens per round | {cell(stats.tokens_per_round)} ({stats.tokens} in {stats.rounds}) "
         f"| (1 − α^{stats.depth + 1}) / (1 − α) = {cell(stats.expected)} |",
     ])
+
+
+def rounds_columns(block: bool = False) -> list[str]:
+    """The rounds table's column names (block verification keeps τ drafts at once and corrects at position τ)."""
+    accepted, rejected = ("kept τ", "corrected at") if block else ("accepted", "rejected at")
+    return ["round", "drafted", accepted, rejected, "committed", "tokens"]
+
+
+def rounds_rows(view: StepView, block: bool = False) -> list[dict[str, str]]:
+    """One row of text cells per finished round, keyed by ``rounds_columns``."""
+    round_, drafted, accepted, rejected, committed, tokens = rounds_columns(block)
+    return [{round_: str(h.round_id), drafted: h.drafted, accepted: str(h.accepted),
+             rejected: "—" if h.rejected_at is None else str(h.rejected_at), committed: h.committed,
+             tokens: str(h.tokens)} for h in view.history]
+
+
+def rounds_html(view: StepView, block: bool = False, last: int = 8) -> str:
+    """The finished rounds as a plain HTML table, the latest ``last`` of them, under a heading that says so.
+
+    Plain HTML, not a data grid: the page redraws it on every Step, and a grid costs the browser far more.
+    """
+    import html
+
+    columns = rounds_columns(block)
+    rows = rounds_rows(view, block)
+    shown = rows[-last:]
+    heading = "**Rounds so far**"
+    if len(rows) > len(shown):
+        heading += f" <span style='color:#555'>(the last {len(shown)} of {len(rows)})</span>"
+    if not rows:
+        return heading + "<br><span style='color:#555'>(no round finished yet)</span>"
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c])}</td>" for c in columns) + "</tr>" for r in shown)
+    return f"{heading}\n\n<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def exact_values_html(values: list[tuple[str, str]]) -> str:
+    """The step's long numbers in full, folded (a details element inside the narration, not a widget)."""
+    import html
+
+    if not values:
+        return ""
+    items = "".join(f"<li>{html.escape(name)} = <code style='word-break:break-all'>{html.escape(value)}</code></li>"
+                    for name, value in values)
+    return f"<details><summary>Exact values of this step (long integers in full)</summary><ul>{items}</ul></details>"

@@ -27,6 +27,7 @@ from ..core.trace import (
     StopEvent,
 )
 from . import style
+from .draw_strip import DrawStrip, Segment
 
 Y_RANGE = [0, 1.08]
 
@@ -183,7 +184,7 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
         annotations=[mark], **_token_axes(vocab)))
 
 
-def stop_draw_figure(event: BlockCheckEvent, *, presenter: bool = False) -> go.Figure:
+def stop_draw_strip(event: BlockCheckEvent) -> DrawStrip:
     """The position's draw against its stop probability h_i: a hit makes keeping i drafts the candidate."""
     h, i = event.stop_probability, event.position + 1
     segments = []
@@ -192,9 +193,8 @@ def stop_draw_figure(event: BlockCheckEvent, *, presenter: bool = False) -> go.F
     if h < 1:
         segments.append(("no hit", h, Fraction(1), "correction"))
     chosen = 0 if event.hit else len(segments) - 1
-    # compact in presenter mode: a block check's narration is longer than a tokenwise check's
-    return draw_figure(segments, event.draw, event.draw_range, chosen=chosen, presenter=presenter,
-                       title=f"Stop draw vs h_{i} = {_short(h)}", height=230 if presenter else None)
+    return draw_strip(segments, event.draw, event.draw_range, chosen=chosen,
+                      title=f"Stop draw vs h_{i} = {_short(h)}")
 
 
 def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
@@ -270,43 +270,13 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                "range": [-0.7, 1.7], "fixedrange": True}))
 
 
-def draw_figure(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: int, draw_range: int, *,
-                title: str, presenter: bool = False, chosen: int | None = None,
-                height: int | None = None) -> go.Figure:
-    """The exact draw as a point u = draw / range on [0, 1), against labelled segments.
-
-    segments: (label, start, end, cue name) with fractions; chosen: index of the selected segment.
-    """
-    data = []
-    for index, (text, start, end, cue_name) in enumerate(segments):
-        cue = style.ROLES.get(cue_name) or style.ORIGINS[cue_name]
-        outline = style.HIGHLIGHT_LINE if index == chosen else {"color": "#FFFFFF", "width": 1}
-        data.append(_trace(
-            "bar", name=text, x=[float(end - start)], base=[float(start)], y=[0], width=[0.5], orientation="h",
-            marker={"color": cue.color, "opacity": 0.9 if index == chosen else 0.55,
-                    "pattern": {"shape": cue.pattern, "fgcolor": "#FFFFFF", "solidity": 0.3, "fillmode": "overlay"},
-                    "line": outline},
-            text=[text], textposition="inside", insidetextanchor="middle",
-            customdata=[[_exact(start), _exact(end)]],
-            hovertemplate=f"{text}: [%{{customdata[0]}}, %{{customdata[1]}})<extra></extra>", showlegend=False))
-    u = Fraction(draw, draw_range)
-    data.append(_trace(
-        "scatter", name="draw", x=[float(u)], y=[0.5], mode="markers+text", text=[f"u = {float(u):.4f}"],
-        # near an end of [0, 1) the label leans inwards, so the chart's edge never cuts it
-        textposition="top left" if u > 0.8 else "top right" if u < 0.2 else "top center",
-        marker={"symbol": "triangle-down", "size": 26, "color": style.OKABE_ITO["black"]},
-        customdata=[[draw, draw_range - 1, _exact(u)]],
-        hovertemplate="draw %{customdata[0]} of 0..%{customdata[1]}<br>u = %{customdata[2]}<extra></extra>",
-        showlegend=False, cliponaxis=False))
-    return style.figure(data, style.layout(
-        title=title, presenter=presenter, height=height or (260 if not presenter else 310), showlegend=False,
-        barmode="overlay",
-        xaxis={"range": [0, 1], "title": {"text": "u on [0, 1)"}, "fixedrange": True, "tickformat": ".1f"},
-        yaxis={"showticklabels": False, "fixedrange": True, "range": [-0.3, 1.05], "showgrid": False,
-               "zeroline": False}))
+def draw_strip(segments: Sequence[tuple[str, Fraction, Fraction, str]], draw: int, draw_range: int, *,
+               title: str, chosen: int | None = None) -> DrawStrip:
+    """The exact draw u = draw / range on [0, 1) against labelled segments (label, start, end, cue name)."""
+    return DrawStrip(title, tuple(Segment(*s) for s in segments), draw, draw_range, chosen)
 
 
-def acceptance_draw_figure(event: CheckEvent, *, presenter: bool = False) -> go.Figure:
+def acceptance_draw_strip(event: CheckEvent) -> DrawStrip:
     a = event.acceptance
     segments = []
     if a > 0:
@@ -314,12 +284,11 @@ def acceptance_draw_figure(event: CheckEvent, *, presenter: bool = False) -> go.
     if a < 1:
         segments.append(("reject", a, Fraction(1), "correction"))
     chosen = 0 if event.accepted else len(segments) - 1
-    return draw_figure(segments, event.draw, event.draw_range, chosen=chosen, presenter=presenter,
-                       title="Acceptance draw")
+    return draw_strip(segments, event.draw, event.draw_range, chosen=chosen, title="Acceptance draw")
 
 
-def sampling_draw_figure(c: Categorical, draw: int, token: int, vocab: Sequence[str], *, cue: str, title: str,
-                         presenter: bool = False) -> go.Figure:
+def sampling_draw_strip(c: Categorical, draw: int, token: int, vocab: Sequence[str], *, cue: str,
+                        title: str) -> DrawStrip:
     """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked."""
     vocab = style.token_labels(vocab)
     segments, start, chosen = [], Fraction(0), None
@@ -330,29 +299,83 @@ def sampling_draw_figure(c: Categorical, draw: int, token: int, vocab: Sequence[
             chosen = len(segments)
         segments.append((vocab[t], start, start + value, cue))
         start += value
-    return draw_figure(segments, draw, c.total, chosen=chosen, title=title, presenter=presenter)
+    return draw_strip(segments, draw, c.total, chosen=chosen, title=title)
+
+
+# Plot widths the Playground gives its step charts at 1280 px (main column; presenter mode), used only
+# to guess whether token labels will be turned on their side
+_MAIN_WIDTH = {False: 484, True: 664}
+
+
+def _label_px(text: str, size: int) -> float:
+    return 0.55 * size * len(text)
+
+
+def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None = None) -> go.Figure:
+    """Reserve the margins plotly's automargin would grow to, so the browser draws each chart once.
+
+    Automargin stays on: where this estimate falls short (unusual labels), plotly still grows the
+    margin, at the price of a second drawing pass.
+    """
+    layout, size = fig.layout.to_plotly_json(), style.font_size(presenter)
+    width = width or _MAIN_WIDTH[presenter]
+    traces = [t.to_plotly_json() for t in fig.data]
+    legend = layout.get("showlegend", sum(t.get("showlegend") is not False for t in traces) >= 2)
+    margin = {"l": 60, "r": 20, "t": layout.get("margin", {}).get("t", 0), "b": 60}
+    x_names = [n for n in ("xaxis", "xaxis2") if layout.get(n, {}).get("title", {}).get("text")]
+    y_margin = round(2.5 * size + 20) if layout.get("yaxis", {}).get("title", {}).get("text") else 60
+    for name in x_names:
+        labels = layout[name].get("categoryarray")
+        if layout[name].get("type") == "category" and labels:
+            slot = (width - y_margin - 20) / len(labels) / len(x_names)
+            longest = max(_label_px(str(t), size) for t in labels)
+            if longest + size / 4 <= slot:  # labels fit side by side: say so, or plotly may still turn them
+                fig.layout[name].tickangle = 0
+                margin["b"] = max(margin["b"], 2 * size + 26)
+            else:
+                margin["b"] = max(margin["b"], round(size + 36 + longest))
+        else:
+            margin["b"] = max(margin["b"], 2 * size + 26)
+            margin["r"] = max(margin["r"], round(11 + 0.8 * size))  # the last tick label ("1.0") overhangs
+    yaxis = layout.get("yaxis", {})
+    if yaxis.get("type") == "category" and yaxis.get("categoryarray"):
+        margin["l"] = max(margin["l"], round(12 + max(_label_px(str(t), size) for t in yaxis["categoryarray"])))
+    else:
+        margin["l"] = max(margin["l"], y_margin)
+    if legend:
+        margin["t"] += size + 20
+    fig.layout.margin = margin
+    return fig
 
 
 def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
-                  presenter: bool = False) -> tuple[go.Figure, go.Figure | None]:
-    """(main chart, draw chart or None) for the event at the current step (punctuation tokens quoted)."""
+                  presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
+    """(main chart, draw strip or None) for the event at the current step, margins settled."""
+    main, draw = _event_figures(event, round_events, vocab, depth, presenter=presenter)
+    full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
+    settle_margins(main, presenter=presenter, width=820 if full_width else None)
+    return main, draw
+
+
+def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
+                   presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
+    """(main chart, draw strip or None) for the event at the current step (punctuation tokens quoted)."""
     vocab = style.token_labels(vocab)
     if isinstance(event, DraftEvent):
-        return draft_figure(event, vocab, presenter=presenter), sampling_draw_figure(
-            event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q", presenter=presenter)
+        return draft_figure(event, vocab, presenter=presenter), sampling_draw_strip(
+            event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q")
     if isinstance(event, CheckEvent):
-        return check_figure(event, vocab, presenter=presenter), acceptance_draw_figure(event, presenter=presenter)
+        return check_figure(event, vocab, presenter=presenter), acceptance_draw_strip(event)
     if isinstance(event, BlockCheckEvent):
-        return block_check_figure(event, vocab, presenter=presenter), stop_draw_figure(event, presenter=presenter)
+        return block_check_figure(event, vocab, presenter=presenter), stop_draw_strip(event)
     if isinstance(event, BlockDecisionEvent):
         return block_decision_figure(event, vocab, presenter=presenter), None
     if isinstance(event, CorrectionEvent):  # also block verification's ScaledCorrectionEvent (w·p − q)+
-        return residual_figure(event, vocab, presenter=presenter), sampling_draw_figure(
-            event.residual, event.draw, event.token, vocab, cue="residual",
-            title="Correction draw", presenter=presenter)
+        return residual_figure(event, vocab, presenter=presenter), sampling_draw_strip(
+            event.residual, event.draw, event.token, vocab, cue="residual", title="Correction draw")
     if isinstance(event, BonusEvent):
-        return bonus_figure(event, vocab, presenter=presenter), sampling_draw_figure(
-            event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p", presenter=presenter)
+        return bonus_figure(event, vocab, presenter=presenter), sampling_draw_strip(
+            event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
     assert isinstance(event, (StopEvent, ResultEvent))
     return round_figure(round_events, vocab, depth, presenter=presenter), None
 

@@ -31,7 +31,8 @@ def link(base: str, scenario, step: int, presenter: bool = False) -> str:
 
 
 def chart_box(page, key: str) -> dict:
-    box = page.locator(f'.st-key-{key} [data-testid="stPlotlyChart"]').first.bounding_box()
+    """The box of a plotly chart, or of the draw strip's SVG, by its container key."""
+    box = page.locator(f'.st-key-{key} [data-testid="stPlotlyChart"], .st-key-{key} svg').first.bounding_box()
     assert box is not None, f"no chart {key}"
     return box
 

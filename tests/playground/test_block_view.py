@@ -132,16 +132,14 @@ def events_of(kind, scenario=EXAMPLE, seeds=range(40)):
 
 def test_the_stop_draw_is_against_h_and_marks_the_hit():
     for event, _ in events_of(BlockCheckEvent):
-        fig = plots.stop_draw_figure(event)
-        bars = [t for t in fig.data if t.type == "bar"]
+        strip = plots.stop_draw_strip(event)
         h = event.stop_probability
-        assert sum(b.x[0] for b in bars) == pytest.approx(1)
+        assert strip.segments[0].start == 0 and strip.segments[-1].end == 1
         if 0 < h < 1:
-            assert bars[0].x[0] == pytest.approx(float(h)) and bars[0].name.startswith("hit")
-        chosen = [b for b in bars if b.marker.opacity == 0.9]
-        assert len(chosen) == 1 and chosen[0].name.startswith("hit") == event.hit
-        draw = [t for t in fig.data if t.type == "scatter"][0]
-        assert draw.x[0] == pytest.approx(event.draw / event.draw_range)
+            assert strip.segments[0].end == h and strip.segments[0].label.startswith("hit")
+        chosen = strip.segments[strip.chosen]
+        assert chosen.label.startswith("hit") == event.hit
+        assert strip.u == F(event.draw, event.draw_range) and chosen.start <= strip.u < chosen.end
 
 
 def test_the_decision_chart_shows_the_exact_law_of_tau():

@@ -120,3 +120,25 @@ def test_long_integers_are_abbreviated_with_exact_values_on_demand():
     assert values[f"p({x})"] == str(check.p_token)  # the exact value, in full
     lines = " ".join(v.step_view(s, timeline.events.index(check)).lines)
     assert str(check.p_token.denominator) not in lines and "digit fraction" in lines
+
+
+def test_exact_values_fold_into_an_escaped_details_element():
+    assert view.exact_values_html([]) == ""
+    folded = view.exact_values_html([("p(<x>)", str(3**80))])
+    assert folded.startswith("<details>") and str(3**80) in folded and "p(&lt;x&gt;)" in folded
+
+
+def test_rounds_table_shows_the_latest_rounds_escaped_under_a_heading_that_says_how_many():
+    s = scenario(vocab=("<b>", "a|b", "c", "d", "e", "f"))
+    views = walk(s, rounds=6)
+    last = views[-1]
+    assert len(last.history) >= 5
+    table = view.rounds_html(last, last=3)
+    assert f"the last 3 of {len(last.history)}" in table and table.count("<tr>") == 1 + 3
+    assert "<b>" not in table.split("</thead>")[1]  # token text is escaped, never markup
+    rows = view.rounds_rows(last)
+    assert [r["round"] for r in rows] == [str(h.round_id) for h in last.history]
+    assert all(r["rejected at"] == ("—" if h.rejected_at is None else str(h.rejected_at))
+               for r, h in zip(rows, last.history))
+    assert "kept τ" in view.rounds_html(last, block=True)
+    assert "no round finished yet" in view.rounds_html(views[0])

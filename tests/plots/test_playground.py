@@ -90,27 +90,43 @@ def test_round_figure(kind):
 
 def test_acceptance_draw_marks_u_against_threshold():
     s, e, _ = events("far apart", "check")
-    fig = plots.acceptance_draw_figure(e)
-    data = fig.to_dict()["data"]
-    point = data[-1]
-    assert point["x"][0] == pytest.approx(e.draw / e.draw_range)
-    assert point["customdata"][0][:2] == [e.draw, e.draw_range - 1]
-    bars = data[:-1]
+    strip = plots.acceptance_draw_strip(e)
+    assert strip.u == Fraction(e.draw, e.draw_range)
     if 0 < e.acceptance < 1:
-        assert bars[0]["x"][0] == pytest.approx(float(e.acceptance))
-    assert fig.to_dict()["layout"]["xaxis"]["range"] == [0, 1]
+        assert strip.segments[0].end == e.acceptance and strip.segments[0].label.startswith("accept")
+    chosen = strip.segments[strip.chosen]
+    assert chosen.start <= strip.u < chosen.end  # the draw lands in the chosen segment, exactly
+    assert chosen.label.startswith("accept") == e.accepted
 
 
 def test_sampling_draw_segments_cover_the_unit_interval():
     s, e, _ = events("close", "draft")
     assert isinstance(e, DraftEvent)
-    fig = plots.sampling_draw_figure(e.q, e.draw, e.token, s.vocab, cue="q", title="t")
-    bars = fig.to_dict()["data"][:-1]
-    assert sum(b["x"][0] for b in bars) == pytest.approx(1.0)
-    chosen = [b for b in bars if b["marker"]["line"]["width"] == style.HIGHLIGHT_LINE["width"]]
-    assert len(chosen) == 1 and chosen[0]["text"] == [s.vocab[e.token]]
-    start, width = chosen[0]["base"][0], chosen[0]["x"][0]
-    assert start <= e.draw / e.draw_range < start + width
+    strip = plots.sampling_draw_strip(e.q, e.draw, e.token, s.vocab, cue="q", title="t")
+    assert strip.segments[0].start == 0 and strip.segments[-1].end == 1
+    assert all(a.end == b.start for a, b in zip(strip.segments, strip.segments[1:]))  # exact, no gaps
+    chosen = strip.segments[strip.chosen]
+    assert chosen.label == style.token_label(s.vocab[e.token]) and chosen.start <= strip.u < chosen.end
+
+
+def test_token_charts_reserve_their_margins_so_the_browser_draws_once():
+    s, e, round_events = events("far apart", "check")
+    for presenter in (False, True):
+        main, _ = plots.event_figures(e, round_events, s.vocab, s.depth, presenter=presenter)
+        margin = main.to_dict()["layout"]["margin"]
+        size = style.font_size(presenter)
+        assert margin["l"] >= 2.5 * size + 20  # the y title and its tick labels
+        assert margin["t"] >= style.title_space(main.layout.title.text, presenter) + size + 20  # title + legend
+        go.Figure(main.to_dict())  # still a valid figure
+
+
+def test_labels_that_fit_are_kept_level_and_long_ones_get_room_below():
+    s, e, round_events = events("far apart", "check")
+    short = plots.settle_margins(plots.check_figure(e, s.vocab, presenter=True), presenter=True)
+    assert short.layout.xaxis.tickangle == 0 and short.layout.margin.b == 2 * style.PRESENTER_FONT_SIZE + 26
+    long_vocab = tuple(f"token{i:02d}" for i in range(len(s.vocab)))
+    wide = plots.settle_margins(plots.check_figure(e, long_vocab), presenter=False)
+    assert wide.layout.xaxis.tickangle is None and wide.layout.margin.b > 2 * style.FONT_SIZE + 26
 
 
 @pytest.mark.parametrize("kind", ["draft", "check", "correction", "bonus", "stop", "result"])
@@ -118,9 +134,7 @@ def test_event_figures_dispatch(kind):
     name = {"bonus": "p = q", "stop": "stop-heavy"}.get(kind, "far apart")
     s, e, round_events = events(name, kind)
     main, draw = plots.event_figures(e, round_events, s.vocab, s.depth, presenter=True)
-    for fig in (main, draw):
-        if fig is not None:  # the figures skip validation when built; plotly must accept them
-            go.Figure(fig.to_dict())
+    go.Figure(main.to_dict())  # the figure skips validation when built; plotly must accept it
     assert main.to_dict()["layout"]["font"]["size"] == style.PRESENTER_FONT_SIZE
     assert (draw is None) == (kind in ("stop", "result"))
 
