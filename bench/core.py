@@ -324,6 +324,15 @@ def toy_rounds_per_second(impl: ModuleType, rounds: int) -> float:
     return rounds / (time.perf_counter() - start)
 
 
+def print_table(caption: str, header: str, align: str, rows: list[str]) -> None:
+    """A caption, then a markdown table: the header, its alignment row, the rows."""
+    print()
+    print(caption)
+    print()
+    for line in (header, align, *rows):
+        print(line)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[8192, 49152, 151936])
@@ -350,23 +359,15 @@ def main() -> int:
     for vocab in args.sizes:
         for row in block_rows(vocab, reference, args):
             print(row)
-    print()
-    print("the floor for lists: a round must read every Python float of every list it builds a distribution "
-          "from; one sum() over those lists (C, reads each float once, keeps nothing) against the arrays' whole "
-          f"round, fastest of {args.repeats}, interleaved")
-    print()
-    print("| V | lists read | arrays round (ms) | one C pass over the lists (ms) | lowest possible lists / arrays |")
-    print("|---:|---:|---:|---:|---:|")
-    for vocab in args.sizes:
-        print(list_floor_row(vocab, args))
-    print()
-    print(f"block verification (Sun et al. 2025) on the same real-use block: BlockVerifier needs the scaled "
-          f"residual mass at every position; fastest of {args.repeats}, interleaved")
-    print()
-    print("| V | Verifier (ms) | BlockVerifier (ms) | block / tokenwise | tokenwise | block |")
-    print("|---:|---:|---:|---:|---|---|")
-    for vocab in args.sizes:
-        print(block_verifier_row(vocab, args))
+    print_table("the floor for lists: a round must read every Python float of every list it builds a "
+                "distribution from; one sum() over those lists (C, reads each float once, keeps nothing) against "
+                f"the arrays' whole round, fastest of {args.repeats}, interleaved",
+                "| V | lists read | arrays round (ms) | one C pass over the lists (ms) | lowest lists / arrays |",
+                "|---:|---:|---:|---:|---:|", [list_floor_row(vocab, args) for vocab in args.sizes])
+    print_table(f"block verification (Sun et al. 2025) on the same real-use block: BlockVerifier needs the scaled "
+                f"residual mass at every position; fastest of {args.repeats}, interleaved",
+                "| V | Verifier (ms) | BlockVerifier (ms) | block / tokenwise | tokenwise | block |",
+                "|---:|---:|---:|---:|---|---|", [block_verifier_row(vocab, args) for vocab in args.sizes])
     print()
     ours_toy = statistics.median(toy_rounds_per_second(core, 2000) for _ in range(3))
     if reference is not None:
