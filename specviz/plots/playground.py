@@ -343,9 +343,21 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
     else:
         margin["l"] = max(margin["l"], y_margin)
     if legend:
-        margin["t"] += size + 20
+        names = [t.get("name", "") for t in traces if t.get("showlegend") is not False and len(t.get("x", [0]))]
+        margin["t"] += (size + 20) * _legend_rows(names, size, width - margin["l"] - margin["r"])
     fig.layout.margin = margin
     return fig
+
+
+def _legend_rows(names: list[str], size: int, room: float) -> int:
+    """Rows a horizontal legend wraps onto: items (symbol, gap, text) packed left to right."""
+    rows, used = 1, 0.0
+    for name in names:
+        item = 40 + 0.47 * size * len(name)
+        if used and used + item > room:
+            rows, used = rows + 1, 0.0
+        used += item
+    return rows
 
 
 def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,

@@ -159,3 +159,11 @@ def test_style_palette_and_second_cues():
     assert len({c.dash for c in shown}) == 3
     assert style.PRESENTER_FONT_SIZE > style.FONT_SIZE >= 16
     assert "accepted draft" in style.legend_html()
+
+
+def test_a_legend_that_wraps_gets_a_second_row_of_room():
+    s, e, round_events = events("far apart", "result")
+    fig = plots.round_figure(round_events, s.vocab, s.depth)
+    narrow = plots.settle_margins(go.Figure(fig), width=484).layout.margin.t
+    wide = plots.settle_margins(go.Figure(fig), width=2000).layout.margin.t
+    assert narrow == wide + style.FONT_SIZE + 20
