@@ -473,11 +473,11 @@ def animation(presenter: bool) -> None:
                 unsafe_allow_html=True)
 
     stats = step_view.stats
-    left, right = st.columns([1, 1])
+    left, right = st.columns([1, 1] if presenter else [3, 2])  # six columns of rounds need the room
     left.markdown(view.rounds_html(step_view, scenario.verification == "block", last=4 if presenter else 8),
                   unsafe_allow_html=True)
     note = f"\n\n<span style='color:#555'>{html.escape(stats.note)}</span>" if stats.note else ""
-    right.markdown(view.stats_markdown(stats) + note, unsafe_allow_html=True)
+    right.markdown(view.compact(view.stats_markdown(stats)) + note, unsafe_allow_html=True)
     if not presenter and step_view.history:
         last = []
         for h in step_view.history:

@@ -476,7 +476,18 @@ def rounds_html(view: StepView, block: bool = False, last: int = 8) -> str:
         return heading + "<br><span style='color:#555'>(no round finished yet)</span>"
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c])}</td>" for c in columns) + "</tr>" for r in shown)
-    return f"{heading}\n\n<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return (f"{heading}\n\n<div class='specviz-compact'>{COMPACT_TABLE_CSS}"
+            f"<table style='width:100%;margin:0'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+# tables beside each other in a column: compact cells, and a scroll bar rather than spilling over
+COMPACT_TABLE_CSS = ("<style>.specviz-compact {overflow-x: auto} .specviz-compact td, .specviz-compact th "
+                     "{padding: 0.2rem 0.4rem !important; line-height: 1.3; font-size: 0.95em}</style>")
+
+
+def compact(markdown_table: str) -> str:
+    """A markdown table inside the compact wrapper (markdown between blank lines inside a div still renders)."""
+    return f"<div class='specviz-compact'>{COMPACT_TABLE_CSS}\n\n{markdown_table}\n\n</div>"
 
 
 def exact_values_html(values: list[tuple[str, str]]) -> str:

@@ -142,3 +142,9 @@ def test_rounds_table_shows_the_latest_rounds_escaped_under_a_heading_that_says_
                for r, h in zip(rows, last.history))
     assert "kept τ" in view.rounds_html(last, block=True)
     assert "no round finished yet" in view.rounds_html(views[0])
+
+
+def test_compact_keeps_a_markdown_table_markdown_inside_its_wrapper():
+    wrapped = view.compact("| a | b |\n|---|---|\n| 1 | 2 |")
+    assert wrapped.startswith("<div class='specviz-compact'>") and wrapped.endswith("</div>")
+    assert "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" in wrapped  # blank lines: the table still renders as markdown
