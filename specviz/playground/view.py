@@ -6,6 +6,7 @@ timeline); the page renders the returned data and the plots module draws its fig
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -384,14 +385,12 @@ def step_view(scenario: Scenario, step: int) -> StepView:
 
 
 def _chip(text: str, cue, pending: bool = False) -> str:
-    from html import escape
-
     border = {"solid": "solid", "dash": "dashed", "dot": "dotted"}.get(cue.dash, "solid")
     style = (f"display:inline-block;margin:2px 3px;padding:1px 8px;border:3px {border} {cue.color};"
              f"border-radius:8px;color:{cue.color};font-weight:600;")
     if pending:
         style += "opacity:0.75;font-style:italic;"
-    return f"<span style='{style}'>{escape(text)}<sup>&nbsp;{cue.glyph}</sup></span>"
+    return f"<span style='{style}'>{html.escape(text)}<sup>&nbsp;{cue.glyph}</sup></span>"
 
 
 def committed_html(view: StepView, vocab: tuple[str, ...], large: bool = False) -> str:
@@ -464,8 +463,6 @@ def rounds_html(view: StepView, block: bool = False, last: int = 8) -> str:
 
     Plain HTML, not a data grid: the page redraws it on every Step, and a grid costs the browser far more.
     """
-    import html
-
     columns = rounds_columns(block)
     rows = rounds_rows(view, block)
     shown = rows[-last:]
@@ -476,8 +473,8 @@ def rounds_html(view: StepView, block: bool = False, last: int = 8) -> str:
         return heading + "<br><span style='color:#555'>(no round finished yet)</span>"
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c])}</td>" for c in columns) + "</tr>" for r in shown)
-    return (f"{heading}\n\n<div class='specviz-compact'>{COMPACT_TABLE_CSS}"
-            f"<table style='width:100%;margin:0'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    return f"{heading}\n\n" + compact(
+        f"<table style='width:100%;margin:0'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
 
 # tables beside each other in a column: compact cells, and a scroll bar rather than spilling over
@@ -485,15 +482,13 @@ COMPACT_TABLE_CSS = ("<style>.specviz-compact {overflow-x: auto} .specviz-compac
                      "{padding: 0.2rem 0.4rem !important; line-height: 1.3; font-size: 0.95em}</style>")
 
 
-def compact(markdown_table: str) -> str:
-    """A markdown table inside the compact wrapper (markdown between blank lines inside a div still renders)."""
-    return f"<div class='specviz-compact'>{COMPACT_TABLE_CSS}\n\n{markdown_table}\n\n</div>"
+def compact(table: str) -> str:
+    """A markdown or HTML table inside the compact wrapper (markdown between blank lines in a div still renders)."""
+    return f"<div class='specviz-compact'>{COMPACT_TABLE_CSS}\n\n{table}\n\n</div>"
 
 
 def exact_values_html(values: list[tuple[str, str]]) -> str:
     """The step's long numbers in full, folded (a details element inside the narration, not a widget)."""
-    import html
-
     if not values:
         return ""
     items = "".join(f"<li>{html.escape(name)} = <code style='word-break:break-all'>{html.escape(value)}</code></li>"

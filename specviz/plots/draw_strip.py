@@ -59,13 +59,9 @@ _PATTERN_LINES = {  # plotly pattern shapes as SVG strokes in a 10 px tile
 }
 
 
-def _cue(name: str) -> style.Cue:
-    return style.ROLES.get(name) or style.ORIGINS[name]
-
-
 def _pattern(name: str) -> str:
     """An SVG pattern of white strokes (or dots) for one cue, overlaid on its colour."""
-    shape = _cue(name).pattern
+    shape = style.cue_named(name).pattern
     if shape == ".":
         body = "<circle cx='5' cy='5' r='1.6' fill='#FFFFFF'/>"
     else:
@@ -92,7 +88,7 @@ def _tick_marks(x_of, top: float, axis_y: float, size: int, presenter: bool) -> 
 
 def _segment(s: Segment, picked: bool, x0: float, x1: float, bar_y: float, bar_h: float, size: int) -> list[str]:
     """One segment: colour, its pattern, outline (black when chosen), a label shrunk to fit or left out."""
-    cue = _cue(s.cue)
+    cue = style.cue_named(s.cue)
     box = f"x='{x0:.2f}' y='{bar_y:.1f}' width='{max(x1 - x0, 0.0):.2f}' height='{bar_h:.1f}'"
     hover = f"<title>{html.escape(f'{s.label}: [{exact(s.start)}, {exact(s.end)})')}</title>"
     pattern = f"<rect {box} fill='url(#specviz-draw-{s.cue})' opacity='0.6'/>" if cue.pattern else ""
@@ -123,7 +119,7 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
         return left + plot * float(value)
 
     parts = [_text(4, title_y, strip.title, size * style.TITLE_SCALE, "start")]
-    patterns = sorted({s.cue for s in strip.segments if _cue(s.cue).pattern})
+    patterns = sorted({s.cue for s in strip.segments if style.cue_named(s.cue).pattern})
     if patterns:
         parts.append("<defs>" + "".join(_pattern(name) for name in patterns) + "</defs>")
     parts += _tick_marks(x_of, bar_y - 6, axis_y, size, presenter)

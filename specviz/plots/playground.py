@@ -28,6 +28,7 @@ from ..core.trace import (
 )
 from . import style
 from .draw_strip import DrawStrip, Segment
+from .draw_strip import exact as _exact
 
 Y_RANGE = [0, 1.08]
 
@@ -35,13 +36,6 @@ Y_RANGE = [0, 1.08]
 def _trace(kind: str, **properties) -> dict:
     """A trace as a plain dict (None values dropped)."""
     return {"type": kind, **{k: v for k, v in properties.items() if v is not None}}
-
-
-def _exact(value: Fraction) -> str:
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator} ≈ {float(value):.4f}"
 
 
 def _short(value: Fraction) -> str:

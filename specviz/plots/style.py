@@ -90,10 +90,15 @@ def font_size(presenter: bool = False) -> int:
     return PRESENTER_FONT_SIZE if presenter else FONT_SIZE
 
 
+def cue_named(name: str) -> Cue:
+    """A role's or an origin's cue by its key ("p", "q", "residual", "accepted", "correction", ...)."""
+    return ROLES.get(name) or ORIGINS[name]
+
+
 def bar_marker(cue: Cue | str, *, highlight: list[bool] | None = None, opacity: float = 1.0) -> dict[str, Any]:
     """A plotly bar ``marker`` dict with the cue's colour and pattern; highlighted bars get a black outline."""
     if isinstance(cue, str):
-        cue = ROLES.get(cue) or ORIGINS[cue]
+        cue = cue_named(cue)
     marker: dict[str, Any] = {
         "color": cue.color,
         "opacity": opacity,
@@ -111,7 +116,7 @@ def bar_marker(cue: Cue | str, *, highlight: list[bool] | None = None, opacity: 
 
 def scatter_marker(cue: Cue | str, size: int = 14) -> dict[str, Any]:
     if isinstance(cue, str):
-        cue = ROLES.get(cue) or ORIGINS[cue]
+        cue = cue_named(cue)
     return {"color": cue.color, "symbol": cue.symbol, "size": size,
             "line": {"color": OKABE_ITO["black"], "width": 1}}
 
