@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from types import ModuleType
 
@@ -166,6 +166,13 @@ def late_rejecting_seed(rows_p, rows_q) -> int:
     raise RuntimeError("no late-rejecting seed found")
 
 
+@cache
+def real_use_block(vocab: int) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+    """The real-use rows at vocab and their first late-rejecting seed, found once for every table."""
+    rows_p, rows_q = softmax_rows(vocab, 1)
+    return rows_p, rows_q, late_rejecting_seed(rows_p, rows_q)
+
+
 def exact_round(impl: ModuleType, p_rows, q_rows, ids, seed: int, verifier_class=None):
     """One exact round as a model loop runs it: a new q per draft position, a new p per check."""
     vocab = len(p_rows[0])
@@ -186,8 +193,7 @@ def exact_round(impl: ModuleType, p_rows, q_rows, ids, seed: int, verifier_class
 
 def block_verifier_row(vocab: int, args: argparse.Namespace) -> str:
     """BlockVerifier against the tokenwise Verifier on the same drafted block (arrays, real use)."""
-    rows_p, rows_q = softmax_rows(vocab, 1)
-    seed = late_rejecting_seed(rows_p, rows_q)
+    rows_p, rows_q, seed = real_use_block(vocab)
     ids = np.arange(vocab)
     seconds = interleaved({
         "token": partial(exact_round, core, rows_p, rows_q, ids, seed, core.Verifier),
@@ -247,8 +253,7 @@ def list_floor_row(vocab: int, args: argparse.Namespace) -> str:
     also checks each element's type and keeps its value can be cheaper. Its time over the lists
     one real-use round reads, against the arrays' whole round, bounds lists / arrays from below.
     """
-    rows_p, rows_q = softmax_rows(vocab, 1)
-    seed = late_rejecting_seed(rows_p, rows_q)
+    rows_p, rows_q, seed = real_use_block(vocab)
     list_p, list_q = [r.tolist() for r in rows_p], [r.tolist() for r in rows_q]
     reads_p: list[int] = []
     reads_q: list[int] = []
@@ -269,8 +274,7 @@ def list_floor_row(vocab: int, args: argparse.Namespace) -> str:
 
 def block_rows(vocab: int, reference: ModuleType | None, args: argparse.Namespace) -> list[str]:
     """Rows for one vocabulary: arrays and lists, new p and q per position, against float32 on the same block."""
-    rows_p, rows_q = softmax_rows(vocab, 1)
-    seed = late_rejecting_seed(rows_p, rows_q)
+    rows_p, rows_q, seed = real_use_block(vocab)
     list_p, list_q = [r.tolist() for r in rows_p], [r.tolist() for r in rows_q]
     ids_array, ids_tuple = np.arange(vocab), tuple(range(vocab))
     seconds = interleaved({
