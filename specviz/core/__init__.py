@@ -6,15 +6,11 @@ exception types (as subclasses) as the reference oracle, draw for draw.
 
 from .arithmetic import acceptance, residual, residual_mass, residual_with_mass
 from .block_verifier import (
-    VERIFICATIONS,
     BlockNumbers,
     BlockVerifier,
-    VerificationError,
     block_numbers,
-    check_verification,
     scaled_residual_mass,
     scaled_residual_with_mass,
-    verifier_class,
 )
 from .categorical import Categorical, fp32_weights
 from .errors import (
@@ -27,6 +23,7 @@ from .errors import (
     SupportError,
     TokenError,
     TopKError,
+    VerificationError,
     VocabularyMismatchError,
     WeightTypeError,
     WeightValueError,
@@ -45,9 +42,10 @@ from .verifier import (
     identity_processor,
     propose,
 )
+from .verification import Rule, check_verification, playable_names, rule, verifier_class
 
 __all__ = [
-    "MAX_DEPTH", "VERIFICATIONS", "Block", "BlockError", "BlockNumbers", "BlockVerifier", "VerificationError",
+    "MAX_DEPTH", "Rule", "playable_names", "rule", "Block", "BlockError", "BlockNumbers", "BlockVerifier", "VerificationError",
     "block_numbers", "check_verification", "scaled_residual_mass", "scaled_residual_with_mass", "verifier_class",
     "Categorical", "MaskError", "Model", "Owner", "Prefix",
     "Processor", "ProcessorError", "Proposal", "ProposalError", "RandomStreams", "Result",

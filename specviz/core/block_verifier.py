@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from .arithmetic import residual_mass, residual_with_mass
 from .categorical import Categorical
-from .errors import SpecvizError, VocabularyMismatchError
+from .errors import VocabularyMismatchError
 from .streams import RandomStreams
 from .trace import (
     BlockCheckEvent,
@@ -45,22 +45,7 @@ from .trace import (
 )
 from .verifier import Block, Prefix, Result, Verifier
 
-VERIFICATIONS = ("token", "block")
 _ONE, _ZERO = Fraction(1), Fraction(0)
-
-
-class VerificationError(SpecvizError, ValueError):
-    """An unknown verification scheme was requested."""
-
-
-def check_verification(verification: object) -> str:
-    """Return verification if it is "token" or "block", else raise VerificationError."""
-    if verification not in VERIFICATIONS:
-        raise VerificationError(
-            f"verification must be one of {', '.join(repr(v) for v in VERIFICATIONS)} "
-            f"(tokenwise or block verification), got {verification!r}"
-        )
-    return verification  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,8 +203,3 @@ class BlockVerifier(Verifier):
             trace.append(ScaledCorrectionEvent(streams.round_id, tau, context, p, q, residual, mass, draw,
                                                residual.total, token, scale))
         return token
-
-
-def verifier_class(verification: str) -> type[Verifier]:
-    """Verifier for "token", BlockVerifier for "block"."""
-    return BlockVerifier if check_verification(verification) == "block" else Verifier

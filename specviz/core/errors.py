@@ -66,3 +66,7 @@ class ScaleError(SpecvizError, ValueError):
 
 class TokenTypeError(TokenError, TypeError):
     """The token ids are not a sequence at all (None, a number): the reference raises TypeError here."""
+
+
+class VerificationError(SpecvizError, ValueError):
+    """An unknown verification rule was requested, or one the core cannot run."""

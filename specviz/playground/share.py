@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..core.block_verifier import VERIFICATIONS
+from ..core.verification import check_verification
 from ..core.trace import Trace
 from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict, weight_from_text, weight_text
 from .explain import PlaygroundError
@@ -172,8 +172,10 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
             raise PlaygroundError(f"The link's stop tokens ‘{params['stop']}’ must be token numbers.") from None
     temperature = _float(params, "temperature", 1.0)
     verification = params.get("verification") or "token"
-    if verification not in VERIFICATIONS:
-        raise PlaygroundError(f"The link's verification ‘{verification}’ must be ‘token’ (tokenwise) or ‘block’.")
+    try:
+        verification = check_verification(verification)
+    except ValueError as error:
+        raise PlaygroundError(f"The link's {error}.") from None
     scenario = Scenario(
         vocab=vocab,
         target=target,

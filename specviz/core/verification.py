@@ -1,0 +1,89 @@
+"""Verification rules, each named once: its name, its labels, how a round drafts and which verifier checks it.
+
+Every layer (Playground, Real models, the lab, theory, the command line, the benchmarks) asks this
+registry instead of comparing strings: ``rule("block").label``, ``rule(name).verifier_class``,
+``rule(name).kept_verb``. Adding a rule means one entry here and, per layer, at most one function
+that reads the rule's fields. A rule is named by a short spec: "token", "block", and (built on the
+same registry) parameterised families such as "multi:2" (a tree of i.i.d. drafts) whose parser
+lives in ``_FAMILIES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .block_verifier import BlockVerifier
+from .errors import VerificationError
+from .verifier import Verifier
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One verification rule as every layer sees it."""
+
+    name: str  # canonical spec, as links, files and the command line write it: "token", "block", "multi:2"
+    family: str  # "token", "block", "tree", or a lossy family only theory evaluates
+    label: str  # for people: "tokenwise", "block verification"
+    short: str  # for tight places (table headers, chart legends): "tokenwise", "block"
+    kept_verb: str  # what the rule does to a draft it commits: "accepted" or "kept"
+    source: str = ""  # the paper or engine it comes from
+    width: int = 1  # drafts per node (a chain has 1)
+    distinct: bool = False  # children drawn without replacement
+    exact: bool = True  # commits tokens distributed exactly as the target p
+    verifier_class: type[Verifier] | None = None  # None: a rule only theory evaluates (no core verifier)
+
+    @property
+    def playable(self) -> bool:
+        """True when the core has a verifier for it (the Playground, CLI and models can run it)."""
+        return self.verifier_class is not None
+
+
+TOKEN = Rule("token", "token", "tokenwise", "tokenwise", "accepted",
+             source="Leviathan, Kalman & Matias 2023; Chen et al. 2023", verifier_class=Verifier)
+BLOCK = Rule("block", "block", "block verification", "block", "kept",
+             source="Sun et al. 2025 (Block Verification Accelerates Speculative Decoding)",
+             verifier_class=BlockVerifier)
+
+# fixed rules by name; parameterised families ("multi:K", ...) register a parser in _FAMILIES
+_FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK)}
+_FAMILIES: dict[str, Callable[[str], Rule]] = {}
+
+
+def playable_names() -> tuple[str, ...]:
+    """The fixed rules with a core verifier, in menu order (parameterised ones are added by their UI)."""
+    return tuple(name for name, r in _FIXED.items() if r.playable)
+
+
+def _allowed() -> str:
+    forms = [repr(n) for n in _FIXED] + [f"'{family}:K'" for family in _FAMILIES]
+    return ", ".join(forms)
+
+
+def rule(name: object) -> Rule:
+    """The Rule named by name, or VerificationError saying which names exist."""
+    if isinstance(name, Rule):
+        return name
+    if isinstance(name, str):
+        if name in _FIXED:
+            return _FIXED[name]
+        family, sep, _ = name.partition(":")
+        if sep and family in _FAMILIES:
+            return _FAMILIES[family](name)
+    raise VerificationError(f"verification must be one of {_allowed()}, got {name!r}")
+
+
+def check_verification(verification: object) -> str:
+    """Return the canonical name of a rule the core can run, else raise VerificationError."""
+    found = rule(verification)
+    if not found.playable:
+        raise VerificationError(
+            f"verification {found.name!r} ({found.label}) is evaluated by theory only; the verifier runs "
+            f"{', '.join(repr(n) for n in playable_names())}"
+        )
+    return found.name
+
+
+def verifier_class(verification: str | Rule) -> type[Verifier]:
+    """The core verifier class for a playable rule."""
+    return rule(check_verification(verification)).verifier_class  # type: ignore[return-value]
