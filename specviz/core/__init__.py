@@ -30,6 +30,7 @@ from .errors import (
 )
 from .streams import Owner, RandomStreams
 from .trace import Trace
+from .verification import Rule, check_verification, playable_names, rule, verifier_class
 from .verifier import (
     MAX_DEPTH,
     Block,
@@ -42,10 +43,10 @@ from .verifier import (
     identity_processor,
     propose,
 )
-from .verification import Rule, check_verification, playable_names, rule, verifier_class
 
 __all__ = [
-    "MAX_DEPTH", "Rule", "playable_names", "rule", "Block", "BlockError", "BlockNumbers", "BlockVerifier", "VerificationError",
+    "MAX_DEPTH", "Rule", "playable_names", "rule",
+    "Block", "BlockError", "BlockNumbers", "BlockVerifier", "VerificationError",
     "block_numbers", "check_verification", "scaled_residual_mass", "scaled_residual_with_mass", "verifier_class",
     "Categorical", "MaskError", "Model", "Owner", "Prefix",
     "Processor", "ProcessorError", "Proposal", "ProposalError", "RandomStreams", "Result",

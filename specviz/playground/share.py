@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..core.verification import check_verification
 from ..core.trace import Trace
+from ..core.verification import check_verification
 from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict, weight_from_text, weight_text
 from .explain import PlaygroundError
 
