@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
@@ -32,6 +33,7 @@ class Rule:
     distinct: bool = False  # children drawn without replacement
     exact: bool = True  # commits tokens distributed exactly as the target p
     verifier_class: type[Verifier] | None = None  # None: a rule only theory evaluates (no core verifier)
+    parameter: Fraction | None = None  # a lossy rule's threshold (typical's ε)
 
     @property
     def playable(self) -> bool:
@@ -45,9 +47,52 @@ BLOCK = Rule("block", "block", "block verification", "block", "kept",
              source="Sun et al. 2025 (Block Verification Accelerates Speculative Decoding)",
              verifier_class=BlockVerifier)
 
+# rules engines run that theory evaluates (no core verifier yet)
+EXACT_MATCH = Rule("exact-match", "exact-match", "exact match of the target's sample", "exact match", "accepted",
+                   source="mlx-lm's default: draft from q, the target samples its own token, kept when equal")
+GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's sample", "greedy draft", "accepted",
+                    source="the draft proposes argmax q, kept when the target's own sample equals it")
+
 # fixed rules by name; parameterised families ("multi:K", ...) register a parser in _FAMILIES
-_FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK)}
-_FAMILIES: dict[str, Callable[[str], Rule]] = {}
+_FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY_DRAFT)}
+MAX_WIDTH = 8  # drafts per tree node that theory and the core accept (the Playground offers 1..4)
+
+
+def _width(name: str) -> int:
+    text = name.partition(":")[2]
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WIDTH:
+        raise VerificationError(f"verification {name!r}: K must be a whole number in 1..{MAX_WIDTH}, got {text!r}")
+    return int(text)
+
+
+def _multi(name: str) -> Rule:
+    k = _width(name)
+    return Rule(f"multi:{k}", "tree", f"tree, {k} i.i.d. drafts per node", f"tree ×{k}", "accepted",
+                source="recursive rejection sampling (SpecInfer; llama.cpp)", width=k)
+
+
+def _multi_distinct(name: str) -> Rule:
+    k = _width(name)
+    return Rule(f"multi-distinct:{k}", "tree", f"tree, {k} distinct drafts per node", f"tree ×{k} distinct",
+                "accepted", source="drafting without replacement (Recursive Speculative Decoding)", width=k,
+                distinct=True)
+
+
+def _typical(name: str) -> Rule:
+    text = name.partition(":")[2]
+    try:
+        eps = Fraction(text) if text.isascii() else None
+    except (ValueError, ZeroDivisionError):
+        eps = None
+    if eps is None or not 0 < eps < 1:
+        raise VerificationError(f"verification {name!r}: EPS must be a number strictly between 0 and 1, got {text!r}")
+    return Rule(f"typical:{text}", "typical", f"typical acceptance, ε = {text}", f"typical {text}", "accepted",
+                source="Medusa (Cai et al. 2024): keep x when p(x) > min(ε, √ε·exp(−H(p)))", exact=False,
+                parameter=eps)
+
+
+_FAMILIES: dict[str, Callable[[str], Rule]] = {"multi": _multi, "multi-distinct": _multi_distinct,
+                                                "typical": _typical}
 
 
 def playable_names() -> tuple[str, ...]:
@@ -56,7 +101,7 @@ def playable_names() -> tuple[str, ...]:
 
 
 def _allowed() -> str:
-    forms = [repr(n) for n in _FIXED] + [f"'{family}:K'" for family in _FAMILIES]
+    forms = [repr(n) for n in _FIXED] + [f"'{family}:{'EPS' if family == 'typical' else 'K'}'" for family in _FAMILIES]
     return ", ".join(forms)
 
 
