@@ -175,7 +175,7 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
     try:
         verification = check_verification(verification)
     except ValueError as error:
-        raise PlaygroundError(f"The link's {error}.") from None
+        raise PlaygroundError(f"The link's verification ‘{verification}’ cannot be played: {error}.") from None
     scenario = Scenario(
         vocab=vocab,
         target=target,
