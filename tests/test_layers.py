@@ -265,6 +265,54 @@ def test_streamlit_lives_only_in_the_app_package_and_torch_only_in_models():
     assert streamlit <= STREAMLIT and heavy <= HEAVY_PARTS
 
 
+# --- the README draws the same map -------------------------------------------------------------------------
+TRANSITIONAL = {"cli_args", "cli_narrate"}  # not drawn: they become specviz/cli/
+NOT_PARTS = {"__init__", "__main__"}
+
+
+def _architecture() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("## Architecture")
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def readme_layers(section: str) -> dict[str, set[str]]:
+    """The README's table `| row | part | may import |` as LAYERS' rows ("every part below" expanded)."""
+    rows: dict[str, int] = {}
+    said: dict[str, str] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            for name in cells[1].split("`")[1::2]:
+                rows[name], said[name] = int(cells[0]), cells[2]
+    out = {}
+    for name, text in said.items():
+        if text == "every part below":
+            out[name] = {other for other, row in rows.items() if row < rows[name]}
+        else:
+            out[name] = set() if text == "nothing" else {word.strip() for word in text.split(",")}
+        assert all(rows[other] < rows[name] for other in out[name]), f"README: {name} imports its row or above"
+    return out
+
+
+def test_the_readme_draws_the_same_map():
+    drawn = readme_layers(_architecture())
+    table = {name: allowed - TRANSITIONAL for name, allowed in LAYERS.items() if name not in TRANSITIONAL | NOT_PARTS}
+    assert drawn == table
+
+
+def test_the_readme_lists_every_part_and_every_core_module_of_the_tree():
+    section = _architecture()
+    package = modules(ROOT)
+    parts = {part(m) for m in package} - TRANSITIONAL - NOT_PARTS
+    missing = [f"specviz/{name}" for name in sorted(parts)
+               if f"specviz/{name}/" not in section and f"specviz/{name}.py" not in section]
+    missing += [f"specviz/core/{path.name}" for m, path in package.items()
+                if m.startswith("specviz.core.") and path.name not in section]
+    assert not missing, "the README's Architecture map leaves out: " + ", ".join(missing)
+
+
 # --- the checker finds what it must (a synthetic tree with one of each crossing) ---------------------------
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
