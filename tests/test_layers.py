@@ -213,7 +213,7 @@ def cycles(found: Iterable[Import], package: Iterable[str]) -> list[list[str]]:
 
 def _cycle_message(component: list[str], found: Iterable[Import]) -> str:
     members = set(component)
-    edges = [str(imp) for imp in found if imp.module in members and imp.target in members]
+    edges = list(dict.fromkeys(str(imp) for imp in found if imp.module in members and imp.target in members))
     return "import cycle between " + ", ".join(component) + ":\n    " + "\n    ".join(edges)
 
 
