@@ -65,8 +65,8 @@ class Import:
     lazy: bool  # inside a function
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line} ({self.module}) imports {self.target}" + (" inside a function" if self.lazy
-                                                                                   else "")
+        where = " inside a function" if self.lazy else ""
+        return f"{self.path}:{self.line} ({self.module}) imports {self.target}{where}"
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -87,9 +87,8 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _known_prefix(name: str, known: Iterable[str]) -> str:
+def _known_prefix(name: str, known: set[str]) -> str:
     """The longest prefix of a dotted name that is a module of the tree (else the name itself)."""
-    known = set(known)
     parts = name.split(".")
     for end in range(len(parts), 0, -1):
         if ".".join(parts[:end]) in known:
@@ -108,7 +107,7 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
         self.depth -= 1
 
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+    visit_FunctionDef = visit_AsyncFunctionDef = _function
 
     def _add(self, line: int, target: str) -> None:
         self.found.append(Import(self.module, self.path, line, _known_prefix(target, self.known), self.depth > 0))
@@ -225,8 +224,7 @@ def check(root: Path) -> list[str]:
     found = imports(root, {**package, **outside}, set(package))
     inside = [imp for imp in found if imp.module in package]
     problems = unknown_parts(package, root)
-    problems += [line for imp, line in ((imp, line) for imp in inside for line in crossings([imp]))
-                 if (imp.module, imp.target) not in KNOWN_CROSSINGS]
+    problems += list(crossings(imp for imp in inside if (imp.module, imp.target) not in KNOWN_CROSSINGS))
     problems += [f"{imp}: torch and transformers are imported only in specviz/models" for imp in found
                  if imp.module in outside and _top(imp.target) in HEAVY]
     problems += [_cycle_message(c, inside) for c in cycles(inside, package) if frozenset(c) not in KNOWN_CYCLES]
