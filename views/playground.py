@@ -18,7 +18,7 @@ from specviz.app.playground_sidebar import sidebar_controls
 from specviz.app.playground_state import Keys, PlaygroundSession, session
 from specviz.app.playground_tabs import many_rounds_tab, proof_tab, sharing
 from specviz.app.playground_weights import weight_editors
-from specviz.playground import presets
+from specviz.playground import presets, state
 
 TAB_ANIMATION, TAB_PROOF, TAB_MANY = "▶ Animation", "🧮 Why exactly p", "📊 Many rounds"
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
@@ -64,6 +64,8 @@ def main() -> None:
     else:  # one short header line, so the first screen at 1280x800 holds the whole chart
         st.markdown(HEADER)
     adopt_controls(pg)
+    pg.state = state.clamp(pg.state, pg.scenario)
+    actions.write_link(pg.scenario, pg.state.step)  # at once, whichever tab is open
     sidebar_controls(presenter)
     tabs(presenter)
     # no visible content: installs the clicker keys once per browser tab

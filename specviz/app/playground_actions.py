@@ -128,11 +128,12 @@ def read_link() -> None:
 
 
 def write_link(scenario: Scenario, step: int) -> None:
+    """The address bar shows the shown scenario at this step (another page's run may have cleared it)."""
     pg = session()
     query = share.scenario_to_query(scenario, step)
     if pg.presenter:
         query["presenter"] = "1"
-    if query != pg.last_query:
+    if query != pg.last_query or query != st.query_params.to_dict():
         st.query_params.from_dict(query)
         pg.last_query = query
 
