@@ -13,7 +13,7 @@ import streamlit as st
 from specviz.app import assets
 from specviz.app import playground_actions as actions
 from specviz.app.playground_animation import SPEEDS, animation
-from specviz.app.playground_messages import adopt_controls
+from specviz.app.playground_messages import adopt_controls, refused_note
 from specviz.app.playground_sidebar import sidebar_controls
 from specviz.app.playground_state import Keys, PlaygroundSession, session
 from specviz.app.playground_tabs import many_rounds_tab, proof_tab, sharing
@@ -37,20 +37,25 @@ def start(pg: PlaygroundSession) -> None:
     actions.apply_pending_edits()
 
 
-def tabs(presenter: bool) -> None:
-    """The five tabs; only the open one runs (the animation is a fragment with its own timer)."""
+def animation_tab(presenter: bool) -> None:
     pg = session()
+    pg.drop("full_rerun")  # this run is the whole page
+    st.fragment(animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
+
+
+def tabs(presenter: bool) -> None:
+    """The five tabs; only the open one runs (the animation is a fragment with its own timer). A refused
+    link or card animates nothing: the tabs that would play another scenario say so instead."""
+    pg = session()
+    refused = pg.refused_view is not None
+    parts = {TAB_ANIMATION: lambda: animation_tab(presenter), TAB_PROOF: lambda: proof_tab(presenter),
+             TAB_MANY: lambda: many_rounds_tab(presenter), TAB_WEIGHTS: weight_editors,
+             TAB_SHARE: lambda: sharing(*actions.shown(pg))}
     shown = dict(zip(TABS, st.tabs(TABS, key=PlaygroundSession.tab.key, on_change="rerun"), strict=True))
-    if shown[TAB_ANIMATION].open is not False:
-        with shown[TAB_ANIMATION]:
-            pg.drop("full_rerun")  # this run is the whole page
-            st.fragment(animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
-    parts = ((TAB_PROOF, proof_tab, (presenter,)), (TAB_MANY, many_rounds_tab, (presenter,)),
-             (TAB_WEIGHTS, weight_editors, ()), (TAB_SHARE, lambda: sharing(pg.scenario, pg.state.step), ()))
-    for name, part, args in parts:
-        if shown[name].open:
+    for name, part in parts.items():
+        if shown[name].open or (name == TAB_ANIMATION and shown[name].open is None):
             with shown[name]:
-                part(*args)
+                refused_note() if refused and name in (TAB_ANIMATION, TAB_PROOF, TAB_MANY) else part()
 
 
 def main() -> None:
@@ -65,7 +70,7 @@ def main() -> None:
         st.markdown(HEADER)
     adopt_controls(pg)
     pg.state = state.clamp(pg.state, pg.scenario)
-    actions.write_link(pg.scenario, pg.state.step)  # at once, whichever tab is open
+    actions.write_link(*actions.shown(pg))  # at once, whichever tab is open
     sidebar_controls(presenter)
     tabs(presenter)
     # no visible content: installs the clicker keys once per browser tab

@@ -120,6 +120,7 @@ class PlaygroundSession:
     # --- once: consumed by the next run
     link_problems: list = _once("link_problems", list)
     link_note: str = _once("link_note", "")
+    link_unreadable: bool = _once("link_unreadable", False)  # the link or file could not be read at all
     mode_note: str = _once("mode_note", "")
     full_rerun: bool = _once("full_rerun", False)
 
