@@ -55,7 +55,10 @@ def tabs(presenter: bool) -> None:
     for name, part in parts.items():
         if shown[name].open or (name == TAB_ANIMATION and shown[name].open is None):
             with shown[name]:
-                refused_note() if refused and name in (TAB_ANIMATION, TAB_PROOF, TAB_MANY) else part()
+                if refused and name in (TAB_ANIMATION, TAB_PROOF, TAB_MANY):
+                    refused_note()
+                else:
+                    part()
 
 
 def main() -> None:

@@ -191,8 +191,8 @@ class Keys:
         "forward", "back", "play", "reset", "next", "new_seed"))
     undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
         "undo", "undo_preset", "many_run", "upload", "download"))
-    main_chart, draw_chart, history_chart, proof_chart, many_chart = (PREFIX + k for k in (
-        "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart"))
+    main_chart, draw_chart, history_chart, proof_chart, many_chart, committed = (PREFIX + k for k in (
+        "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart", "committed"))
 
 
 EDITOR_TABLES = ("fixed", "tokens", "p", "q")
