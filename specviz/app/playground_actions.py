@@ -107,8 +107,11 @@ def open_scenario(scenario: Scenario, step: int, source: str, notes: tuple[str, 
     pg = session()
     scenario, fitted = form.fit_to_controls(scenario, MAX_DEPTH)
     notes = [*notes, *fitted]
-    pg.link_note = form.alterations_line(notes, source) if notes else ""
     problems = explain.check_scenario(scenario)
+    if not problems:
+        step, moved = state.fit_step(scenario, step)
+        notes += [moved] if moved else []
+    pg.link_note = form.alterations_line(notes, source) if notes else ""
     load(scenario, step, good=not problems)
     pg.refused_view = scenario if problems else None
     pg.preset = pg.preset_before = presets.matching_preset(scenario) or presets.CUSTOM

@@ -145,3 +145,11 @@ def test_active_filters_name_top_p(top_p, shown):
         assert "Active filters: " + shown in captions
     else:
         assert "Active filters" not in captions
+
+
+def test_a_step_past_the_end_of_a_link_is_said():
+    at = app(share.scenario_to_query(presets.default_scenario(), 99_999))
+    step = at.session_state["pg_state"].step
+    lines = [i.value for i in at.info if "adjusted" in i.value]
+    assert len(lines) == 1 and f"step 99999 → {step} (the last event" in lines[0]
+    assert link(at)["step"] == str(step)
