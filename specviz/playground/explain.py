@@ -30,8 +30,18 @@ from ..scenario import Scenario
 from .presets import MAX_VOCAB, MIN_VOCAB
 
 
-class PlaygroundError(ValueError):
-    """An input the Playground refuses before the core sees it (vocabulary, table shape, link text)."""
+class PlaygroundError(SpecvizError, ValueError):
+    """An input the Playground refuses before the core sees it (vocabulary, table shape, link text).
+
+    ``field`` names the input ('p', 'step', 'file', ...; '' when the message says it alone).
+    ``unreadable`` is True for a link or file that could not be opened at all: nothing of it was
+    loaded, so there is no edit to undo and no nearest setting being played.
+    """
+
+    def __init__(self, message: str, *, field: str = "", unreadable: bool = False):
+        super().__init__(message)
+        self.field = field
+        self.unreadable = unreadable
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,7 @@ class Problem:
     title: str
     detail: str
     fix: str
+    unreadable: bool = False  # a link or file that was not opened (PlaygroundError.unreadable): nothing to undo
 
     def markdown(self) -> str:
         return f"**{self.title}**  \n{self.detail}  \n*How to fix:* {self.fix}"
@@ -64,6 +75,10 @@ def explain(error: BaseException, *, model: str | None = None, scenario: Scenari
     """A Problem for any exception; model is 'target p' or 'draft q' when known, row the previous token."""
     where = _where(model, scenario, row) if model else "this setting"
     raw = str(error)
+    if isinstance(error, PlaygroundError) and error.unreadable:
+        return Problem("This link or file cannot be opened", raw,
+                       "Nothing of it was loaded; the Playground keeps the scenario it showed. Check the link, "
+                       "or load a file the Playground downloaded.", unreadable=True)
     if isinstance(error, PlaygroundError):
         return Problem("This input is not accepted", raw, "Correct that input, or press “Undo last edit”.")
     if isinstance(error, WeightTypeError):

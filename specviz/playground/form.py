@@ -282,7 +282,11 @@ TOP_P_RANGE = (0.05, 1.0)
 
 
 def _number(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A setting in a note: None is 'off' (top-p 2.5 -> off), a long number keeps its ends."""
+    if value is None:
+        return "off"
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return text if len(text) <= 25 else f"{text[:10]}…{text[-10:]} ({len(text)} digits)"
 
 
 def fit_to_controls(scenario: Scenario, max_depth: int) -> tuple[Scenario, list[str]]:
