@@ -289,7 +289,8 @@ def weight_from_text(text: str | Weight | JsonNumber, where: str = "weight") -> 
     """A weight from text: '3' and '3/7' are exact; '0.25' and '1e-3' are the floats they name.
 
     A decimal outside the float range ('1e-400', '1e400') is read exactly, as a Fraction or an
-    int, instead of becoming 0 or infinity: the core is exact, so the value stays what was written.
+    int, instead of becoming 0 or infinity: the core is exact, so the value stays what was written
+    (inside the range a decimal is the float Python reads, as it always was: write 1/10 for a tenth).
     Only ASCII digits are read. Raises ScenarioError (naming ``where``) for text that is not a
     number, a zero denominator, or a number with more digits than Python reads. The literals
     'nan' and 'inf' pass as floats (the caller refuses them as not finite).
