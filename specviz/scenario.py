@@ -482,6 +482,7 @@ def scenario_from_dict(data: dict) -> Scenario:
     an all-zero p or depth 9 still loads and can explain itself. Never another exception.
     """
     data = _object(data, "scenario", required=("vocab", "target", "draft"), optional=_OPTIONAL)
+    _check_raw_shapes(data)  # before any weight is read: a table of a million weights is refused at once
     defaults = Scenario(vocab=("a",), target=Table((1,)), draft=Table((1,)))
     mask = _optional(data, "target_mask", lambda v: tuple(_list_of(v, "target_mask", _bool)))
     scenario = Scenario(
@@ -538,6 +539,22 @@ def check_shapes(scenario: Scenario, names: dict[str, str] | None = None) -> Non
         if not 0 <= stop < v:
             raise ScenarioError(names.get("stop_ids", "stop_ids"),
                                 f"{_show(stop)} is not a token of the {v}-token vocab; stop ids are 0 to {v - 1}")
+
+
+def _check_raw_shapes(data: dict) -> None:
+    """check_shapes on the document's list lengths alone, when vocab and both tables are lists as they should be."""
+    def shape(table: object) -> Table | None:
+        if not isinstance(table, dict) or not isinstance(table.get("start"), list):
+            return None
+        rows = table.get("rows")
+        if rows is not None and not (isinstance(rows, list) and all(isinstance(row, list) for row in rows)):
+            return None
+        zeros = None if rows is None else tuple((0,) * len(row) for row in rows)
+        return Table((0,) * len(table["start"]), zeros)
+
+    target, draft = shape(data["target"]), shape(data["draft"])
+    if isinstance(data["vocab"], list) and target is not None and draft is not None:
+        check_shapes(Scenario(vocab=tuple(data["vocab"]), target=target, draft=draft))
 
 
 def _check_row(row: Row, v: int, where: str) -> None:
@@ -643,7 +660,8 @@ def _check_size(value: int | Fraction, field: str):
     """value unless it (or a part of a fraction) has more digits than Python writes as text: it could not be saved."""
     limit = max_weight_digits()
     parts = (value.numerator, value.denominator) if isinstance(value, Fraction) else (value,)
-    if any(abs(part) >= 10**limit for part in parts):
+    # 3 bits per digit is below log2(10): a part that short is surely below 10**limit (no big power to build)
+    if any(abs(part).bit_length() > 3 * limit and abs(part) >= 10**limit for part in parts):
         raise ScenarioError(field, f"{_got(value)} has more than {limit} digits (Python's limit for integer "
                                    "text), so it is too large to represent here")
     return value

@@ -39,6 +39,7 @@ from ..scenario import (
     ScenarioError,
     ScenarioTypeError,
     Table,
+    check_shapes,
     int_from_text,
     read_json,
     real_from_text,
@@ -247,6 +248,18 @@ def _query_document(params: Mapping[str, str]) -> dict:
     return {key: value for key, value in doc.items() if value is not None}
 
 
+def _check_link_shapes(params: Mapping[str, str]) -> None:
+    """ScenarioError (as scenario.check_shapes words it) unless p and q have one weight per token and row."""
+    markov = ";" in params["p"] or ";" in params["q"]
+
+    def shape(text: str) -> Table:
+        rows = [(0,) * (row.count(",") + 1) for row in text.split(";")]
+        return Table(rows[0]) if len(rows) == 1 and not markov else Table(rows[0], tuple(rows[1:]))
+
+    vocab = split_labels(params["vocab"])
+    check_shapes(Scenario(vocab=vocab, target=shape(params["p"]), draft=shape(params["q"])))
+
+
 def _link_table(params: Mapping[str, str], key: str, markov: bool) -> dict:
     """The link's p or q as a scenario document's table; a weight it cannot read refuses the whole link."""
     try:
@@ -297,9 +310,10 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
     if missing:
         raise _refuse_link(f"The link is missing {', '.join(missing)}: it does not describe a scenario.", missing[0])
     notes = _link_notes(params)
-    doc = _query_document(params)
-    doc["fp32"] = _FP32.get(params.get("fp32", ""), False)
     try:
+        _check_link_shapes(params)  # before any weight is read: a p of 100,000 cells is refused at once
+        doc = _query_document(params)
+        doc["fp32"] = _FP32.get(params.get("fp32", ""), False)
         scenario = scenario_from_dict(doc)
     except ScenarioError as error:
         field = _link_field(error.field, ";" in params["p"] or ";" in params["q"])

@@ -227,3 +227,10 @@ def test_a_step_past_the_end_is_moved_to_the_last_event_with_a_note(scenario, st
         assert (fitted, notes) == (step, [])
     else:
         assert fitted == max(available - 1, 0) and len(notes) == 1 and f"step {step} → {fitted}" in notes[0]
+
+
+def test_the_seed_box_reads_ascii_digits_only():
+    assert form.seed_from_text("1,000") == 1000  # a typed thousands separator is kept as before
+    for bad in ("４２", "٤٢"):
+        with pytest.raises(PlaygroundError, match="ASCII digits"):
+            form.seed_from_text(bad)
