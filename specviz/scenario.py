@@ -520,8 +520,8 @@ def check_shapes(scenario: Scenario, names: dict[str, str] | None = None) -> Non
     tables = {"target": scenario.target, "draft": scenario.draft}
     widths = {len(t.start) for t in tables.values()}
     if len(widths) == 1 and v not in widths:
-        raise ScenarioError(names.get("vocab", "vocab"), f"has {v} labels but each table row has {widths.pop()} "
-                                                         "weights; give one label per weight")
+        raise ScenarioError(names.get("vocab", "vocab"), f"has {_count(v, 'label')} but each table row has "
+                                                         f"{_count(widths.pop(), 'weight')}; give one label per weight")
     for key, table in tables.items():
         name = names.get(key, key)
         _check_row(table.start, v, f"{name}.start")
