@@ -58,10 +58,16 @@ _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY
 MAX_WIDTH = 8  # drafts per tree node that theory and the core accept (the Playground offers 1..4)
 
 
+def _shown(value: object) -> str:
+    """A value's repr for a message, its middle elided when long (a link can carry megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:18]}…{text[-18:]} ({len(text)} characters)"
+
+
 def _width(name: str) -> int:
     text = name.partition(":")[2]
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WIDTH:
-        raise VerificationError(f"verification {name!r}: K must be a whole number in 1..{MAX_WIDTH}, got {text!r}")
+        raise VerificationError(f"verification {_shown(name)}: K must be a whole number in 1..{MAX_WIDTH}, got {_shown(text)}")
     return int(text)
 
 
@@ -85,7 +91,8 @@ def _typical(name: str) -> Rule:
     except (ValueError, ZeroDivisionError):
         eps = None
     if eps is None or not 0 < eps < 1:
-        raise VerificationError(f"verification {name!r}: EPS must be a number strictly between 0 and 1, got {text!r}")
+        raise VerificationError(
+            f"verification {_shown(name)}: EPS must be a number strictly between 0 and 1, got {_shown(text)}")
     return Rule(f"typical:{text}", "typical", f"typical acceptance, ε = {text}", f"typical {text}", "accepted",
                 source="Medusa (Cai et al. 2024): keep x when p(x) > min(ε, √ε·exp(−H(p)))", exact=False,
                 parameter=eps)
@@ -115,7 +122,7 @@ def rule(name: object) -> Rule:
         family, sep, _ = name.partition(":")
         if sep and family in _FAMILIES:
             return _FAMILIES[family](name)
-    raise VerificationError(f"verification must be one of {_allowed()}, got {name!r}")
+    raise VerificationError(f"verification must be one of {_allowed()}, got {_shown(name)}")
 
 
 def check_verification(verification: object) -> str:

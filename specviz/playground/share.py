@@ -18,7 +18,7 @@ Each returns an ``Opened``: the ``(scenario, step)`` pair, plus ``notes``, one s
 value it adjusted or ignored (a negative step, ``fp32=2``, an unknown key). What cannot be read
 raises ``PlaygroundError`` with ``unreadable=True``: nothing of the link or file is loaded.
 Value ranges (an all-zero p, depth 9) are left to ``explain.check_scenario`` and
-``form.fit_to_controls`` so that such a link still opens and explains itself; ``fit_step``
+``form.fit_to_controls`` so that such a link still opens and explains itself; ``state.fit_step``
 says when a step lies past the last event the scenario plays.
 """
 
@@ -48,8 +48,7 @@ from ..scenario import (
     weight_from_text,
     weight_text,
 )
-from . import state
-from .explain import PlaygroundError, check_scenario
+from .explain import PlaygroundError
 
 FORMAT = "specviz-playground"
 VERSION = 1
@@ -322,28 +321,6 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
                                f"{error.reason}.", "verification") from None
         raise _refuse_link(f"The link's {field}: {error.reason}.", field.split(" ")[0]) from None
     return Opened(scenario, _link_step(params, notes), notes)
-
-
-def fit_step(scenario: Scenario, step: int) -> tuple[int, list[str]]:
-    """The step a link or file asks for, moved onto the last event the scenario plays; a note when it moved.
-
-    A scenario with problems (``explain.check_scenario``) is left as it is: its refusal says more.
-    Rounds are played as needed (at most ``state.MAX_ROUNDS``), as the page itself would.
-    """
-    if step <= 0 or check_scenario(scenario):
-        return step, []
-    timeline = state.timeline_for(scenario)
-    available = timeline.ensure_events(step + 1)
-    if available > step:
-        return step, []
-    last = max(available - 1, 0)
-    if timeline.stopped:
-        why = "the request stops at a stop token"
-    elif timeline.error is not None:
-        why = "the next round cannot be played"
-    else:
-        why = f"the Playground plays at most {state.MAX_ROUNDS} rounds"
-    return last, [f"step {step} → {last} (the last step: {why})"]
 
 
 def query_string(query: Mapping[str, str]) -> str:
