@@ -67,7 +67,8 @@ def _shown(value: object) -> str:
 def _width(name: str) -> int:
     text = name.partition(":")[2]
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WIDTH:
-        raise VerificationError(f"verification {_shown(name)}: K must be a whole number in 1..{MAX_WIDTH}, got {_shown(text)}")
+        raise VerificationError(
+            f"verification {_shown(name)}: K must be a whole number in 1..{MAX_WIDTH}, got {_shown(text)}")
     return int(text)
 
 
