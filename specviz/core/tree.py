@@ -49,7 +49,7 @@ from .errors import BlockError, ProposalError
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, StopEvent, Trace, TreeCheckEvent, TreeCorrectionEvent, TreeDraftEvent
 from .validation import check_token
-from .verifier import MAX_DEPTH, MAX_WIDTH, Model, Prefix, Result, Verifier, check_depth, model_output
+from .verifier import MAX_DEPTH, MAX_WIDTH, Model, Prefix, Result, Verifier, check_callable, check_depth, model_output
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 Path = tuple[int, ...]
@@ -166,6 +166,7 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
                  trace: Trace | None = None) -> Tree:
     """Draft a tree of the given depth and width from draft (draw order: see the module docstring)."""
     _check_draft_args(depth, width, distinct, context_id)
+    check_callable(draft, "draft model")
     root = _Drafted((), -1, None)  # type: ignore[arg-type]
     level = [(root, prefix)]
     for _ in range(depth):

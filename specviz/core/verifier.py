@@ -68,6 +68,12 @@ def _describe(value: object) -> str:
     return f"{text if len(text) <= 60 else text[:57] + '...'} of type {type(value).__name__}"
 
 
+def check_callable(model: object, role: str) -> None:
+    """ModelOutputError unless model can be called (prefix -> Categorical)."""
+    if not callable(model):
+        raise ModelOutputError(f"the {role} must be callable (prefix -> Categorical), got {_describe(model)}")
+
+
 def model_output(value: object, role: str) -> Categorical:
     """value if it is a Categorical, else ModelOutputError naming the model's role and what came back."""
     if not isinstance(value, Categorical):
@@ -94,6 +100,7 @@ def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
             stop_ids: frozenset[int] = frozenset(), trace: Trace | None = None) -> Block:
     """Draft up to depth tokens from model; depth is fixed before any draw, a stop token ends early."""
     _check_depth(depth)
+    check_callable(model, "draft model")
     if not context_id:
         raise BlockError(
             "processor/model context identity is required: pass a nonempty context_id naming the "
@@ -126,6 +133,10 @@ class Verifier:
 
     def __init__(self, owner: Owner, prefix: Prefix, context_id: str, target: Model, *,
                  processor: Processor = identity_processor, stop_ids: frozenset[int] = frozenset()):
+        check_callable(target, "target model")
+        if not callable(processor):
+            raise ProcessorOutputError(f"the processor must be callable ((prefix, distribution) -> Categorical), "
+                                       f"got {_describe(processor)}")
         self.owner = owner
         self.prefix = prefix
         self.context_id = context_id
