@@ -200,14 +200,13 @@ def _check_siblings(q: Categorical, children: tuple[TreeNode, ...], path: Path, 
     if not 1 <= count <= tree.width:
         raise BlockError(f"invalid tree: node {list(path)} has {count} children; every drafted node above the "
                          f"fixed depth {tree.fixed_depth} needs 1..{tree.width} (the width)")
-    held = _ZERO
     seen: set[int] = set()
     for sibling, child in enumerate(children):
         if not isinstance(child, TreeNode) or child.path != path + (sibling,):
             raise BlockError(f"invalid tree: child {sibling} of node {list(path)} must be a TreeNode at path "
                              f"{list(path + (sibling,))}, got {child!r:.80}")
         check_token(child.token, vocab)
-        if q.prob(child.token) == 0:
+        if q._raw_ticket(child.token) == 0:  # q(x) = 0, without the exact total q.prob would need
             raise ProposalError(
                 f"invalid proposal distribution/token: token {child.token} at node {list(child.path)} needs q > 0 "
                 f"and every q on the vocabulary of {vocab} tokens"
@@ -216,8 +215,7 @@ def _check_siblings(q: Categorical, children: tuple[TreeNode, ...], path: Path, 
             raise ProposalError(f"invalid distinct tree: token {child.token} is drawn twice among the children of "
                                 f"node {list(path)}; distinct children are drawn without replacement")
         seen.add(child.token)
-        held += q.prob(child.token)
-    if count < tree.width and not (tree.distinct and held == 1):
+    if count < tree.width and not (tree.distinct and sum((q.prob(x) for x in seen), _ZERO) == 1):
         raise BlockError(
             f"invalid tree: node {list(path)} has {count} of {tree.width} children; only a distinct node whose q "
             "has no token left with mass drafts fewer"
