@@ -82,3 +82,7 @@ class ModelOutputError(DistributionTypeError):
 
 class ProcessorOutputError(ProcessorError, DistributionTypeError):
     """A processor returned something other than a Categorical (None, a list, ...)."""
+
+
+class StreamsTypeError(SessionError, TypeError):
+    """The streams passed to propose or verify are not RandomStreams."""

@@ -480,3 +480,14 @@ def test_the_root_path_names_no_node():
     tree, _ = tree_for()
     with pytest.raises(KeyError):
         tree.node(())
+
+
+def test_wrong_kinds_of_round_or_streams_are_named_before_any_attribute_is_read():
+    tree, streams = tree_for()
+    for verifier in (session(), Verifier(OWNER, (), "ctx", target)):
+        with pytest.raises(BlockError, match="verifies a (Tree|Block) from propose(_tree)?, got NoneType"):
+            verifier.verify(None, streams)
+    with pytest.raises(TypeError, match="streams must be RandomStreams\\(seed, owner, round_id\\), got 7 of type int"):
+        session().verify(tree, 7)
+    with pytest.raises(SessionError, match="streams must be RandomStreams"):
+        propose_tree(draft, (), None, depth=1, width=2, context_id="ctx")
