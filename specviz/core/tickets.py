@@ -434,7 +434,13 @@ class Fp32Tickets:
 
     def masked(self, keep: np.ndarray) -> Fp32Tickets:
         """The same FP32 weights with those outside keep set to 0 (raw tickets unchanged elsewhere)."""
-        return Fp32Tickets(np.where(keep, self.singles, np.float32(0)), np.where(keep, self.field, np.uint8(0)))
+        raw_total = None
+        if "raw_total" in self.__dict__:  # a few tokens removed (distinct drafts): subtract them, no new exact sum
+            removed = np.flatnonzero(~keep & (self.singles != 0))
+            if removed.size <= 64:
+                raw_total = self.raw_total - sum(self.raw_at(i) for i in removed.tolist())
+        return Fp32Tickets(np.where(keep, self.singles, np.float32(0)), np.where(keep, self.field, np.uint8(0)),
+                           raw_total)
 
     def top_positions(self, k: int, ids: np.ndarray) -> np.ndarray:
         return self.dyadic.top_positions(k, ids)

@@ -256,3 +256,7 @@ def test_masked_fp32_stays_fp32_and_equals_eager(row, flags, rng):
     got = fast.masked(keep)
     assert isinstance(got._tickets, Fp32Tickets)
     same(got, eager(singles).masked(keep), rng)
+    fast.total  # noqa: B018  (with the exact total known, a mask subtracts the removed tickets from it)
+    again = fast.masked(keep)
+    assert again._tickets.raw_total == got._tickets.raw_total
+    same(again, eager(singles).masked(keep), rng)
