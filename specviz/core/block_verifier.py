@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .arithmetic import residual_mass, residual_with_mass
+from .arithmetic import check_categorical, residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import VocabularyMismatchError
 from .streams import RandomStreams
@@ -54,6 +54,8 @@ _ONE, _ZERO = Fraction(1), Fraction(0)
 
 
 def _check_vocab(p: Categorical, q: Categorical) -> None:
+    check_categorical(p, "p (the target distribution)")
+    check_categorical(q, "q (the draft distribution)")
     if p.vocab_size != q.vocab_size:
         raise VocabularyMismatchError(
             f"target/proposal vocabulary mismatch: p has {p.vocab_size} tokens, q has {q.vocab_size}; "
@@ -181,16 +183,6 @@ class BlockVerifier(Verifier):
                 trace.append(BonusEvent(round_id, g, current, p, draw, p.total, token))
             output.append(token)
         return self._commit(round_id, output, tau, tau < g, trace)
-
-    def _target_at(self, context: Prefix, vocab: int, *, bonus: bool = False) -> Categorical:
-        p = self.processor(context, self.target(context))
-        if p.vocab_size != vocab:
-            where = "bonus target" if bonus else "target/proposal"
-            raise VocabularyMismatchError(
-                f"{where} vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}; draft and "
-                "target must share one vocabulary"
-            )
-        return p
 
     def _correct(self, p: Categorical, q: Categorical, scale: Fraction, tau: int, context: Prefix,
                  streams: RandomStreams, trace: Trace | None) -> int:

@@ -70,3 +70,19 @@ class TokenTypeError(TokenError, TypeError):
 
 class VerificationError(SpecvizError, ValueError):
     """An unknown verification rule was requested, or one the core cannot run."""
+
+
+class DistributionTypeError(SpecvizError, TypeError):
+    """Something the core needs as a Categorical is not one (None, a list, an array)."""
+
+
+class ModelOutputError(DistributionTypeError):
+    """A draft or target model is not a callable returning a Categorical."""
+
+
+class ProcessorOutputError(ProcessorError, DistributionTypeError):
+    """A processor returned something other than a Categorical (None, a list, ...)."""
+
+
+class StreamsTypeError(SessionError, TypeError):
+    """The streams passed to propose or verify are not RandomStreams."""

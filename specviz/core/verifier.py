@@ -7,7 +7,15 @@ from dataclasses import dataclass
 
 from .arithmetic import acceptance, residual_with_mass
 from .categorical import Categorical
-from .errors import BlockError, ProposalError, SessionError, VocabularyMismatchError
+from .errors import (
+    BlockError,
+    ModelOutputError,
+    ProcessorOutputError,
+    ProposalError,
+    SessionError,
+    StreamsTypeError,
+    VocabularyMismatchError,
+)
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, ResultEvent, StopEvent, Trace
 from .validation import check_token
@@ -16,6 +24,7 @@ Prefix = tuple[int, ...]
 Model = Callable[[Prefix], Categorical]
 Processor = Callable[[Prefix, Categorical], Categorical]
 MAX_DEPTH = 5
+MAX_WIDTH = 8  # drafts per tree node the core accepts (verification.py re-exports it; the Playground offers 1..4)
 
 
 def identity_processor(prefix: Prefix, distribution: Categorical) -> Categorical:
@@ -47,15 +56,59 @@ class Result:
     stopped: bool
 
 
-def _check_depth(depth: object) -> None:
+def check_depth(depth: object) -> None:
     if type(depth) is not int or not 1 <= depth <= MAX_DEPTH:
         raise BlockError(f"reference fixed depth must be in 1..{MAX_DEPTH}: got {depth!r}")
+
+
+_check_depth = check_depth
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return f"{text if len(text) <= 60 else text[:57] + '...'} of type {type(value).__name__}"
+
+
+def check_streams(streams: object) -> None:
+    """StreamsTypeError unless streams is a RandomStreams (the round's three owned generators)."""
+    if not isinstance(streams, RandomStreams):
+        raise StreamsTypeError(f"streams must be RandomStreams(seed, owner, round_id), got {_describe(streams)}")
+
+
+def check_callable(model: object, role: str) -> None:
+    """ModelOutputError unless model can be called (prefix -> Categorical)."""
+    if not callable(model):
+        raise ModelOutputError(f"the {role} must be callable (prefix -> Categorical), got {_describe(model)}")
+
+
+def model_output(value: object, role: str) -> Categorical:
+    """value if it is a Categorical, else ModelOutputError naming the model's role and what came back."""
+    if not isinstance(value, Categorical):
+        raise ModelOutputError(
+            f"the {role} returned {_describe(value)}; a model must return a Categorical for every prefix "
+            "(prefix -> Categorical)"
+        )
+    return value
+
+
+def processed(processor: Processor, prefix: Prefix, distribution: Categorical) -> Categorical:
+    """processor(prefix, distribution), refused in words unless it is a Categorical."""
+    value = processor(prefix, distribution)
+    if not isinstance(value, Categorical):
+        name = getattr(processor, "__name__", None) or type(processor).__name__
+        raise ProcessorOutputError(
+            f"processor {name} returned {_describe(value)}; a processor must return a Categorical "
+            "((prefix, distribution) -> Categorical), e.g. the distribution unchanged"
+        )
+    return value
 
 
 def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, context_id: str,
             stop_ids: frozenset[int] = frozenset(), trace: Trace | None = None) -> Block:
     """Draft up to depth tokens from model; depth is fixed before any draw, a stop token ends early."""
     _check_depth(depth)
+    check_callable(model, "draft model")
+    check_streams(streams)
     if not context_id:
         raise BlockError(
             "processor/model context identity is required: pass a nonempty context_id naming the "
@@ -64,7 +117,7 @@ def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
     proposals: list[Proposal] = []
     current = prefix
     for position in range(depth):
-        q = model(current)
+        q = model_output(model(current), "draft model")
         for token in (*current, *stop_ids):
             check_token(token, q.vocab_size)
         token, draw = q.draw(streams.proposal)
@@ -88,6 +141,10 @@ class Verifier:
 
     def __init__(self, owner: Owner, prefix: Prefix, context_id: str, target: Model, *,
                  processor: Processor = identity_processor, stop_ids: frozenset[int] = frozenset()):
+        check_callable(target, "target model")
+        if not callable(processor):
+            raise ProcessorOutputError(f"the processor must be callable ((prefix, distribution) -> Categorical), "
+                                       f"got {_describe(processor)}")
         self.owner = owner
         self.prefix = prefix
         self.context_id = context_id
@@ -132,6 +189,13 @@ class Verifier:
                 f"stop policy mismatch: block stops on {sorted(block.stop_ids)}, session on {sorted(self.stop_ids)}"
             )
 
+    def _check_kind(self, block: object, streams: object) -> None:
+        """The round and the streams are of the kinds this session verifies, before any attribute is read."""
+        if not isinstance(block, Block):
+            raise BlockError(f"{type(self).__name__} verifies a Block from propose, got {type(block).__name__}; "
+                             "verify a Tree from propose_tree with TreeVerifier")
+        check_streams(streams)
+
     def _check_block(self, block: Block) -> int:
         depth, proposals = block.fixed_depth, block.proposals
         if type(depth) is not int or not 1 <= depth <= MAX_DEPTH or not 1 <= len(proposals) <= depth:
@@ -146,6 +210,7 @@ class Verifier:
             )
         vocab = proposals[0].q.vocab_size
         for proposal in proposals:
+            model_output(proposal.q, "draft model")
             if proposal.q.vocab_size != vocab or proposal.q.prob(proposal.token) == 0:
                 raise ProposalError(
                     f"invalid proposal distribution/token: token {proposal.token} needs q > 0 and every q "
@@ -157,6 +222,7 @@ class Verifier:
 
     def _begin(self, block: Block, streams: RandomStreams) -> int:
         """Check the session and the block, claim the round; returns the vocabulary size."""
+        self._check_kind(block, streams)
         self._check_session(block, streams)
         vocab = self._check_block(block)
         self.last_round = block.round_id
@@ -186,7 +252,7 @@ class Verifier:
         accepted = 0
         rejected = False
         for position, proposal in enumerate(block.proposals):
-            p = self.processor(current, self.target(current))
+            p = self._target_at(current, vocab)
             a = acceptance(p, proposal.q, proposal.token)
             draw = streams.acceptance.randrange(a.denominator)
             ok = draw < a.numerator
@@ -209,13 +275,24 @@ class Verifier:
             if rejected or token in self.stop_ids:
                 break
         if not rejected and output[-1] not in self.stop_ids:
-            p = self.processor(current, self.target(current))
-            if p.vocab_size != vocab:
-                raise VocabularyMismatchError(
-                    f"bonus target vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}"
-                )
+            p = self._target_at(current, vocab, bonus=True)
             token, draw = p.draw(streams.correction)
             if trace is not None:
                 trace.append(BonusEvent(round_id, len(output), current, p, draw, p.total, token))
             output.append(token)
         return self._commit(round_id, output, accepted, rejected, trace)
+
+    def _target_at(self, context: Prefix, vocab: int, *, bonus: bool = False) -> Categorical:
+        """The processed target at context, checked to be a Categorical on the drafts' vocabulary."""
+        p = processed(self.processor, context, model_output(self.target(context), "target model"))
+        if p.vocab_size != vocab:
+            if bonus:
+                raise VocabularyMismatchError(
+                    f"bonus target vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}; draft and "
+                    "target must share one vocabulary"
+                )
+            raise VocabularyMismatchError(
+                f"target/proposal vocabulary mismatch: p has {p.vocab_size} tokens, q has {vocab}; draft and target "
+                "must share one vocabulary"
+            )
+        return p
