@@ -3,6 +3,7 @@ binomial error bars, and the distances the float verifier and the injected engin
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -25,6 +26,85 @@ def short(value: Fraction | int, width: int = 14) -> str:
     value = Fraction(value)
     text = str(value)
     return text if len(text) <= width else f"≈ {float(value):.4g}"
+
+
+# ------------------------------------------------------------------------------------------------
+# number cells: the one place the lab and Theory tables format exact values (to be replaced by
+# specviz.formats when it lands): a short fraction as it is, a long one as a decimal, the other
+# form always on hover (an HTML title attribute)
+# ------------------------------------------------------------------------------------------------
+
+SHORT_FRACTION = 7  # "112/81" is read faster than 1.383; "4791683/1382976" is not
+_TITLE_LIMIT = 300  # characters of an exact fraction in a hover; longer ones give their digit counts
+
+
+def _significant(text: str) -> int:
+    return len(text.split("e")[0].replace("-", "").replace(".", "").lstrip("0"))
+
+
+def decimal_text(value: Fraction | int) -> str:
+    """4 significant digits, more where fewer would look round (8388609/16777216 is 0.50000006, not 0.5)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    number = float(value)
+    for digits in range(4, 17):
+        text = f"{number:.{digits}g}"
+        if _significant(text) >= digits:
+            return text
+    return f"≈ {text}"
+
+
+def fraction_text(value: Fraction | int) -> str:
+    value = Fraction(value)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def number_text(value: Fraction | int) -> str:
+    """A table cell: the exact fraction when it is short (SHORT_FRACTION characters), else a decimal."""
+    exact = fraction_text(value)
+    return exact if len(exact) <= SHORT_FRACTION else decimal_text(value)
+
+
+def number_title(value: Fraction | int) -> str:
+    """The hover of a cell: the other form (the decimal of a short fraction, the exact value of a decimal)."""
+    exact = fraction_text(value)
+    if Fraction(value).denominator == 1:
+        return "exact"
+    if len(exact) <= SHORT_FRACTION:
+        return f"≈ {decimal_text(value)}"
+    if len(exact) > _TITLE_LIMIT:
+        value = Fraction(value)
+        return (f"exact: a fraction of {len(str(abs(value.numerator)))} over "
+                f"{len(str(value.denominator))} digits")
+    return f"exact: {exact}"
+
+
+def number_html(value: Fraction | int) -> str:
+    """A number for an HTML table: its cell text with the other form on hover (dotted underline)."""
+    return (f"<span title='{html.escape(number_title(value), quote=True)}' "
+            f"style='text-decoration: underline dotted #888'>{html.escape(number_text(value))}</span>")
+
+
+def html_table(rows: Sequence[Mapping[str, object]], *, max_height: int | None = None) -> str:
+    """Rows of {column: value} as a plain HTML table: Fractions and ints as number cells (exact on hover),
+    None as a dash, anything else as escaped text. Scrolls inside ``max_height`` pixels when given."""
+    if not rows:
+        return ""
+    columns = list(rows[0])
+
+    def cell(value: object) -> str:
+        if value is None:
+            return "–"
+        if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
+            return number_html(value)
+        return html.escape(str(value))
+
+    head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(r.get(c))}</td>" for c in columns) + "</tr>" for r in rows)
+    style_attr = f"max-height:{max_height}px;overflow-y:auto;" if max_height else ""
+    return (f"<div class='specviz-table' style='{style_attr}overflow-x:auto'><table style='width:100%;margin:0'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 # the verifier variants as a reader names them (the code names stay in the library)

@@ -12,6 +12,7 @@ from ..core import rule
 from ..scenario import Scenario
 from ..theory import VerificationRow
 from . import style
+from .lab import SHORT_FRACTION, decimal_text
 
 _LINES = {  # (label, colour, dash, marker): colour is never the only cue; labels from the rule registry
     "token": (rule("token").label, style.OKABE_ITO["orange"], "dash", "diamond"),
@@ -51,9 +52,10 @@ def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None
     return style.apply_layout(fig, title="Expected accepted drafts: tokenwise vs block", presenter=presenter)
 
 
-def _short(value: Fraction, width: int = 18) -> str:
+def _short(value: Fraction, width: int = SHORT_FRACTION) -> str:
+    """A short exact fraction as it is, a longer one as a decimal (the lab's one number rule)."""
     text = _frac(value)
-    return text if len(text) <= width else f"{float(value):.4f}" if width < 12 else f"≈ {float(value):.6g}"
+    return text if len(text) <= width else decimal_text(value)
 
 
 def _cited(name: str) -> str:
