@@ -26,8 +26,9 @@ scenario = picker.pick("lab")
 view = st.segmented_control("View", [lab_rules.CHECKS, lab_rules.RULES], default=lab_rules.CHECKS, key="lab_view")
 if view == lab_rules.RULES:
     if linked is not None:
-        st.info("The scenario of the gallery's link: p = (1/3, 2/3), q = (2/3, 1/3) unless the link says otherwise.")
-        if st.button("Use the sidebar's scenario instead", key="lab_unlink"):
+        note, undo = st.columns([3, 1], vertical_alignment="center")
+        note.info("This view shows the scenario of the link you followed, not the sidebar's.")
+        if undo.button("Use the sidebar's scenario", key="lab_unlink"):
             st.query_params.clear()
             st.rerun()
     lab_rules.render(linked or scenario)

@@ -107,6 +107,9 @@ def render(scenario: Scenario) -> None:
     except SpecvizError as error:
         st.error(f"This scenario cannot be compared: {error}")
         return
+    pairs = " · ".join(f"{label}: p = {lab_plots.number_text(p)}, q = {lab_plots.number_text(q)}"
+                       for label, p, q in zip(scenario.vocab, comparison.p, comparison.q, strict=True))
+    st.markdown(f"**At the first position** ({scenario.vocab_size} tokens, depth {scenario.depth}): {pairs}")
     _exact_section(comparison, list(scenario.vocab))
     _engines_section(comparison)
     _monte_carlo_section(scenario, comparison, key, eps)

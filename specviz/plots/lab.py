@@ -34,25 +34,16 @@ def short(value: Fraction | int, width: int = 14) -> str:
 # form always on hover (an HTML title attribute)
 # ------------------------------------------------------------------------------------------------
 
-SHORT_FRACTION = 7  # "112/81" is read faster than 1.383; "4791683/1382976" is not
-_TITLE_LIMIT = 300  # characters of an exact fraction in a hover; longer ones give their digit counts
-
-
-def _significant(text: str) -> int:
-    return len(text.split("e")[0].replace("-", "").replace(".", "").lstrip("0"))
+SHORT_FRACTION = 8  # "1150/729" is read as fast as 1.578; "4791683/1382976" is not
+_TITLE_LIMIT = 80  # characters of an exact fraction in a hover; longer ones give their digit counts
 
 
 def decimal_text(value: Fraction | int) -> str:
-    """4 significant digits, more where fewer would look round (8388609/16777216 is 0.50000006, not 0.5)."""
+    """4 significant digits, trailing zeros kept (8388609/16777216 is 0.5000, never a round-looking 0.5)."""
     value = Fraction(value)
     if value.denominator == 1:
         return str(value.numerator)
-    number = float(value)
-    for digits in range(4, 17):
-        text = f"{number:.{digits}g}"
-        if _significant(text) >= digits:
-            return text
-    return f"≈ {text}"
+    return f"{float(value):#.4g}".rstrip(".")
 
 
 def fraction_text(value: Fraction | int) -> str:
@@ -80,28 +71,47 @@ def number_title(value: Fraction | int) -> str:
     return f"exact: {exact}"
 
 
-def number_html(value: Fraction | int) -> str:
-    """A number for an HTML table: its cell text with the other form on hover (dotted underline)."""
-    return (f"<span title='{html.escape(number_title(value), quote=True)}' "
-            f"style='text-decoration: underline dotted #888'>{html.escape(number_text(value))}</span>")
+def number_html(value: Fraction | int, decimal: bool = False) -> str:
+    """A number for an HTML table: its cell text with the other form on hover (dotted underline); a whole
+    number is exact as it stands and has neither. ``decimal``: a decimal even when the fraction is short."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return html.escape(number_text(value))
+    text = decimal_text(value) if decimal else number_text(value)
+    title = f"exact: {fraction_text(value)}" if decimal and len(fraction_text(value)) <= _TITLE_LIMIT \
+        else number_title(value)
+    return (f"<span title='{html.escape(title, quote=True)}' "
+            f"style='text-decoration: underline dotted #888'>{html.escape(text)}</span>")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (Fraction, int)) and not isinstance(value, bool)
+
+
+def _decimal_columns(rows: Sequence[Mapping[str, object]], columns: list[str]) -> set[str]:
+    """Columns where some value needs a decimal: the whole column is then decimals, so it reads as one scale."""
+    return {c for c in columns if any(_is_number(r.get(c)) and len(fraction_text(r.get(c))) > SHORT_FRACTION
+                                      for r in rows)}
 
 
 def html_table(rows: Sequence[Mapping[str, object]], *, max_height: int | None = None) -> str:
-    """Rows of {column: value} as a plain HTML table: Fractions and ints as number cells (exact on hover),
-    None as a dash, anything else as escaped text. Scrolls inside ``max_height`` pixels when given."""
+    """Rows of {column: value} as a plain HTML table: Fractions and ints as number cells (exact on hover; a
+    column with one long fraction is all decimals), None as a dash, anything else as escaped text. Scrolls
+    inside ``max_height`` pixels when given."""
     if not rows:
         return ""
     columns = list(rows[0])
+    decimals = _decimal_columns(rows, columns)
 
-    def cell(value: object) -> str:
+    def cell(value: object, column: str) -> str:
         if value is None:
             return "–"
-        if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
-            return number_html(value)
+        if _is_number(value):
+            return number_html(value, column in decimals)
         return html.escape(str(value))
 
     head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(r.get(c))}</td>" for c in columns) + "</tr>" for r in rows)
+    body = "".join("<tr>" + "".join(f"<td>{cell(r.get(c), c)}</td>" for c in columns) + "</tr>" for r in rows)
     style_attr = f"max-height:{max_height}px;overflow-y:auto;" if max_height else ""
     return (f"<div class='specviz-table' style='{style_attr}overflow-x:auto'><table style='width:100%;margin:0'>"
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")

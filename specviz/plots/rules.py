@@ -36,7 +36,7 @@ def table_rows(comparison: Comparison, labels: Sequence[str]) -> list[dict[str, 
         row["TV(first token, p)"] = r.distance
         rows.append(row)
     for o in comparison.optima:
-        chosen = "{" + ", ".join(labels[x] for x in sorted(o.chosen)) + "}"
+        chosen = "{" + ", ".join(labels[x] for x in sorted(o.chosen)) + "}" if o.chosen else "∅"
         row = {"rule": f"best exact rule, {o.drafts} i.i.d. drafts (bound, S = {chosen})", "exact": "bound"}
         for k in range(depth):
             row[f"P(draft {k + 1} kept)"] = o.value if k == 0 else None
@@ -97,5 +97,6 @@ def first_token_figure(fit: Fit, law: Sequence[Fraction], rule_label: str, *, pr
     sub = f"TV to p = {fit.total_variation:.4f}, χ² p-value against p = {fit.p_value:.3g}"
     return style.apply_layout(
         fig, title=f"First committed token: {rule_label}<br><sup>{sub}</sup>", presenter=presenter, bargap=0.25,
+        height=style.title_space("x<br>x", presenter) + 420,
         xaxis={"type": "category", "title": {"text": "token"}},
         yaxis={"range": [0, min(1.05, top * 1.2 + 0.02)], "title": {"text": "frequency"}})
