@@ -37,7 +37,7 @@ st.markdown("**The claim:** the tokens speculative sampling commits are distribu
             "samples. Here it is checked three ways: by exact enumeration, by a large exact Monte Carlo, and "
             "against a float verifier written the way engines write it.")
 verification = st.radio("Verification to check", ["token", "block"], format_func=lambda v: rule(v).label,
-                        index=["token", "block"].index(scenario.verification), horizontal=True,
+                        index=int(rule(scenario.verification).family == "block"), horizontal=True,
                         key="lab_verification", help="Sections 1 and 2 check this verifier; section 3 is tokenwise.")
 scenario = scenario.with_changes(verification=verification)
 key = picker.to_key(scenario)

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from specviz import theory
-from specviz.core import SpecvizError
+from specviz.core import SpecvizError, rule
 from specviz.lab import measured, picker
 from specviz.plots import lab as numbers
 from specviz.plots import theory as plots
@@ -22,6 +22,10 @@ def position_alphas(key: str) -> list:
 
 st.title("Theory and speedup")
 scenario = picker.pick("th")
+if rule(scenario.verification).family not in ("token", "block"):  # a tree or a theory-only rule: its numbers
+    st.caption(f"The scenario verifies with {rule(scenario.verification).label}; this page's per-position "
+               "numbers are tokenwise. Every rule side by side: the Exactness lab's rules view.")
+    scenario = scenario.with_changes(verification="token")
 key = picker.to_key(scenario)
 try:
     p = scenario.processor()((), scenario.target_model()(()))
