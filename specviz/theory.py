@@ -73,13 +73,21 @@ def _is_exact(value: object) -> bool:
 def _check_alpha(value: Any) -> None:
     if isinstance(value, np.ndarray):
         if np.any((value < 0) | (value > 1)) or not np.all(np.isfinite(value)):
-            raise ValueError("alpha values must lie in [0, 1]")
+            raise TheoryError(f"alpha values must lie in [0, 1], got {value!r}")
         return
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) or not 0 <= value <= 1:
-        raise ValueError(f"alpha must be a number in [0, 1], got {value!r}")
+        raise TheoryError(f"alpha must be a number in [0, 1], got {value!r}")
 
 
-class TheoryLimitError(SpecvizError, ValueError):
+class TheoryError(SpecvizError, ValueError):
+    """A theory input out of range (a depth, a number of drafts, a vocabulary mismatch), named in words."""
+
+
+class TheoryTypeError(SpecvizError, TypeError):
+    """A theory input of the wrong type (p and q must be Categoricals)."""
+
+
+class TheoryLimitError(TheoryError):
     """A theory computation would be too large (too deep, too many contexts or sequences): refused in
     words before the work starts."""
 
@@ -89,7 +97,7 @@ MAX_EXACT_DEPTH = 10_000  # closed forms in Fractions (alpha^(g+1), sum of a^i) 
 
 def _check_depth(depth: object, limit: int | None = None) -> int:
     if type(depth) is not int or depth < 0:
-        raise ValueError(f"depth (the number of drafted tokens g) must be an int >= 0, got {depth!r}")
+        raise TheoryError(f"depth (the number of drafted tokens g) must be an int >= 0, got {depth!r}")
     if limit is not None and depth > limit:
         raise TheoryLimitError(f"depth (the number of drafted tokens g) {depth:,} is beyond the exact "
                                f"computation's limit of {limit:,}")
@@ -99,7 +107,7 @@ def _check_depth(depth: object, limit: int | None = None) -> int:
 def _check_cost(cost_ratio: Any) -> None:
     number = isinstance(cost_ratio, (int, float, Fraction)) and not isinstance(cost_ratio, bool)
     if not number or not cost_ratio >= 0:
-        raise ValueError(f"cost ratio c (draft call / target call) must be >= 0, got {cost_ratio!r}")
+        raise TheoryError(f"cost ratio c (draft call / target call) must be >= 0, got {cost_ratio!r}")
 
 
 def expected_tokens(alpha: Any, depth: int) -> Any:
@@ -153,7 +161,7 @@ def optimal_depth(alpha: Any, cost_ratio: Any, max_depth: int | None = None, min
     limit = DEPTH_SEARCH_LIMIT if max_depth is None else max_depth
     _check_depth(limit, DEPTH_SEARCH_LIMIT)
     if type(min_depth) is not int or not 0 <= min_depth <= limit:
-        raise ValueError(f"min_depth must be an int in 0..max_depth, got {min_depth!r}")
+        raise TheoryError(f"min_depth must be an int in 0..max_depth, got {min_depth!r}")
     best, best_value = min_depth, speedup(alpha, min_depth, cost_ratio)
     for g in range(min_depth + 1, limit + 1):
         value = speedup(alpha, g, cost_ratio)
@@ -236,10 +244,10 @@ def round_models(source: Source, *, draft: Model | None = None,
                              source.vocab_size, source.verification)
     elif callable(source):
         if draft is None or depth is None:
-            raise ValueError("pass a Scenario, a RoundModels, or a target model with draft= and depth=")
+            raise TheoryError("pass a Scenario, a RoundModels, or a target model with draft= and depth=")
         models = RoundModels(source, draft, depth)
     else:
-        raise TypeError(f"expected a Scenario, RoundModels or target model, got {type(source).__name__}")
+        raise TheoryTypeError(f"expected a Scenario, RoundModels or target model, got {type(source).__name__}")
     for name, value in (("draft", draft), ("depth", depth), ("processor", processor)):
         if value is not None:
             changes[name] = value
@@ -250,7 +258,7 @@ def round_models(source: Source, *, draft: Model | None = None,
     if changes:
         models = replace(models, **changes)
     if type(models.depth) is not int or models.depth < 1:
-        raise ValueError(f"depth must be an int >= 1, got {models.depth!r}")
+        raise TheoryError(f"depth must be an int >= 1, got {models.depth!r}")
     verification_rule(models.verification)
     return models
 
@@ -780,9 +788,10 @@ def node_law(verification: str | Rule, p: Categorical, q: Categorical) -> NodeLa
 
 def _check_pair(p: object, q: object) -> None:
     if not isinstance(p, Categorical) or not isinstance(q, Categorical):
-        raise TypeError("p and q must be Categoricals (context-independent target and draft)")
+        raise TheoryTypeError("p and q must be Categoricals (context-independent target and draft), got "
+                              f"{type(p).__name__} and {type(q).__name__}")
     if p.vocab_size != q.vocab_size:
-        raise ValueError(f"p and q must share one vocabulary: p has {p.vocab_size} tokens, q has {q.vocab_size}")
+        raise TheoryError(f"p and q must share one vocabulary: p has {p.vocab_size} tokens, q has {q.vocab_size}")
 
 
 def first_token_law(p: Categorical, q: Categorical, verification: str | Rule = "token",
@@ -817,7 +826,7 @@ def optimal_multi_draft(p: Categorical, q: Categorical, drafts: int) -> tuple[Fr
     """
     _check_pair(p, q)
     if type(drafts) is not int or not 1 <= drafts <= MAX_WIDTH:
-        raise ValueError(f"drafts (K) must be an int in 1..{MAX_WIDTH}, got {drafts!r}")
+        raise TheoryError(f"drafts (K) must be an int in 1..{MAX_WIDTH}, got {drafts!r}")
     pl, ql = _law(p), _law(q)
     groups: dict[Fraction, list[int]] = {}
     for x, qx in ql.items():
@@ -978,7 +987,7 @@ def _block_node_future(models: RoundModels, cache: _Cache, context: Prefix, w: F
 def _constant_models(p: Categorical, q: Categorical, depth: int, verification: str | Rule) -> RoundModels:
     _check_pair(p, q)
     if type(depth) is not int or depth < 1:
-        raise ValueError(f"depth (the number of drafted tokens g) must be an int >= 1, got {depth!r}")
+        raise TheoryError(f"depth (the number of drafted tokens g) must be an int >= 1, got {depth!r}")
     return RoundModels(lambda prefix: p, lambda prefix: q, depth, state=lambda prefix: None,
                        vocab_size=p.vocab_size, verification=verification_rule(verification).name)
 

@@ -322,3 +322,35 @@ Q8 = Categorical.dense([1, 2, 3, 4, 5, 6, 7, 8])
 
 def test_a_float_alpha_has_no_depth_limit():
     assert theory.expected_tokens(0.5, 10**9) == pytest.approx(2.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.integers(-3, 12), st.integers(9_990, 10_010), st.integers(10**6, 10**12), st.just(2.5),
+                 st.just(True), st.just("3")),
+       st.sampled_from(["token", "multi:2", "multi-distinct:3", "exact-match", "greedy-draft", "typical:0.2",
+                        "multi:0", "typical:2", "Block", "tree", None]))
+def test_any_depth_and_rule_is_answered_or_refused_in_words(depth, verification):
+    try:
+        value = theory.expected_accepted_drafts(P, Q, depth, verification)
+    except SpecvizError as error:
+        assert isinstance(error, (ValueError, TypeError)) and str(error)
+        return
+    assert isinstance(value, F) and 0 <= value <= depth
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=2, max_size=5), st.fractions(F(1, 100), F(99, 100)))
+def test_the_typical_decision_by_decimals_agrees_with_the_exact_one(weights, eps):
+    import unittest.mock
+
+    p = Categorical.dense(weights)
+    law = {x: p.prob(x) for x in range(p.vocab_size)}
+    terms = {x: [(F(2), px), (F(-1), eps), *((-2 * pi, pi) for pi in law.values())] for x, px in law.items()}
+    exact = {x: theory._log_sign(t) for x, t in terms.items()}
+    with unittest.mock.patch.object(theory, "_EXACT_LOG_BITS", 0):
+        for x, t in terms.items():
+            if exact[x] == 0:
+                with pytest.raises(theory.TheoryLimitError):
+                    theory._log_sign(t)
+            else:
+                assert theory._log_sign(t) == exact[x]
