@@ -9,10 +9,10 @@ import streamlit as st
 from specviz import theory
 from specviz.app import lab_checks as checks
 from specviz.app import lab_rules
+from specviz.app import scenario_picker as picker
 from specviz.core import SpecvizError, rule
 from specviz.lab import float_verifier as fv
 from specviz.lab import montecarlo as mc
-from specviz.lab import picker
 from specviz.plots import lab as plots
 
 ss = st.session_state

@@ -8,9 +8,9 @@ import streamlit as st
 from .. import theory
 from ..lab import float_verifier as fv
 from ..lab import montecarlo as mc
-from ..lab import picker
 from ..plots import lab as plots
 from ..plots import verification as plots_verification
+from . import scenario_picker as picker
 
 MAX_SEQUENCES = 20_000  # V^(depth+1) above this: no sequence table (marginals only)
 TABLE_ROWS = 300  # rows an exact table shows (the likeliest first); the verdict above covers them all

@@ -11,11 +11,12 @@ from collections.abc import Mapping
 import streamlit as st
 
 from ..core import SpecvizError, rule
-from ..lab import picker, rules
+from ..lab import rules
 from ..playground import share
 from ..plots import lab as lab_plots
 from ..plots import rules as plots
 from ..scenario import Scenario
+from . import scenario_picker as picker
 
 CHECKS, RULES = "Exactness checks", "Verification rules side by side"
 VIEW_PARAM = "rules"  # ?view=rules opens this view (the gallery's card links here with its scenario)
