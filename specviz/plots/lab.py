@@ -186,7 +186,7 @@ def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int
     if rest:
         others = sum((r.target for r in rest), Fraction(0))
         title += (f"<br><sup>the {len(rows)} likeliest of {len(ranked):,} sequences; the other {len(rest):,} "
-                  f"(mass {float(others):.3f}) are in the table below</sup>")
+                  f"(mass {float(others):.3f}) follow in the table below, likeliest first</sup>")
     size = style.font_size(presenter)
     height = style.title_space(title, presenter) + round(size * 2.6) * len(rows) + 3 * size + 60
     return style.apply_layout(
