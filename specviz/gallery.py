@@ -24,6 +24,10 @@ asserts that they agree. Fact names:
 ``ideal accepted drafts`` sum_k sum_{x^k} min(p(x^k), q(x^k)) for the start rows (context-free bound)
 ``P(block keeps n)``      probability that block verification keeps n drafts
 ``block exact``           block verification + target completion equals the target law exactly
+``acceptance (rule)``     P(one node of the rule keeps a draft), e.g. ``acceptance (multi:2)``
+``accepted drafts (rule)`` / ``tokens per round (rule)``  per round, for any rule of the registry
+``optimum (K drafts)``    the best acceptance of any exact scheme with K i.i.d. drafts
+``TV to p (rule)``        total variation between the rule's first committed token and p
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class Card:
     text: str
     scenario: Scenario
     expected: dict[str, Any]
+    opens: str = "playground"  # the page the card's button opens: "playground", or "rules" (the lab's rules view)
 
 
 def _s(target: tuple, draft: tuple, vocab: tuple[str, ...] = ("a", "b", "c", "d"), **kw: Any) -> Scenario:
@@ -129,6 +134,18 @@ CARDS: tuple[Card, ...] = (
           "ideal accepted drafts": F(12, 9), "tokens per round (token)": F(19, 9),
           "tokens per round (block)": F(20, 9), "P(block keeps 0)": F(1, 3), "P(block keeps 2)": F(5, 9),
           "block exact": True}),
+    Card("verification-rules", "Every verification rule on the paper's example",
+         "The same p = (1/3, 2/3) and q = (2/3, 1/3) under the rules engines run. One draft is kept with 2/3; "
+         "two i.i.d. drafts with recursive rejection (a tree, as in SpecInfer) 7/9, three 23/27, and no exact "
+         "rule with two i.i.d. drafts can pass 8/9. Two distinct drafts always keep one. Exact match of the "
+         "target's own sample keeps 4/9, a greedy draft 1/3: all of these commit exactly p. Typical acceptance "
+         "with ε = 0.09 keeps every draft and commits q: total variation 1/3 from p.",
+         _s((1, 2), (2, 1), vocab=("a", "b"), depth=2),
+         {"acceptance (token)": F(2, 3), "acceptance (multi:2)": F(7, 9), "acceptance (multi:3)": F(23, 27),
+          "optimum (2 drafts)": F(8, 9), "acceptance (multi-distinct:2)": F(1), "acceptance (exact-match)": F(4, 9),
+          "acceptance (greedy-draft)": F(1, 3), "accepted drafts (multi:2)": F(112, 81),
+          "TV to p (multi:2)": F(0), "TV to p (typical:0.09)": F(1, 3)},
+         opens="rules"),
 )
 
 BY_SLUG: dict[str, Card] = {c.slug: c for c in CARDS}
@@ -138,76 +155,106 @@ def _token(scenario: Scenario, label: str) -> int:
     return scenario.vocab.index(label)
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """What every fact of one scenario is computed from."""
+
+    scenario: Scenario
+    analysis: theory.RoundAnalysis
+    p: Any
+    q: Any
+
+
 def observe(card: Card | Scenario, keys: list[str] | None = None) -> dict[str, Any]:
     """The facts named in keys (default: the card's expected keys), computed from the library."""
     scenario = card.scenario if isinstance(card, Card) else card
     keys = list(card.expected) if keys is None and isinstance(card, Card) else list(keys or ())
-    out: dict[str, Any] = {}
     try:
         analysis = theory.analyze_round(scenario)
     except SpecvizError as error:
         return {k: (type(error).__name__ if k == "refused" else None) for k in keys}
-    blocks = analysis.blocks
-    p = scenario.processor()((), scenario.target_model()(()))
-    q = scenario.draft_model()(())
-    a = theory.alpha(p, q)
-    lengths = theory.length_distribution(blocks, scenario.depth)
-    first = theory.first_token_marginal(blocks, scenario.vocab_size)
+    seen = _Seen(scenario, analysis, scenario.processor()((), scenario.target_model()(())), scenario.draft_model()(()))
+    out: dict[str, Any] = {}
     for key in keys:
-        if key == "alpha":
-            out[key] = a
-        elif key == "refused":
-            out[key] = None
-        elif key == "residual mass":
-            out[key] = 1 - a
-        elif key == "mean tokens":
-            out[key] = theory.mean_length(blocks)
-        elif key == "expected tokens (formula)":
-            out[key] = theory.expected_tokens(a, scenario.depth)
-        elif key == "P(bonus)":
-            out[key] = sum((pr for o, pr in analysis.outcomes.items() if o.ending == "bonus"), Fraction(0))
-        elif key == "P(stop in draft)":
-            out[key] = sum((pr for o, pr in analysis.outcomes.items() if o.ending == "stop"), Fraction(0))
-        elif m := re.fullmatch(r"P\(length = (\d+)\)", key):
-            n = int(m.group(1))
-            out[key] = lengths[n] if n < len(lengths) else Fraction(0)
-        elif m := re.fullmatch(r"P\(first = (.+)\)", key):
-            out[key] = first[_token(scenario, m.group(1))]
-        elif m := re.fullmatch(r"P\((.+) (committed|accepted|corrected)\)", key):
-            t, how = _token(scenario, m.group(1)), m.group(2)
-            total = Fraction(0)
-            for o, pr in analysis.outcomes.items():
-                accepted, rest = o.tokens[: o.accepted], o.tokens[o.accepted:]
-                corrected = rest[:1] if o.ending == "correction" else ()
-                hit = {"committed": t in o.tokens, "accepted": t in accepted, "corrected": t in corrected}[how]
-                total += pr if hit else 0
-            out[key] = total
-        elif m := re.fullmatch(r"p\((.+)\)( > 0)?", key):
-            value = p.prob(_token(scenario, m.group(1)))
-            out[key] = value > 0 if m.group(2) else value
-        elif m := re.fullmatch(r"(accepted drafts|tokens per round) \((token|block)\)", key):
-            expectation = theory.round_expectation(scenario, verification=m.group(2))
-            out[key] = expectation.accepted_drafts if m.group(1) == "accepted drafts" else expectation.tokens
-        elif key == "ideal accepted drafts":
-            out[key] = theory.ideal_accepted_drafts(p, q, scenario.depth)
-        elif m := re.fullmatch(r"P\(block keeps (\d+)\)", key):
-            block = theory.analyze_round(scenario, verification="block")
-            n = int(m.group(1))
-            out[key] = sum((pr for o, pr in block.outcomes.items() if o.accepted == n), Fraction(0))
-        elif key == "block exact":
-            out[key] = theory.exactness_report(scenario, verification="block").exact
-        elif m := re.fullmatch(r"accept (.+) (exact|engine <|engine <=)", key):
-            from .lab import float_verifier as fv
-
-            t = _token(scenario, m.group(1))
-            if m.group(2) == "exact":
-                out[key] = theory.acceptance(p, q, t)
-            else:
-                ratio = fv.ratio32(fv.to_float32(p), fv.to_float32(q), t)
-                out[key] = fv.acceptance_probability32(ratio, m.group(2).split()[1])
-        else:
+        found, value = _round_fact(key, seen)
+        if not found:
+            found, value = _rule_fact(key, seen)
+        if not found:
             raise KeyError(f"unknown gallery fact {key!r}")
+        out[key] = value
     return out
+
+
+def _ending(seen: _Seen, ending: str) -> Fraction:
+    return sum((pr for o, pr in seen.analysis.outcomes.items() if o.ending == ending), Fraction(0))
+
+
+def _token_fact(seen: _Seen, label: str, how: str) -> Fraction:
+    """P(t committed | accepted | corrected) over the round's outcomes."""
+    t, total = _token(seen.scenario, label), Fraction(0)
+    for o, pr in seen.analysis.outcomes.items():
+        accepted, rest = o.tokens[: o.accepted], o.tokens[o.accepted:]
+        corrected = rest[:1] if o.ending == "correction" else ()
+        hit = {"committed": t in o.tokens, "accepted": t in accepted, "corrected": t in corrected}[how]
+        total += pr if hit else 0
+    return total
+
+
+def _round_fact(key: str, seen: _Seen) -> tuple[bool, Any]:
+    """Facts read off the enumerated round; (False, None) for a key this does not know."""
+    blocks, scenario = seen.analysis.blocks, seen.scenario
+    if key == "refused":
+        return True, None
+    if key == "mean tokens":
+        return True, theory.mean_length(blocks)
+    if key in ("P(bonus)", "P(stop in draft)"):
+        return True, _ending(seen, "bonus" if key == "P(bonus)" else "stop")
+    if m := re.fullmatch(r"P\(length = (\d+)\)", key):
+        lengths = theory.length_distribution(blocks, scenario.depth)
+        n = int(m.group(1))
+        return True, lengths[n] if n < len(lengths) else Fraction(0)
+    if m := re.fullmatch(r"P\(first = (.+)\)", key):
+        return True, theory.first_token_marginal(blocks, scenario.vocab_size)[_token(scenario, m.group(1))]
+    if m := re.fullmatch(r"P\((.+) (committed|accepted|corrected)\)", key):
+        return True, _token_fact(seen, m.group(1), m.group(2))
+    if m := re.fullmatch(r"P\(block keeps (\d+)\)", key):
+        block = theory.analyze_round(scenario, verification="block")
+        return True, sum((pr for o, pr in block.outcomes.items() if o.accepted == int(m.group(1))), Fraction(0))
+    return False, None
+
+
+def _rule_fact(key: str, seen: _Seen) -> tuple[bool, Any]:
+    """Facts from theory's closed forms and the rules; (False, None) for a key this does not know."""
+    scenario, p, q = seen.scenario, seen.p, seen.q
+    if key in ("alpha", "residual mass", "expected tokens (formula)"):
+        a = theory.alpha(p, q)
+        return True, {"alpha": a, "residual mass": 1 - a, "expected tokens (formula)":
+                      theory.expected_tokens(a, scenario.depth)}[key]
+    if m := re.fullmatch(r"p\((.+)\)( > 0)?", key):
+        value = p.prob(_token(scenario, m.group(1)))
+        return True, value > 0 if m.group(2) else value
+    if m := re.fullmatch(r"(accepted drafts|tokens per round) \((.+)\)", key):
+        expectation = theory.round_expectation(scenario, verification=m.group(2))
+        return True, expectation.accepted_drafts if m.group(1) == "accepted drafts" else expectation.tokens
+    if key == "ideal accepted drafts":
+        return True, theory.ideal_accepted_drafts(p, q, scenario.depth)
+    if key == "block exact":
+        return True, theory.exactness_report(scenario, verification="block").exact
+    if m := re.fullmatch(r"acceptance \((.+)\)", key):
+        return True, theory.node_law(m.group(1), p, q).acceptance
+    if m := re.fullmatch(r"optimum \((\d+) drafts\)", key):
+        return True, theory.optimal_multi_draft_acceptance(p, q, int(m.group(1)))
+    if m := re.fullmatch(r"TV to p \((.+)\)", key):
+        return True, theory.law_distance(theory.first_token_law(p, q, m.group(1)), p)
+    if m := re.fullmatch(r"accept (.+) (exact|engine <|engine <=)", key):
+        from .lab import float_verifier as fv
+
+        t = _token(scenario, m.group(1))
+        if m.group(2) == "exact":
+            return True, theory.acceptance(p, q, t)
+        ratio = fv.ratio32(fv.to_float32(p), fv.to_float32(q), t)
+        return True, fv.acceptance_probability32(ratio, m.group(2).split()[1])
+    return False, None
 
 
 def check(card: Card) -> dict[str, tuple[Any, Any]]:

@@ -18,9 +18,17 @@ def test_card_outcome_holds(card):
 
 def test_the_issue_cards_are_all_there():
     slugs = [c.slug for c in gallery.CARDS]
-    assert len(slugs) == len(set(slugs)) == 12
+    assert len(slugs) == len(set(slugs)) == 13  # issue 18 added "verification-rules"
     assert {"p-equals-q", "disjoint", "q-zero", "p-zero", "topk-excludes-mode", "one-hot", "stop-in-draft",
-            "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification"} == set(slugs)
+            "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification", "verification-rules"} == set(slugs)
+
+
+def test_the_rules_card_states_the_issues_numbers_and_opens_the_rules_view():
+    card = gallery.BY_SLUG["verification-rules"]
+    facts = gallery.observe(card)
+    assert facts["acceptance (multi:2)"] == F(7, 9) and facts["optimum (2 drafts)"] == F(8, 9)
+    assert facts["accepted drafts (multi:2)"] == F(112, 81) and facts["TV to p (typical:0.09)"] == F(1, 3)
+    assert card.opens == "rules" and {c.opens for c in gallery.CARDS} == {"playground", "rules"}
 
 
 def test_the_block_verification_card_states_the_papers_numbers():

@@ -48,10 +48,7 @@ KNOWN_CROSSINGS: dict[tuple[str, str], str] = {
         "committed_html draws chips with the plots' colours: the HTML moves to plots/ (owner: the Playground's "
         "view, renamed playground/narrative.py by cli-narration)",
 }
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"specviz.lab.montecarlo", "specviz.lab.block_montecarlo"}):
-        "a private _python_draw imported across (owner: theory-rules)",
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}  # lab.montecarlo <-> lab.block_montecarlo: fixed (lab/draws.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,6 +9,7 @@ from specviz import gallery
 from specviz.playground import share
 
 PLAYGROUND = "views/playground.py"
+LAB = "views/exactness_lab.py"
 
 
 @st.cache_data(show_spinner=False)
@@ -30,5 +31,8 @@ for index, card in enumerate(gallery.CARDS):
                      column_config={"": st.column_config.TextColumn(width=36, help="exact values agree")})
         if exact:
             st.caption("Exact: " + " · ".join(exact))
-        if st.button("Open in the Playground", key=f"open_{card.slug}", icon="▶️"):
+        if card.opens == "rules":  # the lab's rules view, on the card's scenario
+            if st.button("Open in the Exactness lab: every rule", key=f"open_{card.slug}", icon="🧪"):
+                st.switch_page(LAB, query_params={**share.scenario_to_query(card.scenario), "view": "rules"})
+        elif st.button("Open in the Playground", key=f"open_{card.slug}", icon="▶️"):
             st.switch_page(PLAYGROUND, query_params=share.scenario_to_query(card.scenario))

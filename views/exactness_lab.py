@@ -1,4 +1,5 @@
-"""Exactness lab: one round's exact law equals the target's; a fast exact Monte Carlo; a float verifier."""
+"""Exactness lab: one round's exact law equals the target's; a fast exact Monte Carlo; a float verifier; and
+every verification rule side by side."""
 
 from __future__ import annotations
 
@@ -6,74 +7,65 @@ import pandas as pd
 import streamlit as st
 
 from specviz import theory
+from specviz.app import lab_checks as checks
+from specviz.app import lab_rules
 from specviz.app import scenario_picker as picker
-from specviz.core import SpecvizError
+from specviz.core import SpecvizError, rule
 from specviz.lab import float_verifier as fv
 from specviz.lab import montecarlo as mc
 from specviz.plots import lab as plots
-from specviz.plots import verification as plots_verification
 
 ss = st.session_state
-MAX_SEQUENCES = 20_000  # V^(depth+1) above this: no sequence table (marginals only)
 ROUNDS = [1_000, 10_000, 100_000, 1_000_000]
 
-
-@st.cache_data(show_spinner="Enumerating every way one round can go, in Fractions…")
-def exact_report(key: str) -> theory.ExactnessReport:
-    return theory.exactness_report(picker.from_key(key))
-
-
-@st.cache_data(show_spinner=False)
-def exact_law(key: str) -> mc.ExactLaw:
-    return mc.exact_law(picker.from_key(key), max_blocks=MAX_SEQUENCES)
-
-
-@st.cache_data(show_spinner="Enumerating the float verifier and each engine bug…")
-def engine_results(key: str, comparison: str) -> dict[str, fv.EngineComparison]:
-    return fv.compare_all(picker.from_key(key), comparison=comparison)
-
-
-def show(fraction) -> str:
-    text = str(fraction)
-    return text if len(text) <= 28 else f"{text[:12]}… ≈ {float(fraction):.6g}"
-
-
 st.title("Exactness lab")
+linked = lab_rules.linked_scenario(st.query_params)
+if linked is not None and ss.get("lab_link") != dict(st.query_params):  # a new link opens the rules view
+    ss.lab_link, ss.lab_view = dict(st.query_params), lab_rules.RULES
+scenario = picker.pick("lab")
+view = st.segmented_control("View", [lab_rules.CHECKS, lab_rules.RULES], default=lab_rules.CHECKS, key="lab_view")
+if view == lab_rules.RULES:
+    if linked is not None:
+        note, undo = st.columns([3, 1], vertical_alignment="center")
+        note.info("This view shows the scenario of the link you followed, not the sidebar's.")
+        if undo.button("Use the sidebar's scenario", key="lab_unlink"):
+            st.query_params.clear()
+            st.rerun()
+    lab_rules.render(linked or scenario)
+    st.stop()
 st.markdown("**The claim:** the tokens speculative sampling commits are distributed *exactly* as the target's own "
             "samples. Here it is checked three ways: by exact enumeration, by a large exact Monte Carlo, and "
             "against a float verifier written the way engines write it.")
-
-scenario = picker.pick("lab")
-VERIFICATIONS = {"token": "tokenwise", "block": "block (Sun et al. 2025)"}
-verification = st.radio("Verification to check", list(VERIFICATIONS), format_func=VERIFICATIONS.get,
-                        index=list(VERIFICATIONS).index(scenario.verification), horizontal=True,
+verification = st.radio("Verification to check", ["token", "block"], format_func=lambda v: rule(v).label,
+                        index=int(rule(scenario.verification).family == "block"), horizontal=True,
                         key="lab_verification", help="Sections 1 and 2 check this verifier; section 3 is tokenwise.")
 scenario = scenario.with_changes(verification=verification)
 key = picker.to_key(scenario)
 token_key = picker.to_key(scenario.with_changes(verification="token"))  # the float verifier is tokenwise
 labels = list(scenario.vocab)
 v, depth = scenario.vocab_size, scenario.depth
+small = v ** (depth + 1) <= checks.MAX_SEQUENCES
 
 # --- 1. exact enumeration ------------------------------------------------------------------------
 st.header("1 · One round, enumerated exactly")
-if v ** (depth + 1) > MAX_SEQUENCES:
+report = None
+if not small:
     st.info(f"V^(depth+1) = {v ** (depth + 1):,} sequences is too many to list: lower V or the depth. "
             "The Monte Carlo below still runs and uses exact marginals.")
-    report = None
 else:
     try:
-        report = exact_report(key)
+        report = checks.exact_report(key)
     except SpecvizError as error:
         st.error(f"The core refuses this scenario: {error}")
         st.stop()
 if report is not None:
-    zero = report.exact
     cols = st.columns(3)
-    cols[0].metric("max |difference|", show(report.max_abs_difference), help="exact Fraction; 0 means identical laws")
+    cols[0].metric("max |difference|", plots.number_text(report.max_abs_difference),
+                   help=f"exact Fraction {report.max_abs_difference}; 0 means identical laws")
     cols[1].metric("sequences compared", f"{len(report.sequences):,}")
     tokens = theory.mean_length(report.blocks)
     cols[2].metric("tokens / round", f"{float(tokens):.4f}", help=f"expected tokens per round, exactly {tokens}")
-    if zero:
+    if report.exact:
         st.success("Every difference below is an exact Fraction(0): the block law, completed by target "
                    "sampling to depth + 1 tokens, *is* the target's law, and at every position "
                    "P(y_k = x | y_<k, reached) = p(x | y_<k).")
@@ -82,29 +74,16 @@ if report is not None:
     st.plotly_chart(plots.sequence_comparison(report, labels), width="stretch", theme=None)
     seq_tab, pos_tab = st.tabs(["Sequence by sequence", "Position by position"])
     with seq_tab:
-        st.dataframe(pd.DataFrame([{"sequence": plots.token_text(r.tokens, labels),
-                                    "one round + target completion": show(r.speculative),
-                                    "target": show(r.target), "difference": str(r.difference)}
-                                   for r in report.sequences]), hide_index=True, width="stretch")
+        checks.sequence_table(report, labels)
     with pos_tab:
-        st.dataframe(pd.DataFrame([{"position k": r.position, "after": plots.token_text(r.context, labels),
-                                    "token": labels[r.token], "P(y_k = token | reached)": show(r.conditional),
-                                    "p(token | y_<k)": show(r.target), "difference": str(r.difference)}
-                                   for r in report.positions]), hide_index=True, width="stretch")
-
-# --- 1b. tokenwise and block side by side -------------------------------------------------------------
-@st.cache_data(show_spinner="Enumerating both verifications…")
-def side_by_side(key: str, small: bool) -> list[dict]:
-    return plots_verification.verification_table(picker.from_key(key), enumerate_sequences=small)
-
+        checks.position_table(report, labels)
 
 st.subheader("Tokenwise and block verification side by side")
 st.caption("Both verifiers on this scenario, exactly: the difference to the target law (by enumeration, when "
            "small enough), expected accepted drafts and committed tokens per round. Block verification keeps the "
-           "law and never accepts fewer drafts.")
+           "law and never accepts fewer drafts. Every rule the engines run: the view switch at the top.")
 try:
-    both = side_by_side(token_key, v ** (depth + 1) <= MAX_SEQUENCES)
-    st.dataframe(pd.DataFrame(both), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(checks.side_by_side(token_key, small)), hide_index=True, width="stretch")
 except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
 
@@ -114,7 +93,7 @@ st.caption("Every round starts from the same prefix. Draws are exact integer tic
            "bounded-integer sampler, vectorized over rounds); acceptance is an integer draw below the exact "
            "numerator. Python integers take over where a ticket total exceeds 63 bits.")
 try:
-    law = exact_law(key)
+    law = checks.exact_law(key)
 except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
     st.stop()
@@ -167,11 +146,11 @@ comparison = c1.radio("Comparison", ["<", "<="], horizontal=True, key="lab_cmp")
 chosen = c2.selectbox("Show deviations of", ["float32", *[b for b in fv.BUGS if b != "none"]],
                       format_func=plots.plain_name,
                       key="lab_bug")
-if v ** (depth + 1) > MAX_SEQUENCES:
+if not small:
     st.info("Too many sequences to enumerate the float verifier's law: lower V or the depth.")
     st.stop()
 try:
-    results = engine_results(token_key, comparison)
+    results = checks.engine_results(token_key, comparison)
 except SpecvizError as error:
     st.error(f"The core refuses this scenario: {error}")
     st.stop()

@@ -8,7 +8,8 @@ import streamlit as st
 from specviz import theory
 from specviz.app import measured
 from specviz.app import scenario_picker as picker
-from specviz.core import SpecvizError
+from specviz.core import SpecvizError, rule
+from specviz.plots import lab as numbers
 from specviz.plots import theory as plots
 from specviz.plots import verification as plots_verification
 
@@ -22,6 +23,10 @@ def position_alphas(key: str) -> list:
 
 st.title("Theory and speedup")
 scenario = picker.pick("th")
+if rule(scenario.verification).family not in ("token", "block"):  # a tree or a theory-only rule: its numbers
+    st.caption(f"The scenario verifies with {rule(scenario.verification).label}; this page's per-position "
+               "numbers are tokenwise. Every rule side by side: the Exactness lab's rules view.")
+    scenario = scenario.with_changes(verification="token")
 key = picker.to_key(scenario)
 try:
     p = scenario.processor()((), scenario.target_model()(()))
@@ -36,7 +41,7 @@ st.header("Acceptance rate α")  # the formula is the chart's title, with this s
 st.markdown("A drafted token x ~ q is accepted with probability min(1, p(x)/q(x)); averaged over x that is "
             "Σ_x min(p(x), q(x)): the shaded overlap of the two bar charts.")
 cols = st.columns(3)
-cols[0].metric("α (exact)", str(alpha) if len(str(alpha)) < 24 else f"≈ {float(alpha):.6f}")
+cols[0].metric("α (exact)", numbers.number_text(alpha), help=f"exactly {alpha}")
 cols[1].metric("TV(p, q) = 1 − α", f"{float(1 - alpha):.4f}")
 cols[2].metric("depth g", scenario.depth)
 st.plotly_chart(plots.alpha_bars(p, q, scenario.vocab), width="stretch", theme=None)
@@ -99,7 +104,8 @@ if len({a for a in alphas if a is not None}) > 1:
     st.caption(f"Exact expected tokens per round {float(exact_tokens):.4f} vs the i.i.d. formula "
                f"{float(theory.expected_tokens(alpha, scenario.depth)):.4f}.")
 else:
-    st.success(f"In this scenario α is the same at every position ({alpha}): the formula is exact here.")
+    st.success(f"In this scenario α is the same at every position ({numbers.number_text(alpha)}): the formula "
+               "is exact here.")
 
 # --- tokenwise vs block verification --------------------------------------------------------------
 st.header("Tokenwise vs block verification")
@@ -115,17 +121,6 @@ def verification_rows(key: str) -> list:
     return theory.compare_verifications(picker.from_key(key), range(1, 6))
 
 
-def exact_text(value) -> str:
-    text = str(value)
-    return text if len(text) <= 16 else f"≈ {float(value):.5f}"
-
-
-def metric_text(value) -> str:
-    """Short exact fractions as they are (11/9); long ones as a 4-decimal number (exact in the table below)."""
-    text = str(value)
-    return text if len(text) <= 7 else f"{float(value):.4f}"
-
-
 try:
     rows = verification_rows(key)
 except SpecvizError as error:
@@ -133,24 +128,23 @@ except SpecvizError as error:
     st.stop()
 row = rows[scenario.depth - 1]
 cols = st.columns(3)
-cols[0].metric(f"accepted drafts / round (g = {scenario.depth})", metric_text(row.block.accepted_drafts),
-               delta=f"+{metric_text(row.gain)} vs tokenwise {metric_text(row.token.accepted_drafts)}",
+cols[0].metric(f"accepted drafts / round (g = {scenario.depth})", numbers.number_text(row.block.accepted_drafts),
+               delta=f"+{numbers.number_text(row.gain)} vs tokenwise {numbers.number_text(row.token.accepted_drafts)}",
                delta_color="normal" if row.gain else "off", help=f"exact: {row.block.accepted_drafts}")
 tokens_gain = row.block.tokens - row.token.tokens
-cols[1].metric("committed tokens / round", metric_text(row.block.tokens),
-               delta=f"{'+' if tokens_gain >= 0 else ''}{metric_text(tokens_gain)} vs tokenwise "
-                     f"{metric_text(row.token.tokens)}",
+cols[1].metric("committed tokens / round", numbers.number_text(row.block.tokens),
+               delta=f"{'+' if tokens_gain >= 0 else ''}{numbers.number_text(tokens_gain)} vs tokenwise "
+                     f"{numbers.number_text(row.token.tokens)}",
                delta_color="normal" if tokens_gain else "off", help=f"exact: {row.block.tokens}")
 gain = row.block.tokens / row.token.tokens - 1
 cols[2].metric("exact gain in tokens per target call", f"{float(gain):+.2%}")
 st.plotly_chart(plots_verification.accepted_by_depth(rows, scenario.depth), width="stretch", theme=None)
-st.dataframe(pd.DataFrame([{"g": r.depth, "accepted (tokenwise)": exact_text(r.token.accepted_drafts),
-                            "accepted (block)": exact_text(r.block.accepted_drafts), "gain": exact_text(r.gain),
-                            "tokens/round (tokenwise)": exact_text(r.token.tokens),
-                            "tokens/round (block)": exact_text(r.block.tokens),
-                            "bound (joint)": "–" if r.ideal is None else exact_text(r.ideal)} for r in rows]),
-             hide_index=True, width="stretch")
-st.caption("The bound column: no exact verifier accepts more drafts in expectation than Σ_k Σ_{x^k} "
+st.markdown(numbers.html_table([{"g": r.depth, "accepted (tokenwise)": r.token.accepted_drafts,
+                                  "accepted (block)": r.block.accepted_drafts, "gain": r.gain,
+                                  "tokens/round (tokenwise)": r.token.tokens, "tokens/round (block)": r.block.tokens,
+                                  "bound (joint)": r.ideal} for r in rows]), unsafe_allow_html=True)
+st.caption("A short fraction is shown as it is, a longer one as a decimal: hover a number (dotted underline) for "
+           "the other form. The bound column: no exact verifier accepts more drafts in expectation than Σ_k Σ_{x^k} "
            "min(p(x^k), q(x^k)) (a coupling of each drafted prefix with the target's), the value the paper gives for "
            "an ideal verifier that knew the joint block probabilities; shown for fixed scenarios without stop "
            "tokens. With one draft (g = 1) both verifications are the same.")

@@ -23,9 +23,10 @@ import numpy as np
 from ..core import Categorical, scaled_residual_mass, scaled_residual_with_mass
 from ..core.block_verifier import next_weight, stop_probability
 from ..scenario import Prefix, Scenario
-from .montecarlo import _python_draw
-
-_INT64_LIMIT = (1 << 63) - 1
+from .draws import INT64_LIMIT as _INT64_LIMIT
+from .draws import cumulative as _cumulative
+from .draws import numpy_draw as _draw
+from .draws import python_draw as _python_draw
 
 
 @dataclass
@@ -114,17 +115,6 @@ def build_block_tables(scenario: Scenario, prefix: Prefix = ()) -> BlockTables:
             # a state no round reaches may be refused (e.g. all masked): a bonus never draws from it
             tables.target.append([0] * v)
     return tables
-
-
-def _cumulative(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    cum = np.cumsum(np.array(rows, dtype=np.int64), axis=1)
-    return cum, np.maximum(cum[:, -1], 1)  # an all-zero row is never drawn from
-
-
-def _draw(rng: np.random.Generator, cum: np.ndarray, total: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Exact categorical draws: u = integers(0, T), token = #{i : cum[i] <= u} (the ticket walk)."""
-    u = rng.integers(0, total[rows])
-    return (cum[rows] <= u[:, None]).sum(axis=1)
 
 
 class _NumpyBlockTables:

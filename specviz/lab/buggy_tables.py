@@ -23,8 +23,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..scenario import Scenario
+from .draws import INT64_LIMIT as _INT64_LIMIT
 from .float_verifier import BUGS
-from .montecarlo import _INT64_LIMIT, StateTables, build_tables
+from .montecarlo import StateTables, build_tables
 
 __all__ = ["BUGS", "drop_bonus", "first_token_law", "tables_with_bug"]
 

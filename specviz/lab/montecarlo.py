@@ -24,10 +24,13 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from ..core import Categorical, acceptance, residual_with_mass
+from .. import theory
+from ..core import Categorical, acceptance, residual_with_mass, rule
 from ..scenario import Prefix, Scenario, play_round
-
-_INT64_LIMIT = (1 << 63) - 1
+from .block_montecarlo import BlockSimulator, block_marginals
+from .draws import INT64_LIMIT as _INT64_LIMIT
+from .draws import numpy_draw as _draw
+from .draws import python_draw as _python_draw
 
 
 def _tickets(c: Categorical) -> list[int]:
@@ -209,12 +212,6 @@ class _NumpyTables:
         self.den = np.array(t.acc_den, dtype=np.int64)
 
 
-def _draw(rng: np.random.Generator, cum: np.ndarray, total: np.ndarray, states: np.ndarray) -> np.ndarray:
-    """Exact categorical draws: u = integers(0, T_s), token = #{i : cum_s[i] <= u} (the ticket walk)."""
-    u = rng.integers(0, total[states])
-    return (cum[states] <= u[:, None]).sum(axis=1)
-
-
 def simulate_numpy(t: StateTables, nt: _NumpyTables, n: int, start: int, rng: np.random.Generator) -> np.ndarray:
     """n independent rounds from state start; returns an (n, depth+1) int array of tokens (-1 = none)."""
     depth = t.depth
@@ -238,15 +235,6 @@ def simulate_numpy(t: StateTables, nt: _NumpyTables, n: int, start: int, rng: np
     if live.size:
         tokens[live, depth] = _draw(rng, nt.p_cum, nt.p_total, state[live])
     return tokens
-
-
-def _python_draw(rng: random.Random, tickets: list[int]) -> int:
-    draw = rng.randrange(sum(tickets))
-    for token, count in enumerate(tickets):
-        if draw < count:
-            return token
-        draw -= count
-    raise AssertionError("ticket walk exhausted")
 
 
 def simulate_python(t: StateTables, n: int, start: int, rng: random.Random) -> np.ndarray:
@@ -287,9 +275,7 @@ class MonteCarlo:
         self._rng = np.random.default_rng(seed)
         self._py = random.Random(seed)
         self._block = None
-        if scenario.verification == "block":  # block verification rounds (specviz.lab.block_montecarlo)
-            from .block_montecarlo import BlockSimulator
-
+        if rule(scenario.verification).family == "block":  # block rounds (specviz.lab.block_montecarlo)
             self._block = BlockSimulator(scenario, self.prefix, seed, force_python)
             self.vectorized = self._block.vectorized
 
@@ -442,15 +428,11 @@ class ExactLaw:
 
 def exact_law(scenario: Scenario, prefix: Prefix = (), max_blocks: int = 50_000) -> ExactLaw:
     """First-token and length laws by a state recursion; the block law by enumeration when small."""
-    from .. import theory
-
     v, depth = scenario.vocab_size, scenario.depth
     if v ** (depth + 1) <= max_blocks:
         blocks = theory.block_distribution(scenario, tuple(prefix))
         return ExactLaw(theory.first_token_marginal(blocks, v), theory.length_distribution(blocks, depth), blocks)
-    if scenario.verification == "block":
-        from .block_montecarlo import block_marginals
-
+    if rule(scenario.verification).family == "block":
         return ExactLaw(*block_marginals(scenario, tuple(prefix)), None)
     return ExactLaw(*_marginals(scenario, tuple(prefix)), None)
 

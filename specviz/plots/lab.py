@@ -3,6 +3,7 @@ binomial error bars, and the distances the float verifier and the injected engin
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -25,6 +26,95 @@ def short(value: Fraction | int, width: int = 14) -> str:
     value = Fraction(value)
     text = str(value)
     return text if len(text) <= width else f"≈ {float(value):.4g}"
+
+
+# ------------------------------------------------------------------------------------------------
+# number cells: the one place the lab and Theory tables format exact values (to be replaced by
+# specviz.formats when it lands): a short fraction as it is, a long one as a decimal, the other
+# form always on hover (an HTML title attribute)
+# ------------------------------------------------------------------------------------------------
+
+SHORT_FRACTION = 8  # "1150/729" is read as fast as 1.578; "4791683/1382976" is not
+_TITLE_LIMIT = 80  # characters of an exact fraction in a hover; longer ones give their digit counts
+
+
+def decimal_text(value: Fraction | int) -> str:
+    """4 significant digits, trailing zeros kept (8388609/16777216 is 0.5000, never a round-looking 0.5)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{float(value):#.4g}".rstrip(".")
+
+
+def fraction_text(value: Fraction | int) -> str:
+    value = Fraction(value)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def number_text(value: Fraction | int) -> str:
+    """A table cell: the exact fraction when it is short (SHORT_FRACTION characters), else a decimal."""
+    exact = fraction_text(value)
+    return exact if len(exact) <= SHORT_FRACTION else decimal_text(value)
+
+
+def number_title(value: Fraction | int) -> str:
+    """The hover of a cell: the other form (the decimal of a short fraction, the exact value of a decimal)."""
+    exact = fraction_text(value)
+    if Fraction(value).denominator == 1:
+        return "exact"
+    if len(exact) <= SHORT_FRACTION:
+        return f"≈ {decimal_text(value)}"
+    if len(exact) > _TITLE_LIMIT:
+        value = Fraction(value)
+        return (f"exact: a fraction of {len(str(abs(value.numerator)))} over "
+                f"{len(str(value.denominator))} digits")
+    return f"exact: {exact}"
+
+
+def number_html(value: Fraction | int, decimal: bool = False) -> str:
+    """A number for an HTML table: its cell text with the other form on hover (dotted underline); a whole
+    number is exact as it stands and has neither. ``decimal``: a decimal even when the fraction is short."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return html.escape(number_text(value))
+    text = decimal_text(value) if decimal else number_text(value)
+    title = f"exact: {fraction_text(value)}" if decimal and len(fraction_text(value)) <= _TITLE_LIMIT \
+        else number_title(value)
+    return (f"<span title='{html.escape(title, quote=True)}' "
+            f"style='text-decoration: underline dotted #888'>{html.escape(text)}</span>")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (Fraction, int)) and not isinstance(value, bool)
+
+
+def _decimal_columns(rows: Sequence[Mapping[str, object]], columns: list[str]) -> set[str]:
+    """Columns where some value needs a decimal: the whole column is then decimals, so it reads as one scale."""
+    return {c for c in columns if any(_is_number(r.get(c)) and len(fraction_text(r.get(c))) > SHORT_FRACTION
+                                      for r in rows)}
+
+
+def html_table(rows: Sequence[Mapping[str, object]], *, max_height: int | None = None) -> str:
+    """Rows of {column: value} as a plain HTML table: Fractions and ints as number cells (exact on hover; a
+    column with one long fraction is all decimals), None as a dash, anything else as escaped text. Scrolls
+    inside ``max_height`` pixels when given."""
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    decimals = _decimal_columns(rows, columns)
+
+    def cell(value: object, column: str) -> str:
+        if value is None:
+            return "–"
+        if _is_number(value):
+            return number_html(value, column in decimals)
+        return html.escape(str(value))
+
+    head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(r.get(c), c)}</td>" for c in columns) + "</tr>" for r in rows)
+    style_attr = f"max-height:{max_height}px;overflow-y:auto;" if max_height else ""
+    return (f"<div class='specviz-table' style='{style_attr}overflow-x:auto'><table style='width:100%;margin:0'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 # the verifier variants as a reader names them (the code names stay in the library)
@@ -96,7 +186,7 @@ def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int
     if rest:
         others = sum((r.target for r in rest), Fraction(0))
         title += (f"<br><sup>the {len(rows)} likeliest of {len(ranked):,} sequences; the other {len(rest):,} "
-                  f"(mass {float(others):.3f}) are in the table below</sup>")
+                  f"(mass {float(others):.3f}) follow in the table below, likeliest first</sup>")
     size = style.font_size(presenter)
     height = style.title_space(title, presenter) + round(size * 2.6) * len(rows) + 3 * size + 60
     return style.apply_layout(

@@ -8,13 +8,15 @@ from fractions import Fraction
 import plotly.graph_objects as go
 
 from .. import theory
+from ..core import rule
 from ..scenario import Scenario
 from ..theory import VerificationRow
 from . import style
+from .lab import SHORT_FRACTION, decimal_text
 
-_LINES = {  # (label, colour, dash, marker): colour is never the only cue
-    "token": ("tokenwise", style.OKABE_ITO["orange"], "dash", "diamond"),
-    "block": ("block verification", style.OKABE_ITO["blue"], "solid", "circle"),
+_LINES = {  # (label, colour, dash, marker): colour is never the only cue; labels from the rule registry
+    "token": (rule("token").label, style.OKABE_ITO["orange"], "dash", "diamond"),
+    "block": (rule("block").label, style.OKABE_ITO["blue"], "solid", "circle"),
     "ideal": ("upper bound (joint probabilities)", style.OKABE_ITO["black"], "dot", "square"),
 }
 
@@ -50,16 +52,24 @@ def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None
     return style.apply_layout(fig, title="Expected accepted drafts: tokenwise vs block", presenter=presenter)
 
 
-def _short(value: Fraction, width: int = 18) -> str:
+def _short(value: Fraction, width: int = SHORT_FRACTION) -> str:
+    """A short exact fraction as it is, a longer one as a decimal (the lab's one number rule)."""
     text = _frac(value)
-    return text if len(text) <= width else f"{float(value):.4f}" if width < 12 else f"≈ {float(value):.6g}"
+    return text if len(text) <= width else decimal_text(value)
+
+
+def _cited(name: str) -> str:
+    """A rule's short name with its paper, as the table names it ("block (Sun et al. 2025)"); tokenwise plain."""
+    found = rule(name)
+    return found.short if found.family == "token" else f"{found.short} ({found.source.split(' (')[0]})"
 
 
 def verification_table(scenario: Scenario, *, enumerate_sequences: bool = True) -> list[dict[str, str]]:
     """One row per verification: max |difference| to the target law (or "not enumerated"), expected accepted
     drafts and committed tokens per round, exactly."""
     out = []
-    for verification, name in (("token", "tokenwise"), ("block", "block (Sun et al. 2025)")):
+    for verification in ("token", "block"):
+        name = _cited(verification)
         expectation = theory.round_expectation(scenario, verification=verification)
         difference = "not enumerated (too many sequences)"
         if enumerate_sequences:

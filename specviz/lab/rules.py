@@ -1,0 +1,278 @@
+"""Every verification rule side by side on one scenario, exactly, and a Monte Carlo of each rule's first token.
+
+For the scenario's first context (the empty prefix) and its depth: what each rule keeps per position, its
+expected accepted drafts and tokens per round (``theory.round_expectation``), the exact law of the first
+committed token and its total variation from p (0 for the exact rules), and the best acceptance any exact
+scheme with K i.i.d. drafts can reach. ``sample_first_tokens`` runs each rule's own mechanism, vectorized
+over rounds with integer-ticket draws (``lab.draws``): the drafts, the acceptance draws and the correction,
+not a draw from the law theory computed.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import theory
+from ..core import Categorical, Rule, SpecvizError, rule
+from ..scenario import Scenario
+from . import montecarlo
+from .draws import INT64_LIMIT, cumulative, numpy_draw
+
+DEFAULT_EPS = "0.09"
+OPTIMUM_DRAFTS = (2, 3)
+
+
+class RulesError(SpecvizError, ValueError):
+    """A rule comparison or its Monte Carlo cannot run on this scenario (named, with the reason)."""
+
+
+# who runs which rule; the issues are public threads found and read, not guessed
+ENGINES: dict[str, str] = {
+    "token": "the standard chain of drafts (Leviathan et al.; Chen et al.)",
+    "block": "Sun et al. 2025; vLLM has it as an option",
+    "tree": "vLLM and SGLang verify EAGLE draft trees; llama.cpp verifies several drafts stochastically",
+    "tree-distinct": "Recursive Speculative Decoding: drafts without replacement",
+    "exact-match": "mlx-lm's exact match of the target's own sample",
+    "greedy-draft": "an argmax draft checked against the target's sample",
+    "typical": "Medusa's typical acceptance",
+}
+ISSUES: tuple[tuple[str, str, str], ...] = (
+    ("vllm-project/vllm-ascend#7807", "https://github.com/vllm-project/vllm-ascend/issues/7807",
+     "block verification implemented with the tokenwise acceptance test and residual (fixed in #7808)"),
+    ("vllm-project/vllm-ascend#2881", "https://github.com/vllm-project/vllm-ascend/pull/2881",
+     "the n-gram path zeroed the draft token in target_probs in place before the correction draw"),
+)
+
+
+def rule_names(eps: str = DEFAULT_EPS) -> tuple[str, ...]:
+    """The rules the view compares, in table order (typical with the chosen ε)."""
+    return ("token", "block", "multi:2", "multi:3", "multi-distinct:2", "exact-match", "greedy-draft",
+            f"typical:{eps}")
+
+
+def engines(found: Rule) -> str:
+    return ENGINES["tree-distinct" if found.family == "tree" and found.distinct else found.family]
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """One rule on the scenario, exactly."""
+
+    rule: Rule
+    kept_by_position: tuple[Fraction, ...]  # P(the draft at position k is committed)
+    accepted_drafts: Fraction
+    tokens: Fraction
+    first_law: tuple[Fraction, ...]  # law of the first committed token, vocabulary order
+    distance: Fraction  # total variation of first_law from p
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The best acceptance at one node for K i.i.d. drafts, and a token set S attaining the bound."""
+
+    drafts: int
+    value: Fraction
+    chosen: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    p: tuple[Fraction, ...]
+    q: tuple[Fraction, ...]
+    rows: tuple[RuleRow, ...]
+    optima: tuple[Optimum, ...]
+
+
+def first_pair(scenario: Scenario) -> tuple[Categorical, Categorical]:
+    """The processed target p and the draft q at the empty prefix."""
+    return scenario.processor()((), scenario.target_model()(())), scenario.draft_model()(())
+
+
+def _first_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
+    if found.family == "block":  # the first token of a block depends on the whole block
+        return tuple(montecarlo.exact_law(scenario.with_changes(verification=found.name)).first)
+    return theory.first_token_law(p, q, found)
+
+
+def compare(scenario: Scenario, eps: str = DEFAULT_EPS) -> Comparison:
+    """Every rule of ``rule_names(eps)`` on the scenario, exactly (raises the core's or theory's error)."""
+    p, q = first_pair(scenario)
+    rows = []
+    for name in rule_names(eps):
+        found = rule(name)
+        expectation = theory.round_expectation(scenario, verification=found.name)
+        law = _first_law(scenario, found, p, q)
+        rows.append(RuleRow(found, expectation.kept_by_position, expectation.accepted_drafts, expectation.tokens,
+                            law, theory.law_distance(law, p)))
+    optima = tuple(Optimum(k, *theory.optimal_multi_draft(p, q, k)) for k in OPTIMUM_DRAFTS)
+    v = p.vocab_size
+    return Comparison(tuple(p.prob(x) for x in range(v)), tuple(q.prob(x) for x in range(v)), tuple(rows), optima)
+
+
+# ------------------------------------------------------------------------------------------------
+# Monte Carlo of each rule's first committed token: the rule's own mechanism, in integer tickets
+# ------------------------------------------------------------------------------------------------
+
+
+def _tickets(law: dict[int, Fraction], v: int) -> list[int]:
+    """A law as integer tickets over 0..v-1 (all zero for an empty law)."""
+    if not law:
+        return [0] * v
+    common = math.lcm(*(f.denominator for f in law.values()))
+    return [int(law.get(x, Fraction(0)) * common) for x in range(v)]
+
+
+@dataclass
+class _Node:
+    """One step of recursive rejection: draw from ``draw``, keep x with num[x]/den[x], else go to next[x]
+    (-1: commit a draw from ``correction``)."""
+
+    draw: list[int]
+    num: list[int]
+    den: list[int]
+    next: list[int]
+    correction: list[int]
+
+
+def _step(r: dict[int, Fraction], proposal: dict[int, Fraction], v: int) -> tuple[list[int], list[int],
+                                                                                   dict[int, Fraction]]:
+    """Acceptance num/den per token against residual r, and the residual after a rejection."""
+    num, den = [0] * v, [1] * v
+    for x, qx in proposal.items():
+        keep = min(Fraction(1), r.get(x, Fraction(0)) / qx)
+        num[x], den[x] = keep.numerator, keep.denominator
+    rest = {x: rx - proposal.get(x, Fraction(0)) for x, rx in r.items() if rx > proposal.get(x, Fraction(0))}
+    mass = sum(rest.values(), Fraction(0))
+    return num, den, {x: value / mass for x, value in rest.items()} if mass else {}
+
+
+def _distinct_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_Node]:
+    """Children drawn without replacement: q renormalized over the tokens not yet drawn, so the steps branch
+    on what was drawn (one node per ordered path of rejected drafts); node 0 first."""
+    v = p.vocab_size
+    pl, ql = dict(theory._support(p)), dict(theory._support(q))
+    nodes: list[_Node | None] = [None]
+    pending: list[tuple[int, frozenset[int], dict[int, Fraction]]] = [(0, frozenset(), pl)]
+    while pending:
+        index, drawn, r = pending.pop()
+        left = {x: qx for x, qx in ql.items() if x not in drawn}
+        total = sum(left.values(), Fraction(0))
+        proposal = {x: qx / total for x, qx in left.items()}
+        num, den, after = _step(r, proposal, v)
+        nxt = [-1] * v
+        if len(drawn) + 1 < found.width and after and len(left) > 1:
+            for x in proposal:
+                if num[x] < den[x]:  # x can be rejected: its own next step
+                    nxt[x] = len(nodes)
+                    nodes.append(None)
+                    pending.append((nxt[x], drawn | {x}, after))
+        nodes[index] = _Node(_tickets(proposal, v), num, den, nxt, _tickets(after, v))
+    return [node for node in nodes if node is not None]
+
+
+def _iid_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_Node]:
+    """i.i.d. children: a chain of residuals, one node per child."""
+    v = p.vocab_size
+    r, ql = dict(theory._support(p)), dict(theory._support(q))
+    nodes = []
+    for j in range(found.width):
+        num, den, after = _step(r, ql, v)
+        last = j + 1 == found.width or not after
+        nodes.append(_Node(_tickets(ql, v), num, den, [-1 if last else j + 1] * v, _tickets(after, v)))
+        if last:
+            break
+        r = after
+    return nodes
+
+
+def _run_automaton(nodes: list[_Node], n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """n rounds of one node: (committed token, whether a draft was kept) per round."""
+    _check_int64([*(nd.draw for nd in nodes), *(nd.correction for nd in nodes)], [d for nd in nodes for d in nd.den])
+    draw_cum, draw_total = cumulative([nd.draw for nd in nodes])
+    corr_cum, corr_total = cumulative([nd.correction for nd in nodes])
+    num = np.array([nd.num for nd in nodes], dtype=np.int64)
+    den = np.array([nd.den for nd in nodes], dtype=np.int64)
+    nxt = np.array([nd.next for nd in nodes], dtype=np.int64)
+    out, kept = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    live, at = np.arange(n), np.zeros(n, dtype=np.int64)
+    while live.size:
+        x = numpy_draw(rng, draw_cum, draw_total, at)
+        ok = rng.integers(0, den[at, x]) < num[at, x]
+        out[live[ok]], kept[live[ok]] = x[ok], True
+        go = nxt[at, x]
+        done = ~ok & (go < 0)
+        if done.any():
+            out[live[done]] = numpy_draw(rng, corr_cum, corr_total, at[done])
+        more = ~ok & (go >= 0)
+        live, at = live[more], go[more]
+    return out, kept
+
+
+def _check_int64(rows: list[list[int]], dens: list[int]) -> None:
+    if max([sum(row) for row in rows] + dens) > INT64_LIMIT:
+        raise RulesError("the rule's tickets exceed 63 bits at this scenario: the vectorized Monte Carlo is "
+                         "skipped (the exact law above still holds)")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Monte Carlo of a rule's first committed token."""
+
+    counts: np.ndarray  # (V,) rounds per first token
+    kept: int | None  # rounds whose first position kept a draft (None where the sampler does not expose it)
+    rounds: int
+
+
+def _rng(seed: int, name: str) -> np.random.Generator:
+    return np.random.default_rng([seed, zlib.crc32(name.encode())])  # one stream per rule, the same every run
+
+
+def sample_first_tokens(scenario: Scenario, name: str, n: int, seed: int = 0) -> Sample:
+    """n rounds of the rule from the empty prefix: the first committed token of each, by the rule's mechanism."""
+    found = rule(name)
+    if type(n) is not int or n < 1:
+        raise RulesError(f"rounds n must be an int >= 1, got {n!r}")
+    p, q = first_pair(scenario)
+    v, rng = p.vocab_size, _rng(seed, found.name)
+    if found.family == "block":
+        simulator = montecarlo.MonteCarlo(scenario.with_changes(verification=found.name), seed=seed)
+        return Sample(np.bincount(simulator.tokens(n)[:, 0], minlength=v), None, n)
+    if found.family in ("token", "tree"):
+        nodes = (_distinct_automaton if found.distinct else _iid_automaton)(found, p, q)
+        out, kept = _run_automaton(nodes, n, rng)
+        return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
+    return _sample_target_rules(found, p, q, n, rng)
+
+
+def _sample_target_rules(found: Rule, p: Categorical, q: Categorical, n: int,
+                         rng: np.random.Generator) -> Sample:
+    """Exact match, greedy draft and typical: a draft, the target's own sample y ~ p, and the rule's test."""
+    v = p.vocab_size
+    _check_int64([p.ticket_ints(), q.ticket_ints()], [])
+    p_cum, p_total = cumulative([p.ticket_ints()])
+    q_cum, q_total = cumulative([q.ticket_ints()])
+    rows = np.zeros(n, dtype=np.int64)
+    y = numpy_draw(rng, p_cum, p_total, rows)
+    if found.family == "greedy-draft":
+        x = np.full(n, theory._greedy_token(dict(theory._support(q))))
+    else:
+        x = numpy_draw(rng, q_cum, q_total, rows)
+    if found.family == "typical":
+        keep = np.zeros(v, dtype=bool)
+        keep[list(theory.typical_keeps(p, found.parameter))] = True
+        kept = keep[x]
+        out = np.where(kept, x, y)  # a rejected draft: the token sampled from p
+    else:
+        kept = x == y
+        out = y  # exact match and greedy drafts commit the target's own sample either way
+    return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
+
+
+def fit(sample: Sample, p: tuple[Fraction, ...], labels: list[str]) -> montecarlo.Fit:
+    """The sample's first-token counts against p (χ², total variation, binomial error bars around p)."""
+    return montecarlo.goodness_of_fit(sample.counts, list(p), labels)

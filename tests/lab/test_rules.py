@@ -1,0 +1,81 @@
+"""specviz.lab.rules: every rule side by side, exactly, and each rule's own mechanism by Monte Carlo."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from specviz import theory
+from specviz.core import rule
+from specviz.lab import rules
+from specviz.lab.montecarlo import goodness_of_fit
+from specviz.scenario import Scenario, Table
+
+EXAMPLE = Scenario(vocab=("a", "b"), target=Table((1, 2)), draft=Table((2, 1)), depth=2)
+WIDER = Scenario(vocab=("a", "b", "c", "d"), target=Table((1, 4, 2, 1)), draft=Table((4, 1, 3, 2)), depth=2,
+                 stop_ids=frozenset({3}))
+
+
+def test_the_paper_example_side_by_side():
+    comparison = rules.compare(EXAMPLE)
+    by_name = {row.rule.name: row for row in comparison.rows}
+    assert [row.rule.name for row in comparison.rows] == list(rules.rule_names())
+    assert by_name["token"].accepted_drafts == F(10, 9)
+    assert by_name["block"].accepted_drafts == F(11, 9)
+    assert by_name["multi:2"].accepted_drafts == F(112, 81)
+    assert by_name["multi:2"].kept_by_position == (F(7, 9), F(49, 81))
+    assert by_name["multi:3"].kept_by_position[0] == F(23, 27)
+    assert by_name["multi-distinct:2"].kept_by_position[0] == 1
+    assert by_name["exact-match"].kept_by_position[0] == F(4, 9)
+    assert by_name["greedy-draft"].kept_by_position[0] == F(1, 3)
+    assert by_name["typical:0.09"].first_law == (F(2, 3), F(1, 3))
+    assert by_name["typical:0.09"].distance == F(1, 3)
+    assert all(row.distance == 0 for row in comparison.rows if row.rule.exact)
+    assert all(row.tokens == row.accepted_drafts + 1 for row in comparison.rows)  # no stop tokens
+    assert comparison.optima[0].value == F(8, 9) and comparison.optima[0].chosen == frozenset({0})
+
+
+def test_the_typical_eps_is_the_users():
+    comparison = rules.compare(EXAMPLE, eps="0.5")
+    assert comparison.rows[-1].rule.name == "typical:0.5"
+
+
+@pytest.mark.parametrize("scenario", [EXAMPLE, WIDER], ids=["example", "wider"])
+@pytest.mark.parametrize("name", list(rules.rule_names()) + ["multi-distinct:3", "typical:0.3"])
+def test_each_mechanism_commits_its_exact_law(scenario, name):
+    comparison = rules.compare(scenario, eps=name.partition(":")[2] if name.startswith("typical") else "0.09")
+    p, q = rules.first_pair(scenario)
+    law = rules._first_law(scenario, rule(name), p, q)
+    sample = rules.sample_first_tokens(scenario, name, 40_000, seed=3)
+    assert sample.counts.sum() == 40_000
+    check = goodness_of_fit(sample.counts, list(law))
+    assert check.impossible == 0
+    assert check.p_value > 1e-4  # seeded: the same draws every run
+    if sample.kept is not None:
+        kept = theory.node_law(name, p, q).acceptance
+        sigma = float(kept * (1 - kept) / 40_000) ** 0.5
+        assert abs(sample.kept / 40_000 - float(kept)) <= 5 * sigma + 1e-12
+    assert comparison.p == tuple(p.prob(x) for x in range(p.vocab_size))
+
+
+def test_a_lossy_rule_is_told_apart_from_p():
+    sample = rules.sample_first_tokens(EXAMPLE, "typical:0.09", 20_000, seed=1)
+    fit = rules.fit(sample, rules.compare(EXAMPLE).p, ["a", "b"])
+    assert fit.p_value < 1e-6
+    assert abs(fit.total_variation - 1 / 3) < 0.02
+
+
+def test_runs_are_seeded_and_bad_counts_are_refused():
+    first = rules.sample_first_tokens(EXAMPLE, "multi:2", 1_000, seed=7).counts
+    assert np.array_equal(first, rules.sample_first_tokens(EXAMPLE, "multi:2", 1_000, seed=7).counts)
+    with pytest.raises(rules.RulesError, match="rounds n"):
+        rules.sample_first_tokens(EXAMPLE, "token", 0)
+
+
+def test_engines_and_issues_are_named():
+    assert "EAGLE" in rules.engines(rule("multi:2"))
+    assert "Medusa" in rules.engines(rule("typical:0.09"))
+    assert "mlx-lm" in rules.engines(rule("exact-match"))
+    assert all(url.startswith("https://github.com/") for _, url, _ in rules.ISSUES)
