@@ -15,6 +15,7 @@ from ..core import MAX_DEPTH
 from ..playground import explain, form, presets, share, state
 from ..scenario import Scenario
 from .playground_state import EDITOR_TABLES, Keys, PlaygroundSession, editor_key, session, weight_slider_key
+from .playground_tree import tree_problems
 
 FIXED, MARKOV = "Same p, q at every position", "Markov: p, q depend on the previous token"
 MARKOV_COPY_NOTE = ("Markov mode: every row after a token starts as a copy of the start row, so nothing looks "
@@ -223,4 +224,4 @@ def candidate_scenario(pg: PlaygroundSession) -> tuple[Scenario | None, list[exp
         scenario = form.to_scenario(vocab, fitted.tables, settings, pg.context)
     except explain.PlaygroundError as error:
         return None, [explain.explain(error)]
-    return scenario, explain.check_scenario(scenario)
+    return scenario, explain.check_scenario(scenario) + tree_problems(scenario)  # a tree too large to animate

@@ -101,6 +101,10 @@ class PlaygroundSession:
     many_bug: str = _widget("many_bug", "none")
     many_seed: int = _widget("many_seed", 0)
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
+    rule_family: str = _widget("rule_family")  # tokenwise / block / tree, written from ``verification`` each run
+    tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
+    tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
+    jump_to: str | None = _widget("jump_to", None)  # the jump box (empty between jumps)
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
@@ -116,6 +120,9 @@ class PlaygroundSession:
     many_bug_kept: str | None = _plain("many_bug_kept", None)  # the bug set aside while block is on
     many: tuple | None = _plain("many", None)  # (key, ManyRounds) of the last run
     refused_view: Any = _plain("refused_view", None)  # the refused scenario a link or card asked for
+    lecture: Any = _plain("lecture", None)  # the loaded lecture.Lecture (None: no lecture)
+    lecture_entry: int = _plain("lecture_entry", 0)  # the lecture entry on screen
+    lecture_problem: str = _plain("lecture_problem", "")  # why the last lecture file was refused
 
     # --- once: consumed by the next run
     link_problems: list = _once("link_problems", list)
@@ -192,6 +199,9 @@ class Keys:
         "undo", "undo_preset", "many_run", "upload", "download"))
     main_chart, draw_chart, history_chart, proof_chart, many_chart = (PREFIX + k for k in (
         "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart"))
+    lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
+        "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
+    compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
 
 
 EDITOR_TABLES = ("fixed", "tokens", "p", "q")

@@ -26,7 +26,7 @@ from ..core.trace import (
     ScaledCorrectionEvent,
     StopEvent,
 )
-from . import style
+from . import style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 
@@ -370,6 +370,8 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
                   presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
     """(main chart, draw strip or None) for the event at the current step, margins settled."""
     main, draw = _event_figures(event, round_events, vocab, depth, presenter=presenter)
+    if tree.is_tree_round(round_events):  # the tree's layout is its own (two panels, a legend of states)
+        return main, draw
     full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)
     return main, draw
@@ -379,6 +381,8 @@ def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[
                    presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
     """(main chart, draw strip or None) for the event at the current step (punctuation tokens quoted)."""
     vocab = style.token_labels(vocab)
+    if tree.is_tree_round(round_events):
+        return _tree_figures(event, round_events, vocab, presenter=presenter)
     if isinstance(event, DraftEvent):
         return draft_figure(event, vocab, presenter=presenter), sampling_draw_strip(
             event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q")
@@ -396,6 +400,27 @@ def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[
             event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
     assert isinstance(event, (StopEvent, ResultEvent))
     return round_figure(round_events, vocab, depth, presenter=presenter), None
+
+
+def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], *,
+                  presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
+    """A tree round: the tree up to this event beside the node's numbers, and the event's draw."""
+    upto = next(i for i, e in enumerate(round_events) if e is event)
+    figure = tree.tree_figure(round_events, upto, vocab, presenter=presenter)
+    strip = None
+    if event.kind == "tree_draft":
+        strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",
+                                    title=f"Draft draw of child #{event.sibling}")
+    elif event.kind == "tree_check":
+        strip = acceptance_draw_strip(event)
+        strip = DrawStrip(f"Sibling #{event.sibling}: u vs min(1, r/q′)", strip.segments, strip.draw,
+                          strip.draw_range, strip.chosen)
+    elif isinstance(event, CorrectionEvent):
+        strip = sampling_draw_strip(event.residual, event.draw, event.token, vocab, cue="residual",
+                                    title="Correction draw over r")
+    elif isinstance(event, BonusEvent):
+        strip = sampling_draw_strip(event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
+    return figure, strip
 
 
 def history_figure(rounds: Sequence[tuple[int, int, str]], depth: int, expected: Fraction | None, *,
