@@ -24,7 +24,7 @@ from specviz.playground import presets
 
 TAB_ANIMATION, TAB_PROOF, TAB_MANY = ANIMATION_TAB, "🧮 Why exactly p", "📊 Many rounds"
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
-TAB_COMPARE = "⚖️ Tokenwise vs block"
+TAB_COMPARE = "⚖️ Compare"  # tokenwise vs block on the same drafts
 TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_COMPARE, TAB_WEIGHTS, TAB_SHARE)
 HEADER = "#### 🎛️ Playground :gray[· draft q proposes, target p verifies, exactly]"
 

@@ -61,19 +61,18 @@ def on_back() -> None:
 
 
 # --- jump to ---------------------------------------------------------------------------------------------
-def on_jump() -> None:
+def on_jump(target: str) -> None:
     pg = session()
-    target = pg.jump_to
-    pg.jump_to = None  # the box is a command, not a setting: empty again for the next jump
-    if target is not None:
-        pg.state = jump.jump(pg.state, pg.scenario, target)
+    pg.state = jump.jump(pg.state, pg.scenario, target)
 
 
 def jump_box(row) -> None:
-    """The "jump to" box beside Step: choosing a target moves the animation there at once."""
-    row.selectbox("Jump to", jump.TARGETS, index=None, placeholder="Jump to…", key=S.jump_to.key,
-                  label_visibility="collapsed", on_change=on_jump, width=170,
-                  help="Jump to " + "; ".join(f"**{t}**: {h}" for t, h in jump.HELP.items()))
+    """The "jump to" control: a button that opens the four targets."""
+    box = row.popover("⏩ Jump to", key=Keys.jump_menu,
+                      help="Jump to the first rejection, the next correction, the next bonus or the round's end")
+    for target, key in zip(jump.TARGETS, Keys.jump_targets, strict=True):
+        box.button(target.capitalize(), key=key, on_click=on_jump, args=(target,), help=jump.HELP[target],
+                   width="stretch")
 
 
 # --- the lecture banner ----------------------------------------------------------------------------------

@@ -103,7 +103,6 @@ class PlaygroundSession:
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
     tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
     tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
-    jump_to: str | None = _widget("jump_to", None)  # the jump box (empty between jumps)
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
@@ -203,6 +202,8 @@ class Keys:
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
     lecture_add, lecture_mine, lecture_banner = (PREFIX + k for k in ("lecture_add", "lecture_mine",
                                                                        "lecture_banner"))
+    jump_menu = PREFIX + "jump"
+    jump_targets = tuple(f"{PREFIX}jump_{k}" for k in ("rejection", "correction", "bonus", "round_end"))
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
 
 
