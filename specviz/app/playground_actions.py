@@ -103,7 +103,7 @@ def open_scenario(scenario: Scenario, step: int, source: str) -> None:
     pg = session()
     scenario, notes = form.fit_to_controls(scenario, MAX_DEPTH)
     pg.link_note = form.alterations_line(notes, source) if notes else ""
-    problems = explain.check_scenario(scenario)
+    problems = explain.check_scenario(scenario) + playground_tree.tree_problems(scenario)
     load(scenario, step, good=not problems)
     pg.preset = pg.preset_before = presets.matching_preset(scenario) or presets.CUSTOM
     pg.drop("preset_undo")

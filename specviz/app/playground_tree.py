@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..core import MAX_WIDTH
 from ..core.verification import rule
 from ..playground import explain
 from ..plots.tree import MAX_TREE_NODES, tree_nodes
@@ -38,8 +39,8 @@ def show(pg: PlaygroundSession, name: str) -> None:
     distinct; a chain keeps the tree's last width and distinct for the next switch to the tree."""
     found = rule(name)
     pg.verification = found.family
-    if found.family == "tree":
-        pg.tree_width, pg.tree_distinct = found.width, found.distinct
+    if found.family == "tree":  # a wider tree (a link's multi:8) is refused by tree_problems; the slider holds 4
+        pg.tree_width, pg.tree_distinct = min(found.width, MAX_PLAYGROUND_WIDTH), found.distinct
     else:
         pg.setdefault("tree_width", 2)
         pg.setdefault("tree_distinct", False)
@@ -72,10 +73,16 @@ def verification_controls() -> None:
 
 
 def tree_problems(scenario: Scenario) -> list[explain.Problem]:
-    """A tree too large to animate, in words (empty: it plays)."""
+    """A tree wider than the switch offers, or too large to animate, in words (empty: it plays)."""
     found = rule(scenario.verification)
     if found.family != "tree":
         return []
+    if found.width > MAX_PLAYGROUND_WIDTH:
+        return [explain.Problem(
+            "The draft tree is wider than the Playground offers",
+            f"verification {found.name!r} drafts {found.width} children per node; the Playground's switch offers "
+            f"1 to {MAX_PLAYGROUND_WIDTH} (the command line and the library take up to {MAX_WIDTH}).",
+            f"choose a width of {MAX_PLAYGROUND_WIDTH} or less.")]
     nodes = tree_nodes(scenario.depth, found.width)
     if nodes <= MAX_TREE_NODES:
         return []

@@ -370,7 +370,9 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
                   presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
     """(main chart, draw strip or None) for the event at the current step, margins settled."""
     main, draw = _event_figures(event, round_events, vocab, depth, presenter=presenter)
-    if tree.is_tree_round(round_events):  # the tree's layout is its own (two panels, a legend of states)
+    if tree.is_tree_round(round_events):  # margins reserved as for the other charts: one drawing pass
+        settle_margins(main, presenter=presenter, width=820 if isinstance(event, CorrectionEvent) and not presenter
+                       else None)
         return main, draw
     full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)

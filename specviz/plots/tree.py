@@ -335,7 +335,9 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
         axes["yaxis2"] = {"anchor": "x2", "range": [0, _panel_top(round_events, upto)], "fixedrange": True,
                           "side": "right", "title": {"text": ""}, "nticks": 5}
     heading = title or (f"Draft tree: {panel_title}" if panel_title else "Draft tree")
-    layout = style.layout(title=heading, presenter=presenter, showlegend=True, barmode="stack", **axes)
+    # a little taller than the other step charts outside presenter mode: the legend of states takes two rows
+    layout = style.layout(title=heading, presenter=presenter, showlegend=True, barmode="stack",
+                          height=None if presenter else style.CHART_HEIGHT + 60, **axes)
     layout["legend"]["font"] = {"size": round(size * 0.75)}
     return style.figure(data, layout)
 

@@ -169,3 +169,10 @@ def test_the_side_by_side_tab_shows_both_rules_on_the_same_drafts():
         for line in compare.trace_lines(side, s.vocab):
             assert line.replace("<", "&lt;") in text or line in text
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_a_link_wider_than_the_switch_is_refused_in_words():
+    at = app(share.scenario_to_query(scenario(verification="multi:8", depth=1), 0))
+    errors = " ".join(e.value for e in at.error)
+    assert "wider than the Playground offers" in errors and "'multi:8'" in errors
+    assert at.slider(key="pg_tree_width").value == 4
