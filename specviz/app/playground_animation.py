@@ -61,7 +61,6 @@ def animation(presenter: bool) -> None:
     pg = session()
     if pg.take("full_rerun"):
         st.rerun()  # Play, Pause, speed or New seed: the page's timer or sidebar changes
-    lecture.banner()
     transport()
     scenario = pg.scenario
     tick(pg, scenario)
@@ -86,6 +85,7 @@ def event_view(step_view, scenario: Scenario, presenter: bool) -> None:
     lecture.jump_box(line)  # first rejection, next correction, next bonus, round end
     line.caption(f"Step {step_view.step + 1} · round {step_view.round_id} · event {step_view.position_in_round + 1} "
                  f"of {step_view.events_in_round} · {view.PHASE_TITLES[step_view.phase]}")
+    lecture.banner(line)  # a lecture's entry and the buttons to the others, on the same line
     st.subheader(step_view.headline)
     figure, draw = plots.event_figures(event, step_view.round_events, scenario.vocab, scenario.depth,
                                        presenter=presenter)

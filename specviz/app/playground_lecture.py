@@ -88,19 +88,18 @@ def _entry_button(delta: int) -> None:
     _open_entry(pg, index, pg.lecture.entries[index].step)
 
 
-def banner() -> None:
-    """Above the transport row while a lecture runs: where it is, and the way to the other entries."""
+def banner(row) -> None:
+    """On the step's caption line while a lecture runs: which entry, and buttons to the other entries."""
     pg = session()
     if pg.lecture is None:
         return
     talk: Lecture = pg.lecture
-    row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=Keys.lecture_banner)
-    row.markdown(f"🎓 **{lecture.progress(talk, Cursor(pg.lecture_entry, pg.state.step))}** · PageDown walks on")
-    row.button("◀ entry", key=Keys.lecture_previous, on_click=_entry_button, args=(-1,),
-               disabled=pg.lecture_entry == 0, help="The previous entry, at its first step")
-    row.button("entry ▶", key=Keys.lecture_next, on_click=_entry_button, args=(1,),
-               disabled=pg.lecture_entry + 1 >= len(talk.entries), help="The next entry, at its first step")
-    row.button("End lecture", key=Keys.lecture_end, on_click=end_lecture)
+    row.caption(f"🎓 **{lecture.progress(talk, Cursor(pg.lecture_entry, pg.state.step))}**")
+    row.button("◀", key=Keys.lecture_previous, on_click=_entry_button, args=(-1,),
+               disabled=pg.lecture_entry == 0, help="The previous lecture entry, at its first step")
+    row.button("▶", key=Keys.lecture_next, on_click=_entry_button, args=(1,),
+               disabled=pg.lecture_entry + 1 >= len(talk.entries), help="The next lecture entry, at its first step")
+    row.button("End", key=Keys.lecture_end, on_click=end_lecture, help="Leave the lecture (Step walks one event)")
 
 
 # --- the Share tab's lecture section ------------------------------------------------------------------------

@@ -200,8 +200,7 @@ class Keys:
         "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart"))
     lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
-    lecture_add, lecture_mine, lecture_banner = (PREFIX + k for k in ("lecture_add", "lecture_mine",
-                                                                       "lecture_banner"))
+    lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
     jump_menu = PREFIX + "jump"
     jump_targets = tuple(f"{PREFIX}jump_{k}" for k in ("rejection", "correction", "bonus", "round_end"))
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"

@@ -37,8 +37,8 @@ class Side:
         return [e for e in self.trace.events if isinstance(e, (CheckEvent, BlockCheckEvent))]
 
     def summary(self) -> str:
-        """'2 of 3 drafts accepted, 3 tokens committed'."""
-        drafted = len(self.checks)
+        """'2 of 3 drafts accepted, 3 tokens committed' (out of every draft of the block, checked or not)."""
+        drafted = len([e for e in self.trace.events if isinstance(e, DraftEvent)])
         tokens = len(self.result.tokens)
         return (f"{self.kept} of {drafted} draft{'s' if drafted != 1 else ''} {self.rule.kept_verb}, "
                 f"{tokens} token{'s' if tokens != 1 else ''} committed")
@@ -91,7 +91,7 @@ def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]
     drafted = " ".join(vocab[t] for t in comparison.drafts)
     return [{"rule": side.rule.label, "drafted": drafted,
              "committed": " ".join(vocab[t] for t in side.result.tokens),
-             "drafts committed": f"{side.kept} of {len(side.checks)} {side.rule.kept_verb}",
+             "drafts committed": f"{side.kept} of {len(comparison.drafts)} {side.rule.kept_verb}",
              "tokens": str(len(side.result.tokens))} for side in comparison.sides]
 
 

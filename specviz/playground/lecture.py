@@ -252,11 +252,10 @@ def at_end(lecture: Lecture, cursor: Cursor) -> bool:
 
 
 def progress(lecture: Lecture, cursor: Cursor) -> str:
-    """'Lecture “title” · entry 2/5 · title · step 3 of 4..9' for the banner above the animation."""
+    """'Lecture “title” · entry 2/5 · title · steps 3 to 9' for the line above the animation."""
     entry = lecture.entries[cursor.entry]
     head = f"Lecture “{lecture.title}” · " if lecture.title else "Lecture · "
-    return (f"{head}entry {lecture.entry_title(cursor.entry)} · step {cursor.step} "
-            f"(this entry: steps {entry.step} to {entry_end(entry)})")
+    return f"{head}entry {lecture.entry_title(cursor.entry)} · steps {entry.step} to {entry_end(entry)}"
 
 
 def example_lecture() -> Lecture:
