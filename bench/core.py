@@ -7,7 +7,8 @@ exists), the speed ratio, whether both gave the identical Result, and the peak
 memory of a fresh process running the largest case beyond the interpreter and numpy.
 The real-use rows time a round with a new p and q per position (arrays and lists)
 against a float32 engine-style verifier on the same block, and BlockVerifier against
-the tokenwise Verifier on the same block.
+the tokenwise Verifier on the same block, and TreeVerifier (widths 2 and 3, i.i.d. and
+distinct children) against the tokenwise Verifier on the same rows.
 
     python bench/core.py                  # all sizes
     python bench/core.py --sizes 8192 --repeats 5
@@ -209,6 +210,73 @@ def block_verifier_row(vocab: int, args: argparse.Namespace) -> str:
             f"{seconds['block'] / seconds['token']:.2f}x | {kept(token)} | {kept(block)} |")
 
 
+def real_use_models(p_rows, q_rows, vocab: int, ids):
+    """Target and draft of the real-use rows: p and q depend on the position only (every branch alike)."""
+
+    def target(prefix):
+        return core.fp32_weights(vocab, ids, p_rows[len(prefix)])
+
+    def draft(prefix):
+        return core.fp32_weights(vocab, ids, q_rows[len(prefix)])
+
+    return target, draft
+
+
+def drafted_round(p_rows, q_rows, seed: int, width: int | None, distinct: bool = False):
+    """(draft a Block (width None) or a Tree, verify it) once; returns (the drafted round, the Result)."""
+    vocab = len(p_rows[0])
+    target, draft = real_use_models(p_rows, q_rows, vocab, np.arange(vocab))
+    owner = core.Owner("bench", 0)
+    streams = core.RandomStreams(seed, owner, 0)
+    if width is None:
+        drafted = core.propose(draft, (), streams, depth=DEPTH, context_id="bench")
+        return drafted, core.Verifier(owner, (), "bench", target).verify(drafted, streams)
+    drafted = core.propose_tree(draft, (), streams, depth=DEPTH, width=width, distinct=distinct, context_id="bench")
+    return drafted, core.TreeVerifier(owner, (), "bench", target).verify(drafted, streams)
+
+
+def verify_only(p_rows, drafted, seed: int):
+    """Verify an already drafted Block or Tree with fresh streams (the same draws as in its round)."""
+    vocab = len(p_rows[0])
+    target, _ = real_use_models(p_rows, p_rows, vocab, np.arange(vocab))
+    owner = core.Owner("bench", 0)
+    session = core.TreeVerifier if isinstance(drafted, core.Tree) else core.Verifier
+    return session(owner, (), "bench", target).verify(drafted, core.RandomStreams(seed, owner, 0))
+
+
+def tree_seed(p_rows, q_rows, width: int, distinct: bool) -> int:
+    """The first seed whose tree round keeps 2 or more drafts and then rejects every child of a node."""
+    for seed in range(2000):
+        _, result = drafted_round(p_rows, q_rows, seed, width, distinct)
+        if result.rejected and result.accepted_drafts >= 2:
+            return seed
+    raise RuntimeError("no late-rejecting tree seed found")
+
+
+def tree_verifier_rows(vocab: int, args: argparse.Namespace) -> list[str]:
+    """TreeVerifier against Verifier on the real-use rows: whole rounds, and verification alone."""
+    rows_p, rows_q, seed = real_use_block(vocab)
+    block, _ = drafted_round(rows_p, rows_q, seed, None)
+    out = []
+    for width, distinct in ((2, False), (2, True), (3, False), (3, True)):
+        t_seed = tree_seed(rows_p, rows_q, width, distinct)
+        tree, result = drafted_round(rows_p, rows_q, t_seed, width, distinct)
+        seconds = interleaved({
+            "token round": partial(drafted_round, rows_p, rows_q, seed, None),
+            "tree round": partial(drafted_round, rows_p, rows_q, t_seed, width, distinct),
+            "token verify": partial(verify_only, rows_p, block, seed),
+            "tree verify": partial(verify_only, rows_p, tree, t_seed),
+        }, args.repeats)
+        checks = len(tree.nodes())
+        kind = "distinct" if distinct else "i.i.d."
+        out.append(
+            f"| {vocab} | {width} {kind} | {checks} | {seconds['token round'] * 1e3:.1f} | "
+            f"{seconds['tree round'] * 1e3:.1f} | {seconds['tree round'] / seconds['token round']:.1f}x | "
+            f"{seconds['token verify'] * 1e3:.2f} | {seconds['tree verify'] * 1e3:.2f} | "
+            f"{seconds['tree verify'] / seconds['token verify']:.2f}x | {result.accepted_drafts} kept, corrected |")
+    return out
+
+
 def float32_round(p_rows: list[np.ndarray], q_rows: list[np.ndarray], drafts: tuple[int, ...],
                   rng: np.random.Generator) -> list[int]:
     """The same round written the way engines write it, in float32, verifying the same draft tokens.
@@ -337,15 +405,32 @@ def print_table(caption: str, header: str, align: str, rows: list[str]) -> None:
         print(line)
 
 
+def print_tree_table(args: argparse.Namespace) -> None:
+    print_table(f"tree verification (recursive rejection sampling) against tokenwise on the same real-use rows, "
+                f"depth {DEPTH}: a round = draft + verify (a full tree drafts a q at every inner node), verify = "
+                f"verification alone of the drafted block or tree; each tree seed keeps 2 or more drafts and then "
+                f"rejects every child of a node; fastest of {args.repeats}, interleaved",
+                "| V | width | tree nodes | Verifier round (ms) | TreeVerifier round (ms) | round ratio | "
+                "Verifier verify (ms) | TreeVerifier verify (ms) | verify ratio | tree |",
+                "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+                [row for vocab in args.tree_sizes for row in tree_verifier_rows(vocab, args)])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[8192, 49152, 151936])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--tree-sizes", type=int, nargs="+", default=[49152],
+                        help="vocabularies of the TreeVerifier table (a depth-5 tree drafts 31 to 121 q's)")
+    parser.add_argument("--only-trees", action="store_true", help="print the TreeVerifier table alone")
     parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
     parser.add_argument("--reference-max-vocab", type=int, default=8192,
                         help="largest vocabulary the O(V^2) reference is timed at")
     args = parser.parse_args()
     reference = load_reference(args.reference)
+    if args.only_trees:
+        print_tree_table(args)
+        return 0
     print(f"exact core benchmark: depth-{DEPTH} block with a rejection, p and q built from FP32 weights; "
           f"median of {args.repeats}")
     print()
@@ -372,6 +457,7 @@ def main() -> int:
                 f"residual mass at every position; fastest of {args.repeats}, interleaved",
                 "| V | Verifier (ms) | BlockVerifier (ms) | block / tokenwise | tokenwise | block |",
                 "|---:|---:|---:|---:|---|---|", [block_verifier_row(vocab, args) for vocab in args.sizes])
+    print_tree_table(args)
     print()
     ours_toy = statistics.median(toy_rounds_per_second(core, 2000) for _ in range(3))
     if reference is not None:

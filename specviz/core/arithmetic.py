@@ -7,13 +7,23 @@ from fractions import Fraction
 import numpy as np
 
 from .categorical import Categorical, _shared_arange
-from .errors import ProposalError, ScaleError, SupportError, VocabularyMismatchError
+from .errors import DistributionTypeError, ProposalError, ScaleError, SupportError, VocabularyMismatchError
 from .tickets import DifferenceTickets, DyadicTickets, Fp32Tickets, IntTickets, RawTickets
 
 _MISMATCH = "target/proposal vocabulary mismatch: p has {} tokens, q has {}; draft and target must share one vocabulary"
 
 
+def check_categorical(value: object, name: str) -> None:
+    """DistributionTypeError naming the argument unless value is a Categorical."""
+    if not isinstance(value, Categorical):
+        text = repr(value)
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise DistributionTypeError(f"{name} must be a Categorical, got {shown} of type {type(value).__name__}")
+
+
 def _check_same_vocab(p: Categorical, q: Categorical) -> None:
+    check_categorical(p, "p (the target distribution)")
+    check_categorical(q, "q (the draft distribution)")
     if p.vocab_size != q.vocab_size:
         raise VocabularyMismatchError(_MISMATCH.format(p.vocab_size, q.vocab_size))
 

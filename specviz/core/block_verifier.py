@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .arithmetic import residual_mass, residual_with_mass
+from .arithmetic import check_categorical, residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import VocabularyMismatchError
 from .streams import RandomStreams
@@ -54,6 +54,8 @@ _ONE, _ZERO = Fraction(1), Fraction(0)
 
 
 def _check_vocab(p: Categorical, q: Categorical) -> None:
+    check_categorical(p, "p (the target distribution)")
+    check_categorical(q, "q (the draft distribution)")
     if p.vocab_size != q.vocab_size:
         raise VocabularyMismatchError(
             f"target/proposal vocabulary mismatch: p has {p.vocab_size} tokens, q has {q.vocab_size}; "

@@ -35,9 +35,25 @@ from .validation import (
 _EXACT_FLOAT_INT = 1 << 53
 
 
+# The largest vocabulary the core accepts. Verification works over the FULL target vocabulary (the
+# residual (p - q)+, masks, the dense arrays behind draws): a few numpy vectors of 1 to 16 bytes per
+# token, and Python ints in the exact fallback paths (~100 bytes per token). 2**22 tokens keeps that
+# within a few hundred MB, and is 16 times Gemma 3's 262,144-token vocabulary, among the largest in
+# use; beyond it a residual would end in MemoryError, so such sizes are refused when built.
+MAX_VOCAB = 1 << 22
+LARGEST_MODEL_VOCAB = 262_144
+
+
 def _check_vocab_size(vocab_size: object) -> None:
     if type(vocab_size) is not int or vocab_size < 1:
         raise SupportError(f"vocabulary size must be a positive integer, got {vocab_size!r}")
+    if vocab_size > MAX_VOCAB:
+        shown = f"{vocab_size:,}" if vocab_size < 10**30 else f"an int of {vocab_size.bit_length()} bits"
+        raise SupportError(
+            f"vocabulary size {shown} is more than the core can hold: at most {MAX_VOCAB:,} tokens (2**22, 16 "
+            f"times Gemma 3's {LARGEST_MODEL_VOCAB:,}-token vocabulary, among the largest in use); verification "
+            "builds arrays over the whole vocabulary, so a larger one would run out of memory"
+        )
 
 
 _INT64_LIMIT = 1 << 63

@@ -72,9 +72,17 @@ class VerificationError(SpecvizError, ValueError):
     """An unknown verification rule was requested, or one the core cannot run."""
 
 
-class ProcessorOutputError(ProcessorError, TypeError):
+class DistributionTypeError(SpecvizError, TypeError):
+    """Something the core needs as a Categorical is not one (None, a list, an array)."""
+
+
+class ModelOutputError(DistributionTypeError):
+    """A draft or target model is not a callable returning a Categorical."""
+
+
+class ProcessorOutputError(ProcessorError, DistributionTypeError):
     """A processor returned something other than a Categorical (None, a list, ...)."""
 
 
-class ModelOutputError(SpecvizError, TypeError):
-    """A draft or target model returned something other than a Categorical."""
+class StreamsTypeError(SessionError, TypeError):
+    """The streams passed to propose or verify are not RandomStreams."""

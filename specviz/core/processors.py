@@ -15,11 +15,16 @@ from fractions import Fraction
 
 import numpy as np
 
+from .arithmetic import check_categorical
 from .categorical import Categorical, fp32_weights
 from .errors import ProcessorError
-from .verifier import Prefix, Processor
+from .verifier import Prefix, Processor, processed
 
 _LARGEST_TEMPERATURE = float(np.finfo(np.float64).max)
+
+
+def _given(distribution: object) -> None:
+    check_categorical(distribution, "the distribution a processor is given")
 
 
 def _short(value: object) -> str:
@@ -46,6 +51,7 @@ class Temperature:
             )
 
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
+        _given(distribution)
         if self.t == 1:
             return distribution
         probs = distribution.to_numpy()
@@ -76,6 +82,7 @@ class TopK:
             raise ProcessorError(f"top-k must be an int >= 1, got {self.k!r}")
 
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
+        _given(distribution)
         return distribution.sparse_topk(min(self.k, distribution.vocab_size))
 
 
@@ -91,6 +98,7 @@ class TopP:
             raise ProcessorError(f"top-p must be in (0, 1], got {value!r}; use 1 for no change")
 
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
+        _given(distribution)
         if self.top_p == 1:
             return distribution
         kept = distribution.nucleus_size(Fraction(self.top_p))
@@ -104,6 +112,7 @@ class Mask:
     allowed: tuple[bool, ...]
 
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
+        _given(distribution)
         return distribution.masked(self.allowed)
 
 
@@ -115,7 +124,7 @@ class Compose:
 
     def __call__(self, prefix: Prefix, distribution: Categorical) -> Categorical:
         for step in self.steps:
-            distribution = step(prefix, distribution)
+            distribution = processed(step, prefix, distribution)
         return distribution
 
 

@@ -432,8 +432,15 @@ class Fp32Tickets:
     def select(self, positions: np.ndarray) -> DyadicTickets:
         return self.dyadic.select(positions)
 
-    def masked(self, keep: np.ndarray) -> DyadicTickets:
-        return self.dyadic.masked(keep)
+    def masked(self, keep: np.ndarray) -> Fp32Tickets:
+        """The same FP32 weights with those outside keep set to 0 (raw tickets unchanged elsewhere)."""
+        raw_total = None
+        if "raw_total" in self.__dict__:  # a few tokens removed (distinct drafts): subtract them, no new exact sum
+            removed = np.flatnonzero(~keep & (self.singles != 0))
+            if removed.size <= 64:
+                raw_total = self.raw_total - sum(self.raw_at(i) for i in removed.tolist())
+        return Fp32Tickets(np.where(keep, self.singles, np.float32(0)), np.where(keep, self.field, np.uint8(0)),
+                           raw_total)
 
     def top_positions(self, k: int, ids: np.ndarray) -> np.ndarray:
         return self.dyadic.top_positions(k, ids)
@@ -651,22 +658,27 @@ class DifferenceTickets:
         return self.coef_t * self.t.raw_at(i) - self.coef_u * self.u.raw_at(i)
 
     def _divisor(self) -> int:
-        # raw tickets share the powers of two 2**kt and 2**ku: d_i = 2**(kt+ku) * d'_i
+        # raw tickets share the powers of two 2**kt and 2**ku: d_i = 2**(kt+ku) * d'_i with
+        # d'_i = A * (t_i >> kt) - B * (u_i >> ku); c = gcd(A, B) divides every d'_i, so d'_i = c * e_i
+        # (a scale sharing large factors with the totals, as a tree's residual of a residual has,
+        # makes c large: the gcd of the e_i is then still usually settled by a few entries)
         kt, ku = self.t.common_shift, self.u.common_shift
         down = kt + ku
+        big_a, big_b = self.coef_t >> ku, self.coef_u >> kt
+        common = math.gcd(big_a, big_b)
+        big_a, big_b = big_a // common, big_b // common
         ids = np.flatnonzero(self.positive)
         # a head of entries, with those of the lowest shifts (the least powers of two) added,
-        # usually settles the gcd of the d'_i
+        # usually settles the gcd of the e_i
         head = np.concatenate((ids[: self._EXACT_HEAD], self.t.lowest_shift(ids)[:8], self.u.lowest_shift(ids)[:8]))
         divisor = 0
         for i in head.tolist():
-            divisor = math.gcd(divisor, self.raw_at(i) >> down)
+            divisor = math.gcd(divisor, self._reduced_at(i, big_a, big_b, kt, ku))
             if divisor == 1:
-                return 1 << down
+                return common << down
         if ids.size <= self._EXACT_HEAD:
-            return divisor << down
+            return (common * divisor) << down
         power = (divisor & -divisor).bit_length() - 1
-        big_a, big_b = self.coef_t >> ku, self.coef_u >> kt  # d'_i = A * (t_i >> kt) - B * (u_i >> ku)
         if divisor == 1 << power:
             # 2**(v2(A) + shift - kt) divides A * (t_i >> kt): only entries where that or the u side
             # has fewer than `power` factors of two can lower the power of two of the gcd
@@ -679,15 +691,20 @@ class DifferenceTickets:
                 keep |= self.u.shift_below(ids, ku + need_u)
             ids = ids[keep]
             if ids.size == 0:
-                return divisor << down
+                return (common * divisor) << down
         if divisor < 2**31:
             # gcd(g, x_i) = gcd(g, x_i mod g): residues of small g fit int64 products
             g = divisor
             coef_t = big_a % g
             coef_u = big_b % g
             residues = (self.t.residues(ids, g, kt) * coef_t - self.u.residues(ids, g, ku) * coef_u) % g
-            return math.gcd(g, int(np.gcd.reduce(residues))) << down
-        return math.gcd(divisor << down, *(self.raw_at(i) for i in ids.tolist()))
+            return (common * math.gcd(g, int(np.gcd.reduce(residues)))) << down
+        rest = (self._reduced_at(i, big_a, big_b, kt, ku) for i in ids.tolist())
+        return (common * math.gcd(divisor, *rest)) << down
+
+    def _reduced_at(self, i: int, big_a: int, big_b: int, kt: int, ku: int) -> int:
+        """e_i = A' * (t_i >> kt) - B' * (u_i >> ku) at a positive position (A', B' the reduced coefficients)."""
+        return big_a * (self.t.raw_at(i) >> kt) - big_b * (self.u.raw_at(i) >> ku)
 
     def __len__(self) -> int:
         return self.positive.size

@@ -49,7 +49,18 @@ from .errors import BlockError, ProposalError
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, StopEvent, Trace, TreeCheckEvent, TreeCorrectionEvent, TreeDraftEvent
 from .validation import check_token
-from .verifier import MAX_DEPTH, MAX_WIDTH, Model, Prefix, Result, Verifier, check_depth, model_output
+from .verifier import (
+    MAX_DEPTH,
+    MAX_WIDTH,
+    Model,
+    Prefix,
+    Result,
+    Verifier,
+    check_callable,
+    check_depth,
+    check_streams,
+    model_output,
+)
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 Path = tuple[int, ...]
@@ -166,6 +177,8 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
                  trace: Trace | None = None) -> Tree:
     """Draft a tree of the given depth and width from draft (draw order: see the module docstring)."""
     _check_draft_args(depth, width, distinct, context_id)
+    check_callable(draft, "draft model")
+    check_streams(streams)
     root = _Drafted((), -1, None)  # type: ignore[arg-type]
     level = [(root, prefix)]
     for _ in range(depth):
@@ -199,14 +212,13 @@ def _check_siblings(q: Categorical, children: tuple[TreeNode, ...], path: Path, 
     if not 1 <= count <= tree.width:
         raise BlockError(f"invalid tree: node {list(path)} has {count} children; every drafted node above the "
                          f"fixed depth {tree.fixed_depth} needs 1..{tree.width} (the width)")
-    held = _ZERO
     seen: set[int] = set()
     for sibling, child in enumerate(children):
         if not isinstance(child, TreeNode) or child.path != path + (sibling,):
             raise BlockError(f"invalid tree: child {sibling} of node {list(path)} must be a TreeNode at path "
                              f"{list(path + (sibling,))}, got {child!r:.80}")
         check_token(child.token, vocab)
-        if q.prob(child.token) == 0:
+        if q._raw_ticket(child.token) == 0:  # q(x) = 0, without the exact total q.prob would need
             raise ProposalError(
                 f"invalid proposal distribution/token: token {child.token} at node {list(child.path)} needs q > 0 "
                 f"and every q on the vocabulary of {vocab} tokens"
@@ -215,8 +227,7 @@ def _check_siblings(q: Categorical, children: tuple[TreeNode, ...], path: Path, 
             raise ProposalError(f"invalid distinct tree: token {child.token} is drawn twice among the children of "
                                 f"node {list(path)}; distinct children are drawn without replacement")
         seen.add(child.token)
-        held += q.prob(child.token)
-    if count < tree.width and not (tree.distinct and held == 1):
+    if count < tree.width and not (tree.distinct and sum((q.prob(x) for x in seen), _ZERO) == 1):
         raise BlockError(
             f"invalid tree: node {list(path)} has {count} of {tree.width} children; only a distinct node whose q "
             "has no token left with mass drafts fewer"
@@ -250,11 +261,8 @@ def _check_q(q: object, vocab: int, path: Path) -> None:
         )
 
 
-def check_tree(tree: object, stop_ids: frozenset[int]) -> int:
+def check_tree(tree: Tree, stop_ids: frozenset[int]) -> int:
     """Validate a drafted tree's depth, width and nodes; returns the vocabulary size."""
-    if not isinstance(tree, Tree):
-        raise BlockError(f"TreeVerifier verifies a Tree from propose_tree, got {type(tree).__name__}; "
-                         "verify a Block from propose with Verifier or BlockVerifier")
     depth, width, distinct = tree.fixed_depth, tree.width, tree.distinct
     if type(depth) is not int or not 1 <= depth <= MAX_DEPTH or type(width) is not int \
             or not 1 <= width <= MAX_WIDTH or type(distinct) is not bool:
@@ -324,6 +332,12 @@ class TreeVerifier(Verifier):
     Result as ``Verifier``; ``verify`` takes a Tree from ``propose_tree``. The rule and the
     draws are in the module docstring.
     """
+
+    def _check_kind(self, block: object, streams: object) -> None:
+        if not isinstance(block, Tree):
+            raise BlockError(f"TreeVerifier verifies a Tree from propose_tree, got {type(block).__name__}; "
+                             "verify a Block from propose with Verifier or BlockVerifier")
+        check_streams(streams)
 
     def _check_block(self, block: object) -> int:  # type: ignore[override]
         vocab = check_tree(block, self.stop_ids)

@@ -13,6 +13,7 @@ from .errors import (
     ProcessorOutputError,
     ProposalError,
     SessionError,
+    StreamsTypeError,
     VocabularyMismatchError,
 )
 from .streams import Owner, RandomStreams
@@ -68,6 +69,18 @@ def _describe(value: object) -> str:
     return f"{text if len(text) <= 60 else text[:57] + '...'} of type {type(value).__name__}"
 
 
+def check_streams(streams: object) -> None:
+    """StreamsTypeError unless streams is a RandomStreams (the round's three owned generators)."""
+    if not isinstance(streams, RandomStreams):
+        raise StreamsTypeError(f"streams must be RandomStreams(seed, owner, round_id), got {_describe(streams)}")
+
+
+def check_callable(model: object, role: str) -> None:
+    """ModelOutputError unless model can be called (prefix -> Categorical)."""
+    if not callable(model):
+        raise ModelOutputError(f"the {role} must be callable (prefix -> Categorical), got {_describe(model)}")
+
+
 def model_output(value: object, role: str) -> Categorical:
     """value if it is a Categorical, else ModelOutputError naming the model's role and what came back."""
     if not isinstance(value, Categorical):
@@ -94,6 +107,8 @@ def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
             stop_ids: frozenset[int] = frozenset(), trace: Trace | None = None) -> Block:
     """Draft up to depth tokens from model; depth is fixed before any draw, a stop token ends early."""
     _check_depth(depth)
+    check_callable(model, "draft model")
+    check_streams(streams)
     if not context_id:
         raise BlockError(
             "processor/model context identity is required: pass a nonempty context_id naming the "
@@ -126,6 +141,10 @@ class Verifier:
 
     def __init__(self, owner: Owner, prefix: Prefix, context_id: str, target: Model, *,
                  processor: Processor = identity_processor, stop_ids: frozenset[int] = frozenset()):
+        check_callable(target, "target model")
+        if not callable(processor):
+            raise ProcessorOutputError(f"the processor must be callable ((prefix, distribution) -> Categorical), "
+                                       f"got {_describe(processor)}")
         self.owner = owner
         self.prefix = prefix
         self.context_id = context_id
@@ -170,10 +189,14 @@ class Verifier:
                 f"stop policy mismatch: block stops on {sorted(block.stop_ids)}, session on {sorted(self.stop_ids)}"
             )
 
-    def _check_block(self, block: Block) -> int:
+    def _check_kind(self, block: object, streams: object) -> None:
+        """The round and the streams are of the kinds this session verifies, before any attribute is read."""
         if not isinstance(block, Block):
             raise BlockError(f"{type(self).__name__} verifies a Block from propose, got {type(block).__name__}; "
                              "verify a Tree from propose_tree with TreeVerifier")
+        check_streams(streams)
+
+    def _check_block(self, block: Block) -> int:
         depth, proposals = block.fixed_depth, block.proposals
         if type(depth) is not int or not 1 <= depth <= MAX_DEPTH or not 1 <= len(proposals) <= depth:
             raise BlockError(
@@ -199,6 +222,7 @@ class Verifier:
 
     def _begin(self, block: Block, streams: RandomStreams) -> int:
         """Check the session and the block, claim the round; returns the vocabulary size."""
+        self._check_kind(block, streams)
         self._check_session(block, streams)
         vocab = self._check_block(block)
         self.last_round = block.round_id

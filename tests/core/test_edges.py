@@ -1,13 +1,25 @@
 """Core edges: bad inputs answered with the core's own errors, numpy extensions kept exact, reference parity."""
 
-import random
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from specviz.core import Categorical, fp32_weights
+from specviz.core import (
+    Categorical,
+    ModelOutputError,
+    Owner,
+    ProcessorOutputError,
+    RandomStreams,
+    Verifier,
+    fp32_weights,
+    propose,
+    residual,
+    residual_mass,
+)
+from specviz.core.categorical import MAX_VOCAB
 from specviz.core.errors import (
+    DistributionTypeError,
     MaskError,
     ProcessorError,
     SupportError,
@@ -15,7 +27,7 @@ from specviz.core.errors import (
     WeightTypeError,
     WeightValueError,
 )
-from specviz.core.processors import Temperature
+from specviz.core.processors import Temperature, compose, top_k
 
 
 def test_huge_and_non_finite_temperatures_are_refused_with_the_range():
@@ -46,17 +58,22 @@ def test_none_instead_of_a_sequence():
         fp32_weights(2, [0, 1], None)
 
 
-def test_token_ids_at_or_above_two_to_the_63_are_accepted():
-    c = Categorical(2**64, [2**63, 5], [1, 2])
-    assert c.ids == (5, 2**63)
-    assert c.prob(2**63) == Fraction(1, 3) and c.prob(2**64 - 1) == 0
-    assert c.token_at_draw(2) == 2**63
-    assert c.sparse_topk(1).ids == (5,)
-    assert c.sample(random.Random(0)) in (5, 2**63)
-    with pytest.raises(TokenError, match=str(2**64)):
-        Categorical(2**64, [2**64, 5], [1, 2])
+def test_vocabularies_beyond_what_the_core_can_hold_are_refused_when_built():
+    # issue 19: a Categorical of 2**64 (or 10**12) tokens used to be accepted, and its residual then ran out of
+    # memory; the limit is MAX_VOCAB = 2**22 (documented in categorical.py)
+    for size in (2**64, 10**12, MAX_VOCAB + 1):
+        with pytest.raises(SupportError, match=f"vocabulary size {size:,} is more than the core can hold: at most "
+                                               "4,194,304 tokens"):
+            Categorical(size, [5], [1])
+        with pytest.raises(SupportError, match="more than the core can hold"):
+            fp32_weights(size, [5], [1.0])
+    c = Categorical(MAX_VOCAB, [MAX_VOCAB - 1, 5], [1, 2])
+    assert c.ids == (5, MAX_VOCAB - 1) and c.prob(MAX_VOCAB - 1) == Fraction(1, 3)
+    assert c.token_at_draw(2) == MAX_VOCAB - 1 and c.sparse_topk(1).ids == (5,)
+    with pytest.raises(TokenError, match=str(2**63)):  # an id at or above 2**63 is still named as itself
+        Categorical(MAX_VOCAB, [2**63, 5], [1, 2])
     with pytest.raises(SupportError, match="duplicate"):
-        Categorical(2**64, [2**63, 2**63], [1, 2])
+        Categorical(MAX_VOCAB, [7, 7], [1, 2])
 
 
 def test_fp32_checks_run_in_the_reference_order():
@@ -142,3 +159,60 @@ def test_a_categorical_does_not_share_the_callers_id_array():
         before = c.ids
         ids[0] = 4
         assert c.ids == before
+
+
+# --- issue 19: a model, target or processor that returns something else is named in words ---------------------
+
+
+def _round(target, processor=None, draft=lambda prefix: Categorical.dense([1, 1])):
+    owner = Owner("edge", 0)
+    streams = RandomStreams(0, owner, 0)
+    kw = {} if processor is None else {"processor": processor}
+    verifier = Verifier(owner, (), "ctx", target, **kw)
+    return verifier.verify(propose(draft, (), streams, depth=2, context_id="ctx"), streams)
+
+
+def test_a_processor_returning_none_is_named():
+    with pytest.raises(ProcessorOutputError, match="processor <lambda> returned None of type NoneType; a processor "
+                                                    "must return a Categorical") as caught:
+        _round(lambda prefix: Categorical.dense([1, 2]), processor=lambda prefix, dist: None)
+    assert isinstance(caught.value, ProcessorError) and isinstance(caught.value, TypeError)
+
+
+def test_a_composed_step_returning_the_wrong_thing_is_named():
+
+    def broken(prefix, dist):
+        return dist.to_numpy()
+
+    with pytest.raises(ProcessorOutputError, match=r"processor broken returned array\(\[.*of type ndarray"):
+        compose(top_k(1), broken)((), Categorical.dense([1, 2]))
+    with pytest.raises(TypeError, match="the distribution a processor is given must be a Categorical, got None"):
+        Temperature(0.5)((), None)
+
+
+@pytest.mark.parametrize("role, kw", [
+    ("target model", {"target": lambda prefix: [0.5, 0.5]}),
+    ("draft model", {"target": lambda prefix: Categorical.dense([1, 2]), "draft": lambda prefix: None}),
+])
+def test_a_model_returning_something_else_is_named(role, kw):
+    with pytest.raises(ModelOutputError, match=f"the {role} returned .* of type (list|NoneType); a model must return "
+                                               "a Categorical"):
+        _round(**kw)
+
+
+def test_a_model_that_is_not_callable_is_named():
+    with pytest.raises(ModelOutputError, match="the target model must be callable"):
+        Verifier(Owner("edge", 0), (), "ctx", None)
+    with pytest.raises(ModelOutputError, match="the draft model must be callable"):
+        propose(Categorical.dense([1, 1]), (), RandomStreams(0, Owner("edge", 0), 0), depth=1, context_id="ctx")
+    with pytest.raises(TypeError, match="the processor must be callable"):
+        Verifier(Owner("edge", 0), (), "ctx", lambda prefix: Categorical.dense([1]), processor=3)
+
+
+def test_arithmetic_names_an_argument_that_is_not_a_distribution():
+
+    with pytest.raises(DistributionTypeError, match=r"q \(the draft distribution\) must be a Categorical, got "
+                                                    r"\[1, 2\] of type list"):
+        residual(Categorical.dense([1, 2]), [1, 2])
+    with pytest.raises(DistributionTypeError, match=r"p \(the target distribution\) must be a Categorical"):
+        residual_mass(None, Categorical.dense([1, 2]))

@@ -209,3 +209,54 @@ def test_residuals_against_a_one_hot_or_an_identical_draft_equal_eager(seed, c):
         got, mass = residual_with_mass(p, q, c)
         assert mass == want_mass
         same(got, want, rng)
+
+
+@settings(max_examples=80, deadline=None)
+@given(fp32_rows, fp32_rows, st.integers(0, 39), st.sampled_from([1, 4, 48]), st.randoms(use_true_random=False))
+def test_residual_of_a_residual_scales_equal_eager(row_p, row_q, dropped, head, rng):
+    # a tree's residual after two rejections: scale s = Z / (Z + M), M = sum (p - q)+, Z = 1 - q(x); such
+    # scales share large factors with both totals, which the gcd divides out before walking entries
+    n = min(len(row_p), len(row_q))
+    row_p, row_q = row_p[:n], row_q[:n]
+    if not nonzero(row_p) or not nonzero(row_q):
+        return
+    p = fp32_weights(n, range(n), np.array(row_p, dtype=np.float32))
+    q = fp32_weights(n, range(n), np.array(row_q, dtype=np.float32))
+    m, z = residual_mass(p, q), 1 - q.prob(dropped % n)
+    if not m or not z:
+        return
+    for c in (z / (z + m), (z / (z + m)) ** 2 / 2):
+        want, mass = eager_scaled_residual(eager([float(np.float32(w)) for w in row_p]),
+                                           eager([float(np.float32(w)) for w in row_q]), c)
+        assert residual_mass(p, q, c) == mass
+        if want is None:
+            continue
+        original = DifferenceTickets._EXACT_HEAD
+        DifferenceTickets._EXACT_HEAD = head
+        try:
+            got, _ = residual_with_mass(p, q, c)
+        finally:
+            DifferenceTickets._EXACT_HEAD = original
+        same(got, want, rng)
+
+
+@settings(max_examples=100, deadline=None)
+@given(fp32_rows, st.lists(st.booleans(), min_size=40, max_size=40), st.randoms(use_true_random=False))
+def test_masked_fp32_stays_fp32_and_equals_eager(row, flags, rng):
+    if not nonzero(row):
+        return
+    n = len(row)
+    keep = flags[:n]
+    singles = [float(np.float32(w)) for w in row]
+    fast = fp32_weights(n, range(n), np.array(row, dtype=np.float32))
+    if not any(w and k for w, k in zip(singles, keep)):
+        with pytest.raises(SupportError):
+            fast.masked(keep)
+        return
+    got = fast.masked(keep)
+    assert isinstance(got._tickets, Fp32Tickets)
+    same(got, eager(singles).masked(keep), rng)
+    fast.total  # noqa: B018  (with the exact total known, a mask subtracts the removed tickets from it)
+    again = fast.masked(keep)
+    assert again._tickets.raw_total == got._tickets.raw_total
+    same(again, eager(singles).masked(keep), rng)

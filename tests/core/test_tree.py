@@ -18,6 +18,7 @@ from specviz.core import (
     Trace,
     Tree,
     TreeVerifier,
+    VerificationError,
     Verifier,
     draft_round,
     fp32_weights,
@@ -415,3 +416,78 @@ def test_draft_round_drafts_what_the_rule_verifies(name, kind):
 def test_tree_rules_are_played_by_the_tree_verifier():
     assert rule("multi:3").verifier_class is TreeVerifier and rule("multi-distinct:1").verifier_class is TreeVerifier
     assert rule("multi:3").playable
+
+
+# --- properties of every round ----------------------------------------------------------------------------
+
+
+def _path_tokens(tree, tokens):
+    """How many leading tokens follow drafted nodes from the root."""
+    children, depth = tree.children, 0
+    for token in tokens:
+        match = next((c for c in children if c.token == token), None)
+        if match is None:
+            break
+        depth += 1
+        children = match.children
+    return depth
+
+
+weight_rows = st.lists(st.integers(0, 4), min_size=5, max_size=5).filter(any)
+
+
+@settings(max_examples=120, deadline=None)
+@given(p_rows=st.lists(weight_rows, min_size=6, max_size=6), q_rows=st.lists(weight_rows, min_size=6, max_size=6),
+       depth=st.integers(1, 3), width=st.integers(1, 4), distinct=st.booleans(),
+       stop=st.sampled_from([frozenset(), frozenset({4})]), seed=st.integers(0, 10**9))
+def test_every_round_commits_a_drafted_path_then_one_token(p_rows, q_rows, depth, width, distinct, stop, seed):
+    p_model = lambda prefix: Categorical.dense(p_rows[prefix[-1] if prefix else 5])  # noqa: E731
+    q_model = lambda prefix: Categorical.dense(q_rows[prefix[-1] if prefix else 5])  # noqa: E731
+    trace = Trace()
+    tree, streams = tree_for(depth=depth, width=width, distinct=distinct, model=q_model, stop_ids=stop, seed=seed,
+                             trace=trace)
+    verifier = session(p_model, stop_ids=stop)
+    result = verifier.verify(tree, streams, trace=trace)
+    kept = result.accepted_drafts
+    assert 0 <= kept <= depth and _path_tokens(tree, result.tokens) >= kept
+    stop_draft = result.stopped and not result.rejected and not trace.of_kind("bonus")  # an accepted stop draft
+    assert len(result.tokens) == kept + (0 if stop_draft else 1)
+    assert result.stopped == (result.tokens[-1] in stop) == verifier.stopped
+    assert verifier.prefix == result.tokens
+    checks = trace.of_kind("tree_check")
+    assert sum(c.accepted for c in checks) == kept
+    assert all(c.draw < c.draw_range and (c.draw < c.acceptance.numerator) == c.accepted for c in checks)
+    if result.rejected:
+        correction = trace.of_kind("correction")[-1]
+        assert correction.residual.prob(result.tokens[-1]) > 0 and not trace.of_kind("bonus")
+    elif not stop_draft:
+        assert trace.of_kind("bonus")[-1].token == result.tokens[-1]
+    for node in tree.nodes():
+        assert len(node.children) <= width and (node.token not in stop or not node.children)
+    if distinct:
+        for node in [tree, *tree.nodes()]:
+            assert len({c.token for c in node.children}) == len(node.children)
+
+
+def test_draft_round_refuses_a_rule_only_theory_evaluates():
+    with pytest.raises(VerificationError, match="evaluated by theory only"):
+        draft_round("exact-match", draft, (), RandomStreams(0, OWNER, 0), depth=1, context_id="ctx")
+    with pytest.raises(VerificationError, match="verification must be one of"):
+        draft_round("Block", draft, (), RandomStreams(0, OWNER, 0), depth=1, context_id="ctx")
+
+
+def test_the_root_path_names_no_node():
+    tree, _ = tree_for()
+    with pytest.raises(KeyError):
+        tree.node(())
+
+
+def test_wrong_kinds_of_round_or_streams_are_named_before_any_attribute_is_read():
+    tree, streams = tree_for()
+    for verifier in (session(), Verifier(OWNER, (), "ctx", target)):
+        with pytest.raises(BlockError, match="verifies a (Tree|Block) from propose(_tree)?, got NoneType"):
+            verifier.verify(None, streams)
+    with pytest.raises(TypeError, match="streams must be RandomStreams\\(seed, owner, round_id\\), got 7 of type int"):
+        session().verify(tree, 7)
+    with pytest.raises(SessionError, match="streams must be RandomStreams"):
+        propose_tree(draft, (), None, depth=1, width=2, context_id="ctx")

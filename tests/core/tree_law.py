@@ -173,3 +173,62 @@ def expected_accepted(law: Law) -> F:
 def first_accepted(law: Law) -> F:
     """P(the first drafted position is accepted)."""
     return sum((w for (_, kept), w in law.items() if kept >= 1), F(0))
+
+
+# --- one drafted tree: its verification alone ---------------------------------------------------------
+
+
+def given_tree_law(tree, p_model, stop_ids=frozenset()) -> Law:
+    """The law of what verification commits for this drafted tree, by the rule written out afresh."""
+    return dict(_given(tree.q, tree.children, tree.distinct, tuple(tree.prefix), p_model, frozenset(stop_ids)))
+
+
+def _given(q_dist, children, distinct, context, p_model, stop_ids) -> Law:
+    if not children:  # an accepted leaf: the bonus
+        return {((y,), 0): py for y, py in enumerate(probs(p_model(context))) if py}
+    p, q = probs(p_model(context)), probs(q_dist)
+    out: Law = defaultdict(F)
+    r, weight, drawn = list(p), F(1), []
+    for child in children:
+        held = sum((q[x] for x in drawn), F(0)) if distinct else F(0)
+        q_prime = [F(0) if distinct and x in drawn else q[x] / (1 - held) for x in range(len(q))]
+        a = min(F(1), r[child.token] / q_prime[child.token])
+        x = child.token
+        below = {((), 0): F(1)} if x in stop_ids else _given(child.q, child.children, distinct, context + (x,),
+                                                                p_model, stop_ids)
+        for (tokens, kept), w in below.items():
+            if a and w:
+                out[((x,) + tokens, kept + 1)] += weight * a * w
+        weight *= 1 - a
+        if not weight:
+            return out
+        r = [max(ry - qy, F(0)) for ry, qy in zip(r, q_prime)]
+        mass = sum(r)
+        r = [v / mass for v in r]
+        drawn.append(x)
+    for y, ry in enumerate(r):
+        if ry:
+            out[((y,), 0)] += weight * ry
+    return out
+
+
+def played_tree_law(tree, p_model, stop_ids=frozenset()) -> Law:
+    """The real TreeVerifier on this tree, on every sequence of acceptance and correction draws."""
+    out: Law = defaultdict(F)
+    pending = [([], F(1))]
+    while pending:
+        script, weight = pending.pop()
+        log: list[int] = []
+        streams = RandomStreams(0, tree.owner, tree.round_id)
+        streams.proposal = streams.acceptance = streams.correction = Scripted(script, log)
+        trace = Trace()
+        verifier = TreeVerifier(tree.owner, tree.prefix, tree.context_id, p_model, stop_ids=frozenset(stop_ids))
+        result = verifier.verify(tree, streams, trace=trace)
+        draws = [e for e in trace if e.kind in ("tree_check", "correction", "bonus")]
+        assert [e.draw_range for e in draws] == log
+        if len(draws) == len(script):
+            out[(result.tokens, result.accepted_drafts)] += weight
+            continue
+        for value, share in _classes(draws[len(script)]):
+            pending.append((script + [value], weight * share))
+    return dict(out)
