@@ -15,12 +15,12 @@ from specviz.app import playground_actions as actions
 from specviz.app.playground_animation import SPEEDS, animation
 from specviz.app.playground_compare import compare_tab
 from specviz.app.playground_lecture import ANIMATION_TAB, lecture_section
-from specviz.app.playground_messages import adopt_controls
+from specviz.app.playground_messages import adopt_controls, refused_note
 from specviz.app.playground_sidebar import sidebar_controls
 from specviz.app.playground_state import Keys, PlaygroundSession, session
 from specviz.app.playground_tabs import many_rounds_tab, proof_tab, sharing
 from specviz.app.playground_weights import weight_editors
-from specviz.playground import presets
+from specviz.playground import presets, state
 
 TAB_ANIMATION, TAB_PROOF, TAB_MANY = ANIMATION_TAB, "🧮 Why exactly p", "📊 Many rounds"
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
@@ -40,26 +40,33 @@ def start(pg: PlaygroundSession) -> None:
     actions.apply_pending_edits()
 
 
+def animation_tab(presenter: bool) -> None:
+    pg = session()
+    pg.drop("full_rerun")  # this run is the whole page
+    st.fragment(animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
+
+
 def tabs(presenter: bool) -> None:
-    """The six tabs; only the open one runs (the animation is a fragment with its own timer)."""
+    """The six tabs; only the open one runs (the animation is a fragment with its own timer). A refused
+    link or card animates nothing: the tabs that would play another scenario say so instead."""
     pg = session()
+    refused = pg.refused_view is not None
+    parts = {TAB_ANIMATION: lambda: animation_tab(presenter), TAB_PROOF: lambda: proof_tab(presenter),
+             TAB_MANY: lambda: many_rounds_tab(presenter), TAB_COMPARE: lambda: compare_tab(presenter),
+             TAB_WEIGHTS: weight_editors, TAB_SHARE: lambda: share_tab(pg)}
     shown = dict(zip(TABS, st.tabs(TABS, key=PlaygroundSession.tab.key, on_change="rerun"), strict=True))
-    if shown[TAB_ANIMATION].open is not False:
-        with shown[TAB_ANIMATION]:
-            pg.drop("full_rerun")  # this run is the whole page
-            st.fragment(animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
-    parts = ((TAB_PROOF, proof_tab, (presenter,)), (TAB_MANY, many_rounds_tab, (presenter,)),
-             (TAB_COMPARE, compare_tab, (presenter,)), (TAB_WEIGHTS, weight_editors, ()),
-             (TAB_SHARE, share_tab, ()))
-    for name, part, args in parts:
-        if shown[name].open:
+    for name, part in parts.items():
+        if shown[name].open or (name == TAB_ANIMATION and shown[name].open is None):
             with shown[name]:
-                part(*args)
+                if refused and name in (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_COMPARE):
+                    refused_note()
+                else:
+                    part()
 
 
-def share_tab() -> None:
-    pg = session()
-    sharing(pg.scenario, pg.state.step)
+def share_tab(pg: PlaygroundSession) -> None:
+    """The link, the download and the loader, then the lecture scripts (load one, or collect one)."""
+    sharing(*actions.shown(pg))
     lecture_section()
 
 
@@ -74,6 +81,8 @@ def main() -> None:
     else:  # one short header line, so the first screen at 1280x800 holds the whole chart
         st.markdown(HEADER)
     adopt_controls(pg)
+    pg.state = state.clamp(pg.state, pg.scenario)
+    actions.write_link(*actions.shown(pg))  # at once, whichever tab is open
     sidebar_controls(presenter)
     tabs(presenter)
     # no visible content: installs the clicker keys once per browser tab

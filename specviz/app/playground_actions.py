@@ -37,6 +37,7 @@ def load(scenario: Scenario, step: int = 0, good: bool = True) -> None:
     if good:
         pg.scenario = scenario
         pg.state = state.PlayState(step=step)
+        pg.refused_view = None
     pg.tables = form.tables_from_scenario(scenario)
     pg.table_vocab = scenario.vocab
     pg.context = scenario.context_id
@@ -98,16 +99,42 @@ def undo() -> None:
     pg.link_note = ""
 
 
-def open_scenario(scenario: Scenario, step: int, source: str) -> None:
-    """Open a link's or file's scenario: fitted to the controls (each change said in one line), then checked."""
+def open_scenario(scenario: Scenario, step: int, source: str, notes: tuple[str, ...] | list[str] = ()) -> None:
+    """Open a link's or file's scenario: fitted to the controls (each change said in one line), then checked.
+
+    notes: what reading the link or file already adjusted or ignored. A refused scenario fills the controls
+    and becomes the refused view: shown with its refusal, never with another scenario's animation.
+    """
     pg = session()
-    scenario, notes = form.fit_to_controls(scenario, MAX_DEPTH)
-    pg.link_note = form.alterations_line(notes, source) if notes else ""
+    scenario, fitted = form.fit_to_controls(scenario, MAX_DEPTH)
+    notes = [*notes, *fitted]
     problems = explain.check_scenario(scenario) + playground_tree.tree_problems(scenario)
+    if not problems:
+        step, moved = state.fit_step(scenario, step)
+        notes += [moved] if moved else []
+    pg.link_note = form.alterations_line(notes, source) if notes else ""
     load(scenario, step, good=not problems)
+    pg.refused_view = scenario if problems else None
     pg.preset = pg.preset_before = presets.matching_preset(scenario) or presets.CUSTOM
     pg.drop("preset_undo")
     pg.link_problems = problems
+
+
+def refuse_unopened(error: explain.PlaygroundError) -> None:
+    """A link or file that could not be read: its refusal, and whether nothing of it was loaded at all."""
+    pg = session()
+    pg.link_problems = [explain.explain(error)]
+    pg.link_unreadable = bool(getattr(error, "unreadable", False))
+
+
+def open_decoded(decode: Callable[[], tuple], source: str) -> None:
+    """Decode a link or file (share's readers return (scenario, step), maybe with .notes) and open it."""
+    try:
+        opened = decode()
+    except explain.PlaygroundError as error:
+        refuse_unopened(error)
+        return
+    open_scenario(opened[0], opened[1], source, tuple(getattr(opened, "notes", ())))
 
 
 def read_link() -> None:
@@ -118,22 +145,32 @@ def read_link() -> None:
         return
     pg.last_query = params
     pg.presenter = params.get("presenter") == "1"
-    try:
-        scenario, step = share.scenario_from_query(params)
-    except explain.PlaygroundError as error:
-        pg.link_problems = [explain.explain(error)]
-        return
-    open_scenario(scenario, step, "link")
+    open_decoded(lambda: share.scenario_from_query(params), "link")
     if pg.link_problems and not pg.has("scenario"):
         pg.scenario, pg.state = presets.default_scenario(), state.PlayState()
 
 
+def shown(pg: PlaygroundSession) -> tuple[Scenario, int]:
+    """The scenario the page stands for (a refused link's or card's, else the animated one) and its step."""
+    if pg.refused_view is not None:
+        return pg.refused_view, 0
+    return pg.scenario, pg.state.step
+
+
+def sync_preset_box(pg: PlaygroundSession) -> None:
+    """The Preset box names the preset while the weights are its own, 'custom (from close)' once edited."""
+    label = presets.box_label(pg.preset, pg.refused_view or pg.scenario)
+    if label != pg.preset:
+        pg.preset = label
+
+
 def write_link(scenario: Scenario, step: int) -> None:
+    """The address bar shows the shown scenario at this step (another page's run may have cleared it)."""
     pg = session()
     query = share.scenario_to_query(scenario, step)
     if pg.presenter:
         query["presenter"] = "1"
-    if query != pg.last_query:
+    if query != pg.last_query or query != st.query_params.to_dict():
         st.query_params.from_dict(query)
         pg.last_query = query
 
@@ -143,12 +180,7 @@ def on_upload() -> None:
     upload = pg.store.get(Keys.upload)
     if upload is None:
         return
-    try:
-        scenario, step = share.import_json(upload.getvalue())
-    except explain.PlaygroundError as error:
-        pg.link_problems = [explain.explain(error)]
-        return
-    open_scenario(scenario, step, "file")
+    open_decoded(lambda: share.import_json(upload.getvalue()), "file")
 
 
 # --- transport callbacks (state transitions live in specviz.playground.state) --------------------

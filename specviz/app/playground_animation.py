@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import time
 
@@ -19,6 +20,8 @@ from .playground_state import Keys, PlaygroundSession, session
 S = PlaygroundSession
 SPEEDS = {"slow": 2.0, "normal": 1.0, "fast": 0.5}
 NO_BAR = {"displayModeBar": False}
+PRESENTER_CHIPS = 7  # one line of presenter-size chips in the chart's column at 1280 px
+PRESENTER_CHART_HEIGHT = 420  # the plots' presenter height is 470: 50 px go to the committed text
 
 
 def transport() -> None:
@@ -99,6 +102,8 @@ def event_view(step_view, scenario: Scenario, presenter: bool) -> None:
     else:
         main, side = st.columns([3, 2])
         draw_box = side
+    if presenter:  # a little shorter, so the committed text fits beneath it on a 1280x800 screen
+        figure.update_layout(height=PRESENTER_CHART_HEIGHT)
     main.plotly_chart(figure, key=Keys.main_chart, config=NO_BAR, theme=None)
     if draw is not None:  # inline SVG: a plotly figure here cost ~40 ms of every Step in the browser
         draw_box.container(key=Keys.draw_chart).markdown(draw_strip.svg(draw, presenter=presenter),
@@ -108,10 +113,33 @@ def event_view(step_view, scenario: Scenario, presenter: bool) -> None:
     exact = view.exact_values_html(view.exact_values(event, scenario.vocab))
     lines = "\n".join(f"- {html.escape(line, quote=False)}" for line in step_view.lines)  # text stays text
     side.markdown(lines + ("\n\n" + exact if exact else ""), unsafe_allow_html=True)
-    st.markdown("**Committed text** &nbsp; " + style.legend_html() +
-                f" &nbsp; <span style='color:{style.role('q').color}'>{style.role('q').glyph} drafted, not yet "
-                "checked</span>\n\n" + view.committed_html(step_view, scenario.vocab, large=presenter),
-                unsafe_allow_html=True)
+    # presenter mode: under the chart, where the first screen still shows it; else the page's full width
+    (main if presenter else st).container(key=Keys.committed).markdown(
+        committed_markdown(step_view, scenario, presenter), unsafe_allow_html=True)
+
+
+def presenter_tail(step_view: view.StepView) -> view.StepView:
+    """The step with only its last committed tokens: with the pending drafts, PRESENTER_CHIPS chips at most."""
+    keep = max(PRESENTER_CHIPS - len(view.pending_drafts(step_view)), 2)
+    if len(step_view.committed) <= keep:
+        return step_view
+    return dataclasses.replace(step_view, committed=step_view.committed[-keep:])
+
+
+def committed_markdown(step_view, scenario: Scenario, presenter: bool) -> str:
+    """The committed text as chips, under a legend of their colours (in presenter mode a smaller one-line
+    legend, so legend and chips fit under the chart's column)."""
+    legend = (style.legend_html() + f" &nbsp; <span style='color:{style.role('q').color}'>{style.role('q').glyph} "
+              "drafted, not yet checked</span>")
+    if presenter:  # one line of chips under the chart: the last few tokens, and how many there are
+        shown = presenter_tail(step_view)
+        chips = view.committed_html(shown, scenario.vocab, large=True)
+        total = len(step_view.committed)
+        count = f" (last {len(shown.committed)} of {total})" if len(shown.committed) < total else ""
+        return (f"<div style='font-size:0.95rem;white-space:nowrap'><b>Committed text</b>{count} &nbsp; {legend}"
+                f"</div>{chips}")
+    chips = view.committed_html(step_view, scenario.vocab)
+    return f"**Committed text** &nbsp; {legend}\n\n{chips}"
 
 
 def rounds_and_stats(step_view, scenario: Scenario, presenter: bool) -> None:

@@ -14,25 +14,51 @@ LINK_CAPTION = "The animation plays the nearest settings the controls allow; you
 EDIT_CAPTION = "The animation still shows the last scenario that worked; your other settings are kept."
 
 
+REFUSED_CAPTION = ("Nothing is animated until these settings can play: change what the box says, or press "
+                   "Undo to go back to the last scenario that worked.")
+UNREAD_HEADING = "The link or file could not be opened"
+
+
 def adopt_controls(pg: PlaygroundSession) -> None:
     """Adopt the scenario the controls describe (a change replays from the start), or show why it is refused;
     a link's or file's refusals and adjustments are said once, on the run that opened it."""
     candidate, problems = actions.candidate_scenario(pg)
-    link_problems = pg.link_problems
-    pg.link_problems = []
+    link_problems, unreadable = pg.take("link_problems"), pg.take("link_unreadable")
     note, pg.link_note = pg.link_note, ""
     messages = st.container()  # always here, so the tabs below keep their place (and their selection)
+    if unreadable:  # nothing of it was loaded: no edit to undo, no nearest settings being played
+        show_unread(messages, link_problems)
+        link_problems = []
+    if not problems and candidate is not None:
+        pg.refused_view = None
+        if candidate != pg.scenario:
+            pg.state = state.after_edit(pg.state, pg.scenario, candidate)
+            pg.scenario = candidate
+    elif pg.refused_view is not None and candidate is not None:
+        pg.refused_view = candidate  # a refused link's or card's scenario, as edited since
     if link_problems or problems:
         with messages:
             unique = list(dict.fromkeys([*link_problems, *problems]))
             heading = LINK_HEADING if link_problems else EDIT_HEADING
             caption = LINK_CAPTION if link_problems and not problems else EDIT_CAPTION
-            show_problems(pg, unique, heading, caption)
-    if not problems and candidate is not None and candidate != pg.scenario:
-        pg.state = state.after_edit(pg.state, pg.scenario, candidate)
-        pg.scenario = candidate
+            show_problems(pg, unique, heading, REFUSED_CAPTION if pg.refused_view is not None else caption)
     if note:
         messages.info(note)
+    actions.sync_preset_box(pg)
+
+
+def show_unread(messages, problems: list[explain.Problem]) -> None:
+    """A link or file that could not be read: its reason, plainly (the shown scenario is unchanged)."""
+    box = messages.container(border=True)
+    box.markdown(f"### ⚠️ {UNREAD_HEADING}")
+    for problem in problems:
+        box.error(problem.markdown())
+
+
+def refused_note() -> None:
+    """In place of the animation (and the tabs that explain it) while a refused link or card is shown."""
+    st.info("Nothing to animate: the settings above are refused (the box says why and what to change). The "
+            "controls, the weights tab and the share link all show these settings.")
 
 
 def show_problems(pg: PlaygroundSession, problems: list[explain.Problem], heading: str, caption: str) -> None:

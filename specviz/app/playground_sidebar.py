@@ -35,7 +35,8 @@ def sidebar_controls(presenter: bool) -> None:
 
 
 def preset_box(pg: PlaygroundSession) -> None:
-    st.selectbox("Preset (applies at once)", [*presets.PRESETS, presets.CUSTOM], key=S.preset.key,
+    custom = pg.preset if pg.preset not in presets.PRESETS else presets.CUSTOM  # 'custom (from close)' or a link's
+    st.selectbox("Preset (applies at once)", [*presets.PRESETS, custom], key=S.preset.key,
                  on_change=actions.load_preset,
                  help="\n\n".join(f"**{p.name}**: {p.description}" for p in presets.PRESETS.values()))
     st.caption(presets.describe(pg.preset))
@@ -55,5 +56,7 @@ def filter_controls(pg: PlaygroundSession) -> None:
     st.slider(f"Target top-k ({v} = keep all)", 1, v, key=S.top_k.key)
     st.slider("Target top-p (1 = keep all)", *form.TOP_P_RANGE, step=0.05, key=S.top_p.key)
     filters = [f"{name} {k}" for name, k in (("draft top-k", pg.draft_topk), ("target top-k", pg.top_k)) if k < v]
+    if pg.top_p < 1:
+        filters.append(f"target top-p {pg.top_p:g}")
     if filters:
         st.caption("Active filters: " + ", ".join(filters) + " (kept when the vocabulary changes).")

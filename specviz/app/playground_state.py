@@ -126,6 +126,7 @@ class PlaygroundSession:
     # --- once: consumed by the next run
     link_problems: list = _once("link_problems", list)
     link_note: str = _once("link_note", "")
+    link_unreadable: bool = _once("link_unreadable", False)  # the link or file could not be read at all
     mode_note: str = _once("mode_note", "")
     full_rerun: bool = _once("full_rerun", False)
 
@@ -196,8 +197,8 @@ class Keys:
         "forward", "back", "play", "reset", "next", "new_seed"))
     undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
         "undo", "undo_preset", "many_run", "upload", "download"))
-    main_chart, draw_chart, history_chart, proof_chart, many_chart = (PREFIX + k for k in (
-        "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart"))
+    main_chart, draw_chart, history_chart, proof_chart, many_chart, committed = (PREFIX + k for k in (
+        "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart", "committed"))
     lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"

@@ -53,20 +53,24 @@ def markov_editors(pg: PlaygroundSession) -> None:
     vocab, tables, version, fp32 = pg.table_vocab, pg.tables, pg.editor_version, bool(pg.fp32)
     key = editor_key("tokens", version)
     st.data_editor(form.token_frame(tables, vocab), key=key, on_change=actions.on_table_edit, args=(key, "tokens"))
-    # at V = 12 every column must fit beside the sidebar at 1280 px: narrow fixed widths
-    width = "small" if len(vocab) <= 8 else 54
-    columns = {f"t{i}": st.column_config.TextColumn(style.token_label(label), width=width)
-               for i, label in enumerate(vocab)}
-    side_by_side = len(vocab) <= 6  # wider tables go one under the other so no column is cut off at 1280
+    # every column must show at 1280 px beside the sidebar (about 820 px of page): each table gets the page's
+    # full width, one under the other; from 7 tokens on the normalized cells are decimals in narrow columns
+    compact = len(vocab) > 6
+    raw = columns_config(vocab, "small" if len(vocab) <= 8 else 54)
+    normalized = raw if compact else columns_config(vocab, None)
     for model, name in (("p", "Target p"), ("q", "Draft q")):
         key = editor_key(model, version)
-        left, right = st.columns(2) if side_by_side else (st.container(), st.container())
-        left.markdown(f"**{name}: one row per previous token** (raw weights)")
-        left.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=actions.on_table_edit,
-                         args=(key, model), column_config=columns)
-        right.markdown(f"**{name}, normalized**" + (" (as FP32 rounds it)" if fp32 else ""))
-        right.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32,
-                                          compact=not side_by_side), column_config=columns)
+        st.markdown(f"**{name}: one row per previous token** (raw weights)")
+        st.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=actions.on_table_edit,
+                       args=(key, model), column_config=raw)
+        st.markdown(f"**{name}, normalized**" + (" (as FP32 rounds it)" if fp32 else ""))
+        st.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32, compact=compact),
+                     column_config=normalized)
+
+
+def columns_config(vocab: tuple[str, ...], width) -> dict:
+    return {f"t{i}": st.column_config.TextColumn(style.token_label(label), width=width)
+            for i, label in enumerate(vocab)}
 
 
 def slider_values(tables: form.Tables) -> dict[tuple[str, int], int] | str:

@@ -149,6 +149,35 @@ def matching_preset(scenario: Scenario) -> str | None:
     return None
 
 
+def custom_from(name: str) -> str:
+    """The Preset box's words for a preset whose weights were edited: 'custom (from close)'."""
+    return f"custom (from {name})"
+
+
+def edited_from(label: str) -> str | None:
+    """The preset a 'custom (from ...)' label was edited from, or None."""
+    for name in PRESETS:
+        if label == custom_from(name):
+            return name
+    return None
+
+
+def box_label(label: str, scenario: Scenario) -> str:
+    """What the Preset box says for the shown scenario: its preset while the weights are the preset's,
+    'custom (from close)' once they were edited (and the preset again when an edit is undone)."""
+    base = label if label in PRESETS else edited_from(label)
+    if base is None:
+        return label  # custom weights from a link or file stay so
+    markov = scenario.target.rows is not None
+    return base if apply_preset(scenario, base, markov) == scenario else custom_from(base)
+
+
 def describe(name: str) -> str:
     """The caption under the Preset box: a preset's description, or the honest one for custom weights."""
-    return PRESETS[name].description if name in PRESETS else CUSTOM_DESCRIPTION
+    if name in PRESETS:
+        return PRESETS[name].description
+    base = edited_from(name)
+    if base is not None:
+        return (f"The weights of ‘{base}’ after your edits. Pick a preset to replace them (Undo brings them "
+                "back).")
+    return CUSTOM_DESCRIPTION

@@ -232,3 +232,18 @@ def round_kind(accepted: int, tokens: int, rejected_at: int | None) -> str:
 def history_points(history) -> list[tuple[int, int, str]]:
     """(round, accepted drafts, how it ended) per finished round: the history chart's points."""
     return [(h.round_id, h.accepted, round_kind(h.accepted, h.tokens, h.rejected_at)) for h in history]
+
+
+def fit_step(scenario: Scenario, step: int) -> tuple[int, str]:
+    """The step a link or file can open at (the events that exist), and a note when it had to move ('' if not)."""
+    fitted = clamp(PlayState(step=step), scenario).step
+    if fitted == step or step < 0:  # a negative step is the reader's to note
+        return fitted, ""
+    timeline = timeline_for(scenario)
+    if timeline.stopped:
+        why = "the request stops at a stop token there"
+    elif len(timeline.rounds) >= MAX_ROUNDS:
+        why = f"the Playground plays {MAX_ROUNDS} rounds at most"
+    else:
+        why = "the next round cannot be played"
+    return fitted, f"step {step} → {fitted} (the last event: {why})"

@@ -178,3 +178,17 @@ def test_history_points_name_how_each_round_ended():
 
     rows = [Row(0, 1, 2, 1), Row(1, 3, 4, None)]
     assert state.history_points(rows) == [(0, 1, "correction"), (1, 3, "bonus")]
+
+
+def test_fit_step_moves_a_step_past_the_end_and_says_why():
+    s = presets.apply_preset(presets.default_scenario(), "stop-heavy")
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(state.MAX_ROUNDS)
+    last = len(timeline.events) - 1
+    assert state.fit_step(s, 3) == (3, "")
+    step, note = state.fit_step(s, 9999)
+    assert step == last and note == f"step 9999 → {last} (the last event: the request stops at a stop token there)"
+    assert state.fit_step(s, -3) == (0, "")  # the reader of the link says that one
+    endless = presets.default_scenario()
+    step, note = state.fit_step(endless, 10**6)
+    assert f"plays {state.MAX_ROUNDS} rounds at most" in note and str(step) in note
