@@ -107,11 +107,20 @@ def test_a_5001_digit_weight_is_finite_but_too_large_to_represent():
     assert weight_from_text("1" * 4000) == int("1" * 4000)  # below Python's limit it stays exact
 
 
-@pytest.mark.parametrize("text, words", [("1e400", "too large for a float"), ("1e-400", "below the float range"),
-                                         ("abc", "not a number"), ("1/x", "not a fraction")])
+@pytest.mark.parametrize("text, words", [("abc", "not a number"), ("1/x", "not a fraction"),
+                                         ("1e-5000", "too small to represent"), ("1e5000", "too large to represent")])
 def test_weight_text_that_would_change_value_is_refused(text, words):
     with pytest.raises(ScenarioError, match=words):
         weight_from_text(text)
+
+
+# issue 19 asked for 1e-400 to be read alike as text and as a JSON number: both are now exact (the old
+# assertions here refused the text "1e400" / "1e-400" as outside the float range; a float cannot hold
+# them, but the core is exact, so they are read as the int 10**400 and the Fraction 1/10**400).
+@pytest.mark.parametrize("text, exact", [("1e-400", Fraction(1, 10**400)), ("1e400", 10**400),
+                                         ("-2.5e-400", Fraction(-25, 10**401)), ("0e-99999", 0)])
+def test_decimals_outside_the_float_range_are_read_exactly(text, exact):
+    assert weight_from_text(text) == exact
 
 
 def test_non_finite_and_wrongly_typed_weights_and_fields():
@@ -150,3 +159,34 @@ def test_any_corrupted_field_raises_only_the_librarys_errors(key, value):
     except ScenarioError as error:
         assert isinstance(error, (ValueError, TypeError)) and error.field.split("[")[0].split(".")[0] in (
             key.split(".")[0], "scenario")
+
+
+# --- issue 19: any document, valid or mutated, is read exactly or refused naming the field ----------------
+_PYTHON_ODDITIES = st.sampled_from([10**5000, -(10**5000), Fraction(1, 10**5000), float("nan"), float("inf"),
+                                    Fraction(1, 3), 10**400, "1e-400", "３", "0_3", "1/0", None, True, []])
+
+
+def _deep(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=_keys, value=_PYTHON_ODDITIES | st.integers(1, 5000).map(_deep))
+def test_python_values_no_json_holds_are_refused_naming_the_field_or_read_exactly(key, value):
+    data = json.loads(json.dumps(good_dict()))
+    if "." in key:
+        table, part = key.split(".")
+        data[table][part] = value
+    else:
+        data[key] = value
+    try:
+        scenario = scenario_from_dict(data)
+    except ScenarioError as error:
+        message = str(error)
+        assert message.startswith(error.field) and len(message) < 400, message
+        assert error.field.split("[")[0].split(".")[0] in (key.split(".")[0], "scenario")
+        return
+    assert scenario_from_dict(json.loads(json.dumps(scenario_to_dict(scenario)))) == scenario  # writable, exact

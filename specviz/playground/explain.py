@@ -30,8 +30,18 @@ from ..scenario import Scenario
 from .presets import MAX_VOCAB, MIN_VOCAB
 
 
-class PlaygroundError(ValueError):
-    """An input the Playground refuses before the core sees it (vocabulary, table shape, link text)."""
+class PlaygroundError(SpecvizError, ValueError):
+    """An input the Playground refuses before the core sees it (vocabulary, table shape, link text).
+
+    ``field`` names the input ('p', 'step', 'file', ...; '' when the message says it alone).
+    ``unreadable`` is True for a link or file that could not be opened at all: nothing of it was
+    loaded, so there is no edit to undo and no nearest setting being played.
+    """
+
+    def __init__(self, message: str, *, field: str = "", unreadable: bool = False):
+        super().__init__(message)
+        self.field = field
+        self.unreadable = unreadable
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,7 @@ class Problem:
     title: str
     detail: str
     fix: str
+    unreadable: bool = False  # a link or file that was not opened (PlaygroundError.unreadable): nothing to undo
 
     def markdown(self) -> str:
         return f"**{self.title}**  \n{self.detail}  \n*How to fix:* {self.fix}"
@@ -59,56 +70,36 @@ def _where(model: str, scenario: Scenario | None, row: int | None) -> str:
     return f"{model} {name}".strip()
 
 
+# (error class, title, how to fix) for refusals whose message is shown as the core words it
+_PLAIN: tuple[tuple[type[Exception], str, str], ...] = (
+    (MaskError, "The target mask does not match the vocabulary",
+     "Tick or untick one box per token (the mask is reset when the vocabulary changes)."),
+    (TopKError, "Top-k is outside the vocabulary", "Pick k between 1 and the number of tokens."),
+    (ProcessorError, "A target setting is out of range",
+     "Temperature must be > 0 and top-p in (0, 1]; 1 means no change."),
+    (TokenError, "A token id is outside the vocabulary",
+     "Stop tokens and prefixes must name tokens of the vocabulary."),
+    (BlockError, "The draft block is not valid", f"Choose a depth between 1 and {MAX_DEPTH}."),
+    (ProposalError, "The draft proposed a token it gives zero probability",
+     "This cannot happen with the Playground's own draft; reload the preset."),
+    (VocabularyMismatchError, "p and q use different vocabularies", "Give both tables one weight per token."),
+)
+
+
 def explain(error: BaseException, *, model: str | None = None, scenario: Scenario | None = None,
             row: int | None = None) -> Problem:
     """A Problem for any exception; model is 'target p' or 'draft q' when known, row the previous token."""
     where = _where(model, scenario, row) if model else "this setting"
     raw = str(error)
     if isinstance(error, PlaygroundError):
-        return Problem("This input is not accepted", raw, "Correct that input, or press “Undo last edit”.")
-    if isinstance(error, WeightTypeError):
-        return Problem(f"A weight of the {where} is not a number", raw,
-                       "Type a number such as 3, 0.25 or 1/3 (weights need not sum to 1).")
-    if isinstance(error, WeightValueError):
-        if "FP32" in raw:
-            return Problem(f"A weight of the {where} is too large for FP32", raw,
-                           "Scale the weights down (only their ratios matter) or switch FP32 off.")
-        return Problem(f"A weight of the {where} is negative or not finite", raw,
-                       "Use a finite number ≥ 0; 0 removes the token.")
+        return _input_problem(error)
+    if isinstance(error, (WeightTypeError, WeightValueError)):
+        return _weight_problem(error, where)
     if isinstance(error, SupportError):
-        if model and model.startswith("target"):
-            if scenario is not None and scenario.target_mask is not None:
-                return Problem(
-                    f"Every token the target allows has weight 0: the target has no support ({where})",
-                    "After the mask (and top-k / top-p) no token of p has positive weight, so the target "
-                    "cannot produce anything.",
-                    "Tick a token with positive p weight in the mask, or give an allowed token a weight.")
-            return Problem(f"Every weight of the {where} is 0: the target has no support",
-                           "p must give positive weight to at least one token, or the target cannot produce "
-                           "anything.", "Give at least one token a positive p weight.")
-        if model and model.startswith("draft"):
-            return Problem(f"Every weight of the {where} is 0: the draft has no support",
-                           "q must give positive weight to at least one token, or the draft cannot propose "
-                           "anything.", "Give at least one token a positive q weight.")
-        return Problem("A distribution has no support", raw, "Give at least one token a positive weight.")
-    if isinstance(error, MaskError):
-        return Problem("The target mask does not match the vocabulary", raw,
-                       "Tick or untick one box per token (the mask is reset when the vocabulary changes).")
-    if isinstance(error, TopKError):
-        return Problem("Top-k is outside the vocabulary", raw, "Pick k between 1 and the number of tokens.")
-    if isinstance(error, ProcessorError):
-        return Problem("A target setting is out of range", raw,
-                       "Temperature must be > 0 and top-p in (0, 1]; 1 means no change.")
-    if isinstance(error, TokenError):
-        return Problem("A token id is outside the vocabulary", raw,
-                       "Stop tokens and prefixes must name tokens of the vocabulary.")
-    if isinstance(error, BlockError):
-        return Problem("The draft block is not valid", raw, f"Choose a depth between 1 and {MAX_DEPTH}.")
-    if isinstance(error, ProposalError):
-        return Problem("The draft proposed a token it gives zero probability", raw,
-                       "This cannot happen with the Playground's own draft; reload the preset.")
-    if isinstance(error, VocabularyMismatchError):
-        return Problem("p and q use different vocabularies", raw, "Give both tables one weight per token.")
+        return _support_problem(raw, model, scenario, where)
+    for kind, title, fix in _PLAIN:
+        if isinstance(error, kind):
+            return Problem(title, raw, fix)
     if isinstance(error, SessionError):
         if "stopped" in raw:
             return Problem("The request has stopped", "A stop token was committed, so no further round can be "
@@ -118,6 +109,44 @@ def explain(error: BaseException, *, model: str | None = None, scenario: Scenari
     if isinstance(error, SpecvizError):
         return Problem("The exact core refused this setting", raw, "Undo the last edit.")
     return Problem("Unexpected error", f"{type(error).__name__}: {raw}", "Undo the last edit or reload a preset.")
+
+
+def _input_problem(error: PlaygroundError) -> Problem:
+    if error.unreadable:  # nothing was loaded: no edit to undo, no nearest setting being played
+        return Problem("This link or file cannot be opened", str(error),
+                       "Nothing of it was loaded; the Playground keeps the scenario it showed. Check the link, "
+                       "or load a file the Playground downloaded.", unreadable=True)
+    return Problem("This input is not accepted", str(error), "Correct that input, or press “Undo last edit”.")
+
+
+def _weight_problem(error: Exception, where: str) -> Problem:
+    raw = str(error)
+    if isinstance(error, WeightTypeError):
+        return Problem(f"A weight of the {where} is not a number", raw,
+                       "Type a number such as 3, 0.25 or 1/3 (weights need not sum to 1).")
+    if "FP32" in raw:
+        return Problem(f"A weight of the {where} is too large for FP32", raw,
+                       "Scale the weights down (only their ratios matter) or switch FP32 off.")
+    return Problem(f"A weight of the {where} is negative or not finite", raw,
+                   "Use a finite number ≥ 0; 0 removes the token.")
+
+
+def _support_problem(raw: str, model: str | None, scenario: Scenario | None, where: str) -> Problem:
+    if model and model.startswith("target"):
+        if scenario is not None and scenario.target_mask is not None:
+            return Problem(
+                f"Every token the target allows has weight 0: the target has no support ({where})",
+                "After the mask (and top-k / top-p) no token of p has positive weight, so the target "
+                "cannot produce anything.",
+                "Tick a token with positive p weight in the mask, or give an allowed token a weight.")
+        return Problem(f"Every weight of the {where} is 0: the target has no support",
+                       "p must give positive weight to at least one token, or the target cannot produce "
+                       "anything.", "Give at least one token a positive p weight.")
+    if model and model.startswith("draft"):
+        return Problem(f"Every weight of the {where} is 0: the draft has no support",
+                       "q must give positive weight to at least one token, or the draft cannot propose "
+                       "anything.", "Give at least one token a positive q weight.")
+    return Problem("A distribution has no support", raw, "Give at least one token a positive weight.")
 
 
 def check_vocab(vocab: tuple[str, ...]) -> None:

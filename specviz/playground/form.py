@@ -303,7 +303,11 @@ TOP_P_RANGE = (0.05, 1.0)
 
 
 def _number(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A setting in a note: None is 'off' (top-p 2.5 -> off), a long number keeps its ends."""
+    if value is None:
+        return "off"
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return text if len(text) <= 25 else f"{text[:10]}…{text[-10:]} ({len(text)} digits)"
 
 
 def fit_to_controls(scenario: Scenario, max_depth: int) -> tuple[Scenario, list[str]]:
@@ -352,11 +356,14 @@ def alterations_line(notes: list[str], source: str = "link") -> str:
 
 def seed_from_text(text: str | int) -> int:
     """The seed a text box holds; PlaygroundError unless it is a whole number from 0 to 2^53 − 1."""
-    raw = str(text).strip().replace(",", "").replace("_", "")
+    raw = str(text).strip().replace(",", "").replace("_", "")  # typed thousands separators are fine
     try:
-        seed = int(raw)
+        seed = int(raw) if raw.isascii() else None  # int() would also read '４２' and '٤٢'
     except ValueError:
-        raise PlaygroundError(f"The seed ‘{text}’ is not a whole number; type e.g. 0, 1 or 42.") from None
+        seed = None
+    if seed is None:
+        raise PlaygroundError(f"The seed ‘{text}’ is not a whole number; type e.g. 0, 1 or 42 (ASCII digits 0-9).",
+                              field="seed")
     if not 0 <= seed <= SEED_MAX:
         raise PlaygroundError(f"The seed {seed} is outside 0 to {SEED_MAX:,} (2^53 − 1, the largest whole "
                               "number a browser holds exactly).")

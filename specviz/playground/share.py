@@ -12,30 +12,77 @@ Query keys (values are plain strings; defaults are left out to keep links short)
     verification  'block' for block verification (absent: tokenwise, so older links are unchanged)
     step    the event index of the animation
 
-``scenario_from_query`` is the inverse of ``scenario_to_query``; it raises
-``PlaygroundError`` (plain language) on text it cannot read. Range checks are left to
-``explain.check_scenario`` so that a link with, e.g., an all-zero p still opens and
-explains itself.
+``scenario_from_query`` and ``import_json`` read links and files with the scenario documents'
+reader (``scenario.scenario_from_dict``: ASCII digits only, numbers exact, one entry per token).
+Each returns an ``Opened``: the ``(scenario, step)`` pair, plus ``notes``, one short phrase per
+value it adjusted or ignored (a negative step, ``fp32=2``, an unknown key). What cannot be read
+raises ``PlaygroundError`` with ``unreadable=True``: nothing of the link or file is loaded.
+Value ranges (an all-zero p, depth 9) are left to ``explain.check_scenario`` and
+``form.fit_to_controls`` so that such a link still opens and explains itself; ``fit_step``
+says when a step lies past the last event the scenario plays.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
-from fractions import Fraction
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..core.trace import Trace
-from ..core.verification import check_verification
-from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict, weight_from_text, weight_text
-from .explain import PlaygroundError
+from ..core.validation import Weight
+from ..scenario import (
+    TEMPERATURE_ALLOWED,
+    TOP_P_ALLOWED,
+    Scenario,
+    ScenarioError,
+    ScenarioTypeError,
+    Table,
+    check_shapes,
+    int_from_text,
+    read_json,
+    real_from_text,
+    scenario_from_dict,
+    scenario_to_dict,
+    weight_from_text,
+    weight_text,
+)
+from . import state
+from .explain import PlaygroundError, check_scenario
 
 FORMAT = "specviz-playground"
 VERSION = 1
 SCENARIO_KEYS = ("vocab", "p", "q", "depth", "draft_topk", "temperature", "top_k", "top_p", "mask", "stop",
                  "fp32", "seed", "request", "generation", "context", "verification")
 QUERY_KEYS = (*SCENARIO_KEYS, "step")
+PAGE_KEYS = ("presenter",)  # read by the page itself; any other key is ignored with a note
+FILE_KEYS = ("format", "version", "scenario", "step", "trace")  # 'trace' is written for readers, not read back
+_FP32 = {"1": True, "true": True, "True": True, "0": False, "false": False, "False": False, "": False}
+
+
+class Opened(tuple):
+    """What a link or file opens: the pair ``(scenario, step)`` as before, plus ``notes``.
+
+    ``notes`` holds one short phrase per value that was adjusted or ignored while reading
+    ('step -3 → 0 (steps count from 0)'), for the page's one-line note; empty when the link or
+    file was read exactly as written.
+    """
+
+    notes: tuple[str, ...]
+
+    def __new__(cls, scenario: Scenario, step: int, notes: Sequence[str] = ()) -> Opened:
+        opened = super().__new__(cls, (scenario, step))
+        opened.notes = tuple(notes)
+        return opened
+
+    @property
+    def scenario(self) -> Scenario:
+        return self[0]
+
+    @property
+    def step(self) -> int:
+        return self[1]
 
 
 # --- small text codecs --------------------------------------------------------------------------
@@ -60,19 +107,20 @@ def split_labels(text: str) -> tuple[str, ...]:
     labels.append("".join(current))
     return tuple(labels)
 
+def parse_weight(text: str, where: str = "") -> Weight:
+    """One weight of the page's form or of a link: ``scenario.weight_from_text`` (the one weight reader), finite.
 
-def parse_weight(text: str, where: str = "") -> int | float | Fraction:
-    """'3' -> 3, '1/3' -> Fraction(1, 3), '0.25' -> 0.25; PlaygroundError on anything else.
-
-    Negative or huge values parse (the core explains them); 'nan', 'inf' and words do not.
+    '3' -> 3, '1/3' -> Fraction(1, 3), '0.25' -> 0.25, '1e-400' -> Fraction(1, 10**400) (exact, as
+    in a scenario file). Negative or huge values parse (the core explains them); 'nan', 'inf',
+    words, '３' and '0_3' raise PlaygroundError with the reader's words (where names the cell).
     """
-    where = f" {where}" if where else ""
+    place = f"The weight {where}".rstrip()
     try:
-        value = weight_from_text(text)
-    except (ValueError, ZeroDivisionError):
-        raise PlaygroundError(f"The weight ‘{text}’{where} is not a number; type e.g. 3, 0.25 or 1/3.") from None
+        value = weight_from_text(text, "weight")
+    except ScenarioError as error:
+        raise PlaygroundError(f"{place}: {error.reason}.", field="weight") from None
     if isinstance(value, float) and not math.isfinite(value):
-        raise PlaygroundError(f"The weight ‘{text}’{where} is not finite; use a finite number ≥ 0.")
+        raise PlaygroundError(f"{place}: ‘{text}’ is not finite; use a finite number ≥ 0.", field="weight")
     return value
 
 
@@ -86,32 +134,18 @@ def table_to_text(table: Table) -> str:
 
 
 def table_from_text(text: str, name: str, markov: bool | None = None) -> Table:
-    rows = [tuple(parse_weight(w, f"in {name}") for w in row.split(",")) for row in text.split(";")]
+    """A table from a link's 'w,w;w,w' (start row, then Markov rows); PlaygroundError naming the cell."""
+    rows = [tuple(parse_weight(w, _cell(name, r, i)) for i, w in enumerate(row.split(",")))
+            for r, row in enumerate(text.split(";"))]
     if len(rows) == 1 and not markov:
         return Table(rows[0])
     return Table(rows[0], tuple(rows[1:]))
 
 
-def _int(params: Mapping[str, str], key: str, default: int | None) -> int | None:
-    if key not in params or params[key] == "":
-        return default
-    try:
-        return int(params[key])
-    except ValueError:
-        raise PlaygroundError(f"The link's {key} ‘{params[key]}’ is not a whole number.") from None
+def _cell(name: str, row: int, index: int) -> str:
+    return f"{index + 1} of the link's {name}" + (f" (row {row + 1})" if row else "")
 
 
-def _float(params: Mapping[str, str], key: str, default: float | None) -> float | None:
-    if key not in params or params[key] == "":
-        return default
-    try:
-        value = float(params[key])
-    except ValueError:
-        raise PlaygroundError(f"The link's {key} ‘{params[key]}’ is not a number.") from None
-    return int(value) if value.is_integer() and key == "temperature" and value == 1 else value
-
-
-# --- the query-string API ---------------------------------------------------------------------
 def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
     """The scenario and animation step as query parameters (str -> str), defaults omitted."""
     query: dict[str, str] = {
@@ -146,56 +180,170 @@ def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
     query["step"] = str(step)
     return query
 
-
 def has_scenario(params: Mapping[str, str]) -> bool:
     """Whether a query string carries a scenario (at least vocab, p and q)."""
     return all(k in params for k in ("vocab", "p", "q"))
 
 
+# --- reading a link ---------------------------------------------------------------------------
+_LINK_NAMES = {"target": "p", "draft": "q", "target_mask": "mask", "stop_ids": "stop", "draft_topk": "draft_topk",
+               "target_top_k": "top_k", "target_top_p": "top_p", "target_temperature": "temperature",
+               "request_id": "request", "context_id": "context"}
+
+
+def _refuse_link(message: str, field: str) -> PlaygroundError:
+    return PlaygroundError(message, field=field, unreadable=True)
+
+
+def _link_value(params: Mapping[str, str], key: str, read: Callable[[str, str], Any]) -> Any:
+    """read(value, key) for a present, nonempty key (None otherwise); its ScenarioError in the link's words."""
+    text = params.get(key, "")
+    if text == "":
+        return None
+    try:
+        return read(text, key)
+    except ScenarioError as error:
+        raise _refuse_link(f"The link's {key}: {error.reason}.", key) from None
+
+
+def _mask(text: str, key: str) -> list[bool]:
+    if set(text) - {"0", "1"}:
+        raise ScenarioError(key, f"‘{_short(text)}’ must be one 1 or 0 per token")
+    return [c == "1" for c in text]
+
+
+def _stops(text: str, key: str) -> list[int]:
+    return [int_from_text(s, key) for s in text.split(",")]
+
+
+def _short(text: str, keep: int = 24) -> str:
+    """text for a message: control characters escaped, the middle of a long text cut."""
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    return text if len(text) <= 2 * keep + 1 else f"{text[:keep]}…{text[-keep:]}"
+
+
+def _query_document(params: Mapping[str, str]) -> dict:
+    """The link's scenario as a scenario document (numbers already read, in the link's words)."""
+    markov = ";" in params["p"] or ";" in params["q"]
+    doc: dict[str, Any] = {
+        "vocab": [s.strip() for s in split_labels(params["vocab"])],
+        "target": _link_table(params, "p", markov),
+        "draft": _link_table(params, "q", markov),
+        "depth": _link_value(params, "depth", int_from_text),
+        "draft_topk": _link_value(params, "draft_topk", int_from_text),
+        "target_mask": _link_value(params, "mask", _mask),
+        "target_temperature": _link_value(params, "temperature",
+                                          lambda t, k: real_from_text(t, k, TEMPERATURE_ALLOWED)),
+        "target_top_k": _link_value(params, "top_k", int_from_text),
+        "target_top_p": _link_value(params, "top_p", lambda t, k: real_from_text(t, k, TOP_P_ALLOWED)),
+        "stop_ids": _link_value(params, "stop", _stops),
+        "seed": _link_value(params, "seed", int_from_text),
+        "request_id": params.get("request"),
+        "generation": _link_value(params, "generation", int_from_text),
+        "context_id": params.get("context"),
+        "verification": params.get("verification") or None,
+    }
+    if doc["target_temperature"] == 1:
+        doc["target_temperature"] = 1.0
+    return {key: value for key, value in doc.items() if value is not None}
+
+
+def _check_link_shapes(params: Mapping[str, str]) -> None:
+    """ScenarioError (as scenario.check_shapes words it) unless p and q have one weight per token and row."""
+    markov = ";" in params["p"] or ";" in params["q"]
+
+    def shape(text: str) -> Table:
+        rows = [(0,) * (row.count(",") + 1) for row in text.split(";")]
+        return Table(rows[0]) if len(rows) == 1 and not markov else Table(rows[0], tuple(rows[1:]))
+
+    vocab = split_labels(params["vocab"])
+    check_shapes(Scenario(vocab=vocab, target=shape(params["p"]), draft=shape(params["q"])))
+
+
+def _link_table(params: Mapping[str, str], key: str, markov: bool) -> dict:
+    """The link's p or q as a scenario document's table; a weight it cannot read refuses the whole link."""
+    try:
+        table = table_from_text(params[key], key, markov)
+    except PlaygroundError as error:
+        raise _refuse_link(str(error), key) from None
+    return {"start": list(table.start), "rows": None if table.rows is None else [list(r) for r in table.rows]}
+
+
+def _link_field(field: str, markov: bool) -> str:
+    """A scenario document's field as the link names it ('target.rows[2]' -> 'p row after token 2')."""
+    head = re.match(r"[a-z_]*", field)[0]
+    rest = field[len(head):]
+    rest = re.sub(r"^\.rows\[(\d+)\]", lambda m: f" row after token {m[1]}", rest)
+    rest = rest.replace(".start", " start row" if markov else "").replace(".rows", " rows")
+    return _LINK_NAMES.get(head, head) + rest
+
+
+def _link_notes(params: Mapping[str, str]) -> list[str]:
+    """One phrase per key that is ignored: unknown keys, and an fp32 value that is neither on nor off."""
+    notes = []
+    unknown = [k for k in params if k not in (*QUERY_KEYS, *PAGE_KEYS)]
+    if unknown:
+        listed = ", ".join(f"‘{_short(k)}’" for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        notes.append(f"unknown key{'s' * (len(unknown) > 1)} {listed} ignored (not a Playground setting)")
+    fp32 = params.get("fp32", "")
+    if fp32 not in _FP32:
+        notes.append(f"fp32 ‘{_short(fp32)}’ ignored: FP32 stays off (fp32=1 turns it on)")
+    return notes
+
+
+def _link_step(params: Mapping[str, str], notes: list[str]) -> int:
+    step = _link_value(params, "step", int_from_text) or 0
+    if step < 0:
+        notes.append(f"step {step} → 0 (steps count from 0)")
+        step = 0
+    return step
+
+
 def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
-    """The (scenario, step) a query string describes; PlaygroundError if it cannot be read."""
+    """The (scenario, step) a query string describes, as an ``Opened`` with its notes.
+
+    PlaygroundError (``unreadable``) if the link cannot be read: a missing key, a number that is
+    not plain ASCII text, a table or mask without one entry per token, a stop id outside the
+    vocabulary, an unplayable verification rule. Nothing of such a link is loaded.
+    """
     missing = [k for k in ("vocab", "p", "q") if k not in params]
     if missing:
-        raise PlaygroundError(f"The link is missing {', '.join(missing)}: it does not describe a scenario.")
-    vocab = tuple(s.strip() for s in split_labels(params["vocab"]))
-    markov = ";" in params["p"] or ";" in params["q"]
-    target = table_from_text(params["p"], "p", markov)
-    draft = table_from_text(params["q"], "q", markov)
-    mask = params.get("mask")
-    if mask is not None and mask != "" and set(mask) - {"0", "1"}:
-        raise PlaygroundError(f"The link's mask ‘{mask}’ must be one 1 or 0 per token.")
-    stops: frozenset[int] = frozenset()
-    if params.get("stop"):
-        try:
-            stops = frozenset(int(s) for s in params["stop"].split(","))
-        except ValueError:
-            raise PlaygroundError(f"The link's stop tokens ‘{params['stop']}’ must be token numbers.") from None
-    temperature = _float(params, "temperature", 1.0)
-    verification = params.get("verification") or "token"
+        raise _refuse_link(f"The link is missing {', '.join(missing)}: it does not describe a scenario.", missing[0])
+    notes = _link_notes(params)
     try:
-        verification = check_verification(verification)
-    except ValueError as error:
-        raise PlaygroundError(f"The link's verification ‘{verification}’ cannot be played: {error}.") from None
-    scenario = Scenario(
-        vocab=vocab,
-        target=target,
-        draft=draft,
-        depth=_int(params, "depth", 3),
-        draft_topk=_int(params, "draft_topk", None),
-        target_mask=None if not mask else tuple(c == "1" for c in mask),
-        target_temperature=1.0 if temperature == 1 else temperature,
-        target_top_k=_int(params, "top_k", None),
-        target_top_p=_float(params, "top_p", None),
-        stop_ids=stops,
-        fp32=params.get("fp32", "0") in ("1", "true", "True"),
-        seed=_int(params, "seed", 0),
-        request_id=params.get("request", "demo"),
-        generation=_int(params, "generation", 0),
-        context_id=params.get("context", ""),
-        verification=verification,
-    )
-    step = _int(params, "step", 0)
-    return scenario, max(0, step)
+        _check_link_shapes(params)  # before any weight is read: a p of 100,000 cells is refused at once
+        doc = _query_document(params)
+        doc["fp32"] = _FP32.get(params.get("fp32", ""), False)
+        scenario = scenario_from_dict(doc)
+    except ScenarioError as error:
+        field = _link_field(error.field, ";" in params["p"] or ";" in params["q"])
+        if error.field == "verification":
+            raise _refuse_link(f"The link's verification ‘{_short(str(doc['verification']))}’ cannot be played: "
+                               f"{error.reason}.", "verification") from None
+        raise _refuse_link(f"The link's {field}: {error.reason}.", field.split(" ")[0]) from None
+    return Opened(scenario, _link_step(params, notes), notes)
+
+
+def fit_step(scenario: Scenario, step: int) -> tuple[int, list[str]]:
+    """The step a link or file asks for, moved onto the last event the scenario plays; a note when it moved.
+
+    A scenario with problems (``explain.check_scenario``) is left as it is: its refusal says more.
+    Rounds are played as needed (at most ``state.MAX_ROUNDS``), as the page itself would.
+    """
+    if step <= 0 or check_scenario(scenario):
+        return step, []
+    timeline = state.timeline_for(scenario)
+    available = timeline.ensure_events(step + 1)
+    if available > step:
+        return step, []
+    last = max(available - 1, 0)
+    if timeline.stopped:
+        why = "the request stops at a stop token"
+    elif timeline.error is not None:
+        why = "the next round cannot be played"
+    else:
+        why = f"the Playground plays at most {state.MAX_ROUNDS} rounds"
+    return last, [f"step {step} → {last} (the last step: {why})"]
 
 
 def query_string(query: Mapping[str, str]) -> str:
@@ -214,26 +362,65 @@ def export_json(scenario: Scenario, step: int, trace: Trace | None = None) -> st
         data["trace"] = trace.to_dict(top_n=None)
     return json.dumps(data, indent=2, ensure_ascii=False)
 
-
 def import_json(text: str | bytes) -> tuple[Scenario, int]:
-    """(scenario, step) from export_json's document (or a bare scenario_to_dict); PlaygroundError otherwise."""
+    """(scenario, step) from export_json's document (or a bare scenario_to_dict), as an ``Opened`` with notes.
+
+    PlaygroundError (``unreadable``) for a file that is not UTF-8 JSON, nests too deeply, comes from
+    another app (its ``format``) or a newer specviz (its ``version``), has an unknown field, or
+    holds a scenario ``scenario_from_dict`` refuses; the message names the field and its value.
+    """
     try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
-        raise PlaygroundError("The file is not JSON: load a file the Playground downloaded.") from None
-    if not isinstance(data, dict):
-        raise PlaygroundError("The file does not hold a scenario object.")
-    body = data.get("scenario", data)
-    if not isinstance(body, dict):
-        raise PlaygroundError("The file's “scenario” is not an object of fields (vocab, target, draft, …).")
-    try:
+        data = read_json(text, "file")
+        body, step, notes = _file_parts(data)
         scenario = scenario_from_dict(body)
-    except KeyError as error:  # a missing field (older scenario_from_dict raises a bare KeyError)
-        field = error.args[0] if error.args else "?"
-        raise PlaygroundError(f"The file's scenario cannot be read: the field ‘{field}’ is missing.") from None
-    except (TypeError, ValueError, ZeroDivisionError) as error:
-        raise PlaygroundError(f"The file's scenario cannot be read: {error}") from None
+    except ScenarioError as error:
+        where = "The file" if error.field == "file" else f"The file's {error.field}:"
+        raise PlaygroundError(f"{where} {error.reason}.", field=error.field, unreadable=True) from None
+    return Opened(scenario, step, notes)
+
+
+def _file_parts(data: object) -> tuple[object, int, list[str]]:
+    """(the scenario document, the step, notes) of a file; a bare scenario document has step 0."""
+    if not isinstance(data, dict):
+        raise ScenarioTypeError("file", f"holds {_kind(data)}; a Playground file holds one object with "
+                                        "format, version, scenario and step")
+    if "scenario" not in data and "format" not in data:
+        return data, 0, []
+    unknown = sorted(_short(str(k)) for k in data if k not in FILE_KEYS)
+    if unknown:
+        raise ScenarioError("file", f"has unknown field(s) {', '.join(unknown[:5])}; a Playground file holds "
+                                    f"{', '.join(FILE_KEYS)}")
+    if "format" in data and data["format"] != FORMAT:
+        raise ScenarioError("format", f"{_shown(data['format'])} is not this app's; a Playground file has format "
+                                      f"‘{FORMAT}’")
+    version = data.get("version", VERSION)
+    if type(version) is not int or not 1 <= version <= VERSION:
+        raise ScenarioError("version", f"{_shown(version)} is not a version this specviz reads; it reads version "
+                                       f"{VERSION} (a newer specviz wrote a higher one)")
+    if "scenario" not in data:
+        raise ScenarioError("file", "has no ‘scenario’; a Playground file holds format, version, scenario and step")
+    notes: list[str] = []
     step = data.get("step", 0)
-    if type(step) is not int or step < 0:
+    if type(step) is not int:
+        raise ScenarioTypeError("step", f"expected a whole number ≥ 0, got {_shown(step)}")
+    if step < 0:
+        notes.append(f"step {step} → 0 (steps count from 0)")
         step = 0
-    return scenario, step
+    return data["scenario"], step, notes
+
+
+def _kind(value: object) -> str:
+    return {list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(type(value), "a number")
+
+
+def _shown(value: object) -> str:
+    """A file's value for a message, abbreviated (never a repr of a nested or huge value)."""
+    if isinstance(value, str):
+        return f"‘{_short(value)}’"
+    if isinstance(value, (list, dict)):
+        return _kind(value) if isinstance(value, list) else "an object"
+    if type(value) is int and value.bit_length() > 80:
+        return "a number of about " + f"{int(value.bit_length() * 0.30103) + 1} digits"
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return _short(str(value))

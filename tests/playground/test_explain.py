@@ -76,3 +76,15 @@ def test_check_vocab():
     for bad in [("a",), ("a", ""), ("a", "a"), tuple(str(i) for i in range(13))]:
         with pytest.raises(PlaygroundError):
             explain.check_vocab(bad)
+
+
+def test_playground_errors_are_library_errors_and_say_whether_anything_was_loaded():
+    from specviz.core import SpecvizError
+
+    edit = PlaygroundError("The label ‘a’ appears twice; every token needs its own label.")
+    assert isinstance(edit, SpecvizError) and isinstance(edit, ValueError)
+    assert (edit.field, edit.unreadable) == ("", False)
+    assert "Undo last edit" in explain.explain(edit).fix and not explain.explain(edit).unreadable
+    link = PlaygroundError("The link's p: has 3 weights for the 6 tokens of vocab.", field="p", unreadable=True)
+    problem = explain.explain(link)
+    assert problem.unreadable and "cannot be opened" in problem.title and "Undo" not in problem.fix
