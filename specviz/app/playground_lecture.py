@@ -70,7 +70,8 @@ def jump_box(row) -> None:
     """The "jump to" control: a button that opens the four targets."""
     box = row.popover("⏩ Jump to", key=Keys.jump_menu,
                       help="Jump to the first rejection, the next correction, the next bonus or the round's end")
-    for target, key in zip(jump.TARGETS, Keys.jump_targets, strict=True):
+    keys = (Keys.jump_rejection, Keys.jump_correction, Keys.jump_bonus, Keys.jump_round_end)
+    for target, key in zip(jump.TARGETS, keys, strict=True):
         box.button(target.capitalize(), key=key, on_click=on_jump, args=(target,), help=jump.HELP[target],
                    width="stretch")
 

@@ -203,7 +203,8 @@ class Keys:
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
     jump_menu = PREFIX + "jump"
-    jump_targets = tuple(f"{PREFIX}jump_{k}" for k in ("rejection", "correction", "bonus", "round_end"))
+    jump_rejection, jump_correction, jump_bonus, jump_round_end = (PREFIX + k for k in (
+        "jump_rejection", "jump_correction", "jump_bonus", "jump_round_end"))
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from specviz.playground import block_explain, presets, state, view
 from specviz.playground.block_explain import fraction_text
 from specviz.playground.tree_explain import narrate_event
+from specviz.scenario import play
 
 
 def tree_events(name="far apart", verification="multi:2", rounds=6, **changes):
@@ -53,8 +54,9 @@ def test_block_explain_hands_tree_events_on_and_the_page_shows_them():
 
 
 def test_width_one_reads_as_tokenwise_numbers():
-    s, events = tree_events("far apart", "multi:1", rounds=2)
-    token = tree_events("far apart", "token", rounds=2)[1]
-    checks = [e for e in events if e.kind == "tree_check"]
-    assert [(c.acceptance, c.draw, c.accepted) for c in checks] == [
+    base = presets.apply_preset(presets.default_scenario(), "far apart")
+    tree = [e for r in play(base.with_changes(verification="multi:1"), 2) for e in r.trace.events]
+    token = [e for r in play(base, 2) for e in r.trace.events]
+    checks = [e for e in tree if e.kind == "tree_check"]
+    assert checks and [(c.acceptance, c.draw, c.accepted) for c in checks] == [
         (c.acceptance, c.draw, c.accepted) for c in token if c.kind == "check"]

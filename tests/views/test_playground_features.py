@@ -140,7 +140,7 @@ def test_a_bad_lecture_file_names_entry_and_field():
     data["entries"][1]["scenario"]["depth"] = "3"
     at.file_uploader(key="pg_lecture_upload").upload("l.json", json.dumps(data).encode(), "application/json").run()
     errors = " ".join(e.value for e in at.error)
-    assert "entries[1].scenario.depth: expected an integer, got a string '3'" in errors
+    assert "entries[1].scenario.depth: expected a whole number, got a string '3'" in errors
     assert "pg_lecture" not in at.session_state or at.session_state["pg_lecture"] is None
 
 
