@@ -1,13 +1,15 @@
-"""Measure Step and Back in a real browser: click to the new step fully drawn, at V = 12, depth 5.
+"""Measure Step and Back in a real browser: click to the new step fully drawn, at V = 12, depth 5 (a tree: depth 3).
 
 Starts `streamlit run app.py` on a free local port, opens the Playground in headless Chromium
-at 1280x800 (normal and presenter mode, fixed and Markov), and times each Step and Back from
+at 1280x800 (normal and presenter mode; fixed, Markov, and a draft tree of width 2 and depth 3,
+whose steps draw the tree node by node), and times each Step and Back from
 the click until the caption names the new step, the script run has finished, no element is
 stale and every chart has drawn. The baseline, measured in the same run, is a rerun of the same
 animation fragment that changes nothing on screen (the Play-speed box toggled while paused):
 Streamlit's own round trip, so Step / baseline is what drawing the new step costs on top.
 
-Usage: .venv/bin/python scripts/measure_playground_browser.py [--clicks 30] [--chromium /usr/bin/chromium]
+Usage: .venv/bin/python scripts/measure_playground_browser.py [--clicks 30] [--modes fixed,markov,tree]
+       [--chromium /usr/bin/chromium]
 """
 
 from __future__ import annotations
@@ -53,9 +55,14 @@ RUN_COUNTER = """(() => { window.__runs = 0; new MutationObserver((ms) => { for 
                       attributeFilter: ['data-test-script-state']}); })();"""
 
 
-def scenario(markov: bool) -> Scenario:
+MODES = ("fixed", "markov", "tree")
+TREE = "multi:2"  # the tree the issue's goal names: width 2, depth 3
+
+
+def scenario(mode: str) -> Scenario:
     base = Scenario(vocab=VOCAB, target=Table((1,) * 12), draft=Table((1,) * 12), depth=5, seed=3)
-    return presets.apply_preset(base, "far apart", markov)
+    played = presets.apply_preset(base, "far apart", mode == "markov")
+    return played.with_changes(verification=TREE, depth=3) if mode == "tree" else played
 
 
 def free_port() -> int:
@@ -136,8 +143,14 @@ def summary(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=30)
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help=f"comma-separated, of {', '.join(MODES)} (tree: {TREE} at depth 3)")
     parser.add_argument("--chromium", default=os.environ.get("SPECVIZ_E2E_CHROMIUM", "/usr/bin/chromium"))
     args = parser.parse_args()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:
+        parser.error(f"--modes: {', '.join(unknown) or '(none)'} not among {', '.join(MODES)}")
     from playwright.sync_api import sync_playwright
 
     port = free_port()
@@ -149,20 +162,22 @@ def main() -> None:
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             context.add_init_script(RUN_COUNTER)
             page = context.new_page()
-            print(f"Playground in Chromium 1280x800, V = 12, depth 5, {args.clicks} clicks each")
+            print(f"Playground in Chromium 1280x800, V = 12, depth 5 (tree: {TREE}, depth 3), "
+                  f"{args.clicks} clicks each")
             print("| mode | Step | Back | baseline (same rerun, nothing changes) | Step / baseline |")
             print("|---|---|---|---|---|")
-            for markov in (False, True):
+            for mode in modes:
                 for presenter in (False, True):
-                    query = share.scenario_to_query(scenario(markov), 0) | ({"presenter": "1"} if presenter else {})
+                    query = share.scenario_to_query(scenario(mode), 0) | ({"presenter": "1"} if presenter else {})
                     url = f"http://127.0.0.1:{port}/playground?{urllib.parse.urlencode(query)}"
                     times = measure(page, url, args.clicks)
                     ratio = statistics.median(times["step"]) / statistics.median(times["baseline"])
-                    name = ("Markov" if markov else "fixed") + (", presenter" if presenter else "")
+                    name = {"fixed": "fixed", "markov": "Markov", "tree": f"tree {TREE}, depth 3"}[mode] + (
+                        ", presenter" if presenter else "")
                     print(f"| {name} | {summary(times['step'])} | {summary(times['back'])} | "
-                          f"{summary(times['baseline'])} | {ratio:.2f}x |")
+                          f"{summary(times['baseline'])} | {ratio:.2f}x |", flush=True)
             gaps = play_intervals(page, f"http://127.0.0.1:{port}/playground?"
-                                  + urllib.parse.urlencode(share.scenario_to_query(scenario(False), 0)), 12)
+                                  + urllib.parse.urlencode(share.scenario_to_query(scenario(modes[0]), 0)), 12)
             print(f"Play at 'normal' (1 s): {len(gaps)} intervals, median {statistics.median(gaps):.2f} s, "
                   f"min {min(gaps):.2f} s, max {max(gaps):.2f} s")
             browser.close()

@@ -13,6 +13,8 @@ import streamlit as st
 from specviz.app import assets
 from specviz.app import playground_actions as actions
 from specviz.app.playground_animation import SPEEDS, animation
+from specviz.app.playground_compare import compare_tab
+from specviz.app.playground_lecture import ANIMATION_TAB, lecture_section
 from specviz.app.playground_messages import adopt_controls, refused_note
 from specviz.app.playground_sidebar import sidebar_controls
 from specviz.app.playground_state import Keys, PlaygroundSession, session
@@ -20,9 +22,10 @@ from specviz.app.playground_tabs import many_rounds_tab, proof_tab, sharing
 from specviz.app.playground_weights import weight_editors
 from specviz.playground import presets, state
 
-TAB_ANIMATION, TAB_PROOF, TAB_MANY = "▶ Animation", "🧮 Why exactly p", "📊 Many rounds"
+TAB_ANIMATION, TAB_PROOF, TAB_MANY = ANIMATION_TAB, "🧮 Why exactly p", "📊 Many rounds"
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
-TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_WEIGHTS, TAB_SHARE)
+TAB_COMPARE = "⚖️ Compare"  # tokenwise vs block on the same drafts
+TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_COMPARE, TAB_WEIGHTS, TAB_SHARE)
 HEADER = "#### 🎛️ Playground :gray[· draft q proposes, target p verifies, exactly]"
 
 
@@ -44,21 +47,27 @@ def animation_tab(presenter: bool) -> None:
 
 
 def tabs(presenter: bool) -> None:
-    """The five tabs; only the open one runs (the animation is a fragment with its own timer). A refused
+    """The six tabs; only the open one runs (the animation is a fragment with its own timer). A refused
     link or card animates nothing: the tabs that would play another scenario say so instead."""
     pg = session()
     refused = pg.refused_view is not None
     parts = {TAB_ANIMATION: lambda: animation_tab(presenter), TAB_PROOF: lambda: proof_tab(presenter),
-             TAB_MANY: lambda: many_rounds_tab(presenter), TAB_WEIGHTS: weight_editors,
-             TAB_SHARE: lambda: sharing(*actions.shown(pg))}
+             TAB_MANY: lambda: many_rounds_tab(presenter), TAB_COMPARE: lambda: compare_tab(presenter),
+             TAB_WEIGHTS: weight_editors, TAB_SHARE: lambda: share_tab(pg)}
     shown = dict(zip(TABS, st.tabs(TABS, key=PlaygroundSession.tab.key, on_change="rerun"), strict=True))
     for name, part in parts.items():
         if shown[name].open or (name == TAB_ANIMATION and shown[name].open is None):
             with shown[name]:
-                if refused and name in (TAB_ANIMATION, TAB_PROOF, TAB_MANY):
+                if refused and name in (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_COMPARE):
                     refused_note()
                 else:
                     part()
+
+
+def share_tab(pg: PlaygroundSession) -> None:
+    """The link, the download and the loader, then the lecture scripts (load one, or collect one)."""
+    sharing(*actions.shown(pg))
+    lecture_section()
 
 
 def main() -> None:

@@ -9,9 +9,9 @@ from ..core import MAX_DEPTH
 from ..playground import form, presets
 from . import playground_actions as actions
 from .playground_state import Keys, PlaygroundSession, session
+from .playground_tree import verification_controls
 
 S = PlaygroundSession  # class attributes are the slots: S.depth.key is the depth slider's key
-VERIFICATION_NAMES = {"token": "tokenwise", "block": "block"}
 
 
 def sidebar_controls(presenter: bool) -> None:
@@ -20,10 +20,7 @@ def sidebar_controls(presenter: bool) -> None:
     with st.sidebar:
         st.toggle("Presenter mode (larger type, fewer controls)", key=S.presenter.key)
         preset_box(pg)
-        st.radio("Verification", list(VERIFICATION_NAMES), key=S.verification.key, horizontal=True,
-                 format_func=VERIFICATION_NAMES.get,
-                 help="tokenwise: each draft accepted on its own with min(1, p/q); block (Sun et al. 2025): the "
-                      "block's running weights decide how many drafts to keep at once. Both are exact.")
+        verification_controls()  # tokenwise / block / tree (width, distinct): playground_tree
         st.slider("Depth (drafted tokens per round)", 1, MAX_DEPTH, key=S.depth.key)
         st.text_input("Seed", key=S.seed.key, help=f"a whole number from 0 to {form.SEED_MAX:,}; "
                       "New seed (under the chart) adds 1")

@@ -85,7 +85,7 @@ class PlaygroundSession:
     preset: str = _widget("preset")  # default set by init: presets.DEFAULT_PRESET
     mode: str = _widget("mode")
     vocab: str = _widget("vocab")
-    verification: str = _widget("verification")
+    verification: str = _widget("verification")  # the switch: "token", "block" or "tree" (playground_tree)
     depth: int = _widget("depth")
     draft_topk: int = _widget("draft_topk")
     temperature: float = _widget("temperature")
@@ -101,6 +101,8 @@ class PlaygroundSession:
     many_bug: str = _widget("many_bug", "none")
     many_seed: int = _widget("many_seed", 0)
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
+    tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
+    tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
@@ -116,6 +118,10 @@ class PlaygroundSession:
     many_bug_kept: str | None = _plain("many_bug_kept", None)  # the bug set aside while block is on
     many: tuple | None = _plain("many", None)  # (key, ManyRounds) of the last run
     refused_view: Any = _plain("refused_view", None)  # the refused scenario a link or card asked for
+    lecture: Any = _plain("lecture", None)  # the loaded lecture.Lecture (None: no lecture)
+    lecture_entry: int = _plain("lecture_entry", 0)  # the lecture entry on screen
+    lecture_problem: str = _plain("lecture_problem", "")  # why the last lecture file was refused
+    lecture_draft: list = _plain("lecture_draft", list)  # entries collected with "Add this scenario and step"
 
     # --- once: consumed by the next run
     link_problems: list = _once("link_problems", list)
@@ -193,6 +199,13 @@ class Keys:
         "undo", "undo_preset", "many_run", "upload", "download"))
     main_chart, draw_chart, history_chart, proof_chart, many_chart, committed = (PREFIX + k for k in (
         "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart", "committed"))
+    lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
+        "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
+    lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
+    jump_menu = PREFIX + "jump"
+    jump_rejection, jump_correction, jump_bonus, jump_round_end = (PREFIX + k for k in (
+        "jump_rejection", "jump_correction", "jump_bonus", "jump_round_end"))
+    compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
 
 
 EDITOR_TABLES = ("fixed", "tokens", "p", "q")
