@@ -14,7 +14,8 @@ import time
 import streamlit as st
 
 from specviz.core import MAX_DEPTH
-from specviz.playground import explain, form, many_rounds, presets, proof, share, state, view
+from specviz.playground import explain, form, many_rounds, presets, proof, share, state
+from specviz.playground import narrative as view
 from specviz.plots import draw_strip, style
 from specviz.plots import many_rounds as many_plots
 from specviz.plots import playground as plots

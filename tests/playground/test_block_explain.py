@@ -98,7 +98,7 @@ def test_a_callers_formats_write_every_number():
 
 
 def test_long_numbers_are_abbreviated_in_the_playgrounds_formats():
-    from specviz.playground import view
+    from specviz.playground import narrative as view
 
     long = F(10**20 + 1, 3 * 10**20)
     assert view.VIEW_FORMATS.exact(long) == "≈ 0.3333" and view.VIEW_FORMATS.exact(F(1, 3)) == "1/3"

@@ -3,7 +3,8 @@
 from fractions import Fraction
 
 from specviz.core.trace import CheckEvent, CorrectionEvent
-from specviz.playground import presets, state, view
+from specviz.playground import narrative as view
+from specviz.playground import presets, state
 from specviz.scenario import Table
 
 
@@ -103,13 +104,14 @@ def test_markov_theory_note():
 def test_long_integers_are_abbreviated_with_exact_values_on_demand():
     from fractions import Fraction
 
-    from specviz.playground import view as v
+    from specviz.playground import narrative as v
 
     long = Fraction(3**80, 2**130)
     text = v.fmt_fraction(long)
     assert "digit fraction" in text and str(3**80) not in text and len(text) < 50
     assert v.fmt_fraction(Fraction(3, 10)) == "3/10 ≈ 0.3000"
-    assert v.fmt_int(10**30) == "100000…000 (31 digits)" and v.fmt_int(12345) == "12345"
+    # issue 17: one rule for long integers everywhere (specviz.formats): 6 digits at each end, as the CLI wrote them
+    assert v.fmt_int(10**30) == "100000…000000 (31 digits)" and v.fmt_int(12345) == "12345"
     s = presets.default_scenario().with_changes(
         target=Table((Fraction(1, 3**60), 1, 2, 3, 4, 5)), draft=Table((1, 1, 1, 1, 1, 1)))
     timeline = state.timeline_for(s)
