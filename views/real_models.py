@@ -11,6 +11,7 @@ import streamlit as st
 from specviz.core import MAX_DEPTH
 from specviz.models import ModelLoadError, Session, Settings, TokenizerMismatchError, load_model
 from specviz.models.device import available_devices
+from specviz.models.event_data import event_views
 from specviz.models.page_support import (
     DRAFT_CHOICES,
     BackgroundLoad,
@@ -23,7 +24,6 @@ from specviz.models.presets import PRESETS, by_name
 from specviz.models.race import PLAIN, SPECULATIVE, Leg, race, run_leg
 from specviz.models.stats import TIME_LABELS
 from specviz.models.text import token_label, token_pieces
-from specviz.models.view import event_views
 from specviz.plots import real_models as plots
 
 ss = st.session_state

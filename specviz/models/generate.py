@@ -27,10 +27,10 @@ from specviz.core import (
 from specviz.core.processors import TopK, TopP, compose
 from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
+from specviz.models.event_data import event_views
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel, encode_prompt
-from specviz.models.view import event_views
 
 ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
 PLAIN_LABEL = "plain"

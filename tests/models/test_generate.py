@@ -161,8 +161,8 @@ def test_the_verifier_is_chosen_in_one_place(tiny):
 
 def test_block_verification_runs_on_the_same_target_pass(tiny):
     from specviz.core import BlockVerifier
+    from specviz.models.event_data import event_views
     from specviz.models.generate import VERIFIERS
-    from specviz.models.view import event_views
 
     assert VERIFIERS["block"] is BlockVerifier
     gen = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
