@@ -96,14 +96,17 @@ def approx(value: Number, digits: int = 4) -> str:
     return f"≈ {significant(value, digits)}"
 
 
-def fit(value: Number, width: int, digits: int = 4, mark: str = "≈ ") -> str:
-    """The exact text when it fits in `width` characters, else `mark` and `digits` significant digits."""
+def fit(value: Number, width: int, digits: int = 4, mark: str = "≈ ", places: int | None = None) -> str:
+    """The exact text when it fits in `width` characters, else `mark` and a decimal.
+
+    The decimal has `digits` significant digits, or `places` decimals after the point when given.
+    """
     value = Fraction(value)
     if digit_count(value.numerator) + digit_count(value.denominator) <= width:  # no long str() for huge ones
         text = exact(value)
         if len(text) <= width:
             return text
-    return f"{mark}{significant(value, digits)}"
+    return mark + (significant(value, digits) if places is None else fixed(value, places))
 
 
 def fraction(value: Number, places: int = 4) -> str:
@@ -112,6 +115,14 @@ def fraction(value: Number, places: int = 4) -> str:
     if value.denominator == 1:
         return str(value.numerator)
     return f"{exact(value)} ≈ {fixed(value, places)}"
+
+
+def fraction_fit(value: Number, width: int, digits: int = 6, places: int = 4) -> str:
+    """'3/10 ≈ 0.3000' when the exact text fits in `width` characters, else '≈ ' and `digits` significant digits."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return fraction(value, places) if fit(value, width) == exact(value) else approx(value, digits)
 
 
 def fraction_folded(value: Number, places: int = 4) -> str:

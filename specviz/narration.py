@@ -198,7 +198,7 @@ def _result(event: ResultEvent, s: Setting) -> Told:
                   "The request has stopped."]
 
 
-def explain_step(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
+def sentences(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
     """The headline and the sentences of one event (drafted: this round's drafts up to this event)."""
     told = block_explain.narrate_event(event, setting.vocab, profile.block_formats)
     if told is not None:
@@ -248,7 +248,7 @@ def numbers(event: Event, vocab: Sequence[str], profile: Profile = TERMINAL) -> 
 
 def tell(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
     """The headline and lines of one event in a profile: the page's sentences, or the terminal's numbers."""
-    head, lines = explain_step(event, setting, drafted, profile)
+    head, lines = sentences(event, setting, drafted, profile)
     if profile.markdown:
         return head, lines
     return head, numbers(event, setting.vocab, profile)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from specviz import theory
+from specviz import formats, theory
 from specviz.core import SpecvizError
 from specviz.lab import measured, picker
 from specviz.plots import theory as plots
@@ -115,14 +115,12 @@ def verification_rows(key: str) -> list:
 
 
 def exact_text(value) -> str:
-    text = str(value)
-    return text if len(text) <= 16 else f"≈ {float(value):.5f}"
+    return formats.fit(value, 16, places=5)
 
 
 def metric_text(value) -> str:
     """Short exact fractions as they are (11/9); long ones as a 4-decimal number (exact in the table below)."""
-    text = str(value)
-    return text if len(text) <= 7 else f"{float(value):.4f}"
+    return formats.fit(value, 7, mark="", places=4)
 
 
 try:

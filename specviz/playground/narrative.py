@@ -222,7 +222,7 @@ def step_view(scenario: Scenario, step: int) -> StepView:
         expected_accepted = None
     stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, a, expected, note,
                   scenario.verification, expected_accepted, sum(h.accepted for h in history))
-    head, lines = narration.explain_step(event, narration.Setting.of(scenario), drafted)
+    head, lines = narration.sentences(event, narration.Setting.of(scenario), drafted)
     finished = isinstance(event, ResultEvent) and event.stopped
     return StepView(step, known, round_id, step - start, len(round_events), event, phase_of(event), head, lines,
                     committed, drafted, history, stats, finished, list(round_events))

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from .. import theory
+from .. import formats, theory
 from ..scenario import Scenario
 from ..theory import VerificationRow
 from . import style
@@ -20,8 +20,7 @@ _LINES = {  # (label, colour, dash, marker): colour is never the only cue
 
 
 def _frac(value: Fraction) -> str:
-    text = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
-    return text if len(text) <= 30 else f"{float(value):.10g}"
+    return formats.fit(value, 30, 10, mark="")
 
 
 def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None = None, *,
@@ -52,7 +51,7 @@ def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None
 
 def _short(value: Fraction, width: int = 18) -> str:
     text = _frac(value)
-    return text if len(text) <= width else f"{float(value):.4f}" if width < 12 else f"≈ {float(value):.6g}"
+    return text if len(text) <= width else formats.fixed(value) if width < 12 else formats.approx(value, 6)
 
 
 def verification_table(scenario: Scenario, *, enumerate_sequences: bool = True) -> list[dict[str, str]]:
