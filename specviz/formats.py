@@ -102,7 +102,8 @@ def fit(value: Number, width: int, digits: int = 4, mark: str = "≈ ", places: 
     The decimal has `digits` significant digits, or `places` decimals after the point when given.
     """
     value = Fraction(value)
-    if digit_count(value.numerator) + digit_count(value.denominator) <= width:  # no long str() for huge ones
+    length = digit_count(value.numerator) + (0 if value.denominator == 1 else 1 + digit_count(value.denominator))
+    if length <= width:  # no str() of huge integers
         text = exact(value)
         if len(text) <= width:
             return text

@@ -35,6 +35,7 @@ from .core.trace import (
     ResultEvent,
     ScaledCorrectionEvent,
     StopEvent,
+    TreeCheckEvent,
 )
 from .core.verification import rule
 from .playground import block_explain
@@ -101,7 +102,7 @@ def text_of(vocab: Sequence[str], tokens: Iterable[int]) -> str:
 
 def origin_of(event: Event) -> str | None:
     """How the token of this event is committed ('accepted', 'correction', 'bonus'), or None."""
-    if isinstance(event, CheckEvent):
+    if isinstance(event, (CheckEvent, TreeCheckEvent)):  # a tree's accepted sibling commits its draft
         return "accepted" if event.accepted else None
     if isinstance(event, CorrectionEvent):
         return "correction"

@@ -29,9 +29,9 @@ from .core import (
     VerificationError,
     Verifier,
     check_verification,
+    draft_round,
     fp32_weights,
     identity_processor,
-    propose,
     verifier_class,
 )
 from .core.errors import SpecvizError
@@ -162,7 +162,7 @@ class Round:
 
     round_id: int
     prefix: Prefix
-    block: Block
+    block: Block  # a Tree (specviz.core.tree) for the tree rules
     result: Result
     trace: Trace
 
@@ -172,8 +172,9 @@ def play_round(scenario: Scenario, verifier: Verifier, round_id: int) -> Round:
     streams = scenario.streams(round_id)
     trace = Trace()
     prefix = verifier.prefix
-    block = propose(scenario.draft_model(), prefix, streams, depth=scenario.depth,
-                    context_id=scenario.context, stop_ids=frozenset(scenario.stop_ids), trace=trace)
+    # a chain for tokenwise and block, a tree for "multi:K" / "multi-distinct:K" (the registry decides)
+    block = draft_round(scenario.verification, scenario.draft_model(), prefix, streams, depth=scenario.depth,
+                        context_id=scenario.context, stop_ids=frozenset(scenario.stop_ids), trace=trace)
     result = verifier.verify(block, streams, trace=trace)
     return Round(round_id, prefix, block, result, trace)
 

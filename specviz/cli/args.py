@@ -165,22 +165,28 @@ def _verification_names() -> dict[str, str]:
 
 
 def verification_allowed() -> str:
-    """The playable rules as the refusal and --help list them: 'token (tokenwise) or block (block verification)'."""
-    from specviz.core.verification import playable_names, rule
+    """The playable rules as --help lists them, in the registry's words: 'token (tokenwise), block (...)'."""
+    from specviz.core.verification import MAX_WIDTH, playable_names, rule
 
-    names = [f"{name} ({rule(name).label}, {rule(name).source.split(' (')[0]})" for name in playable_names()]
-    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    names = [f"{name} ({rule(name).label})" for name in playable_names()]
+    trees = [f"{family}:K" for family in ("multi", "multi-distinct") if rule(f"{family}:1").playable]
+    if trees:
+        names.append(f"{' or '.join(trees)} (a tree of K drafts per node, K in 1..{MAX_WIDTH})")
+    return ", ".join(names) + "; any case"
 
 
 def read_verification(text: str) -> str:
-    """--verification (play and generate alike): a rule the core can run, by the registry's names, any case."""
+    """--verification (play and generate alike): a rule the core can run, by the registry's names, any case.
+
+    A refusal carries the registry's own message (the same words as the library and the Playground).
+    """
     from specviz.core.verification import VerificationError, check_verification
 
     value = text.strip().lower()
     try:
         return check_verification(_verification_names().get(value, value))
-    except VerificationError:
-        raise _refuse(text, f"use {verification_allowed()} (upper or lower case)") from None
+    except VerificationError as error:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}") from None
 
 
 # --- drafts -------------------------------------------------------------------------------------------

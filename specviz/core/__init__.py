@@ -16,7 +16,9 @@ from .categorical import Categorical, fp32_weights
 from .errors import (
     BlockError,
     MaskError,
+    ModelOutputError,
     ProcessorError,
+    ProcessorOutputError,
     ProposalError,
     SessionError,
     SpecvizError,
@@ -30,9 +32,11 @@ from .errors import (
 )
 from .streams import Owner, RandomStreams
 from .trace import Trace
-from .verification import Rule, check_verification, playable_names, rule, verifier_class
+from .tree import Tree, TreeNode, TreeVerifier, propose_tree
+from .verification import Rule, check_verification, draft_round, playable_names, rule, verifier_class
 from .verifier import (
     MAX_DEPTH,
+    MAX_WIDTH,
     Block,
     Model,
     Prefix,
@@ -45,7 +49,8 @@ from .verifier import (
 )
 
 __all__ = [
-    "MAX_DEPTH", "Rule", "playable_names", "rule",
+    "MAX_DEPTH", "MAX_WIDTH", "Rule", "draft_round", "playable_names", "rule",
+    "ModelOutputError", "ProcessorOutputError", "Tree", "TreeNode", "TreeVerifier", "propose_tree",
     "Block", "BlockError", "BlockNumbers", "BlockVerifier", "VerificationError",
     "block_numbers", "check_verification", "scaled_residual_mass", "scaled_residual_with_mass", "verifier_class",
     "Categorical", "MaskError", "Model", "Owner", "Prefix",

@@ -182,16 +182,6 @@ class BlockVerifier(Verifier):
             output.append(token)
         return self._commit(round_id, output, tau, tau < g, trace)
 
-    def _target_at(self, context: Prefix, vocab: int, *, bonus: bool = False) -> Categorical:
-        p = self.processor(context, self.target(context))
-        if p.vocab_size != vocab:
-            where = "bonus target" if bonus else "target/proposal"
-            raise VocabularyMismatchError(
-                f"{where} vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}; draft and "
-                "target must share one vocabulary"
-            )
-        return p
-
     def _correct(self, p: Categorical, q: Categorical, scale: Fraction, tau: int, context: Prefix,
                  streams: RandomStreams, trace: Trace | None) -> int:
         """Draw Y from the normalized (w_tau p - q)+ after the tau kept drafts."""

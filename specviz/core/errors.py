@@ -70,3 +70,11 @@ class TokenTypeError(TokenError, TypeError):
 
 class VerificationError(SpecvizError, ValueError):
     """An unknown verification rule was requested, or one the core cannot run."""
+
+
+class ProcessorOutputError(ProcessorError, TypeError):
+    """A processor returned something other than a Categorical (None, a list, ...)."""
+
+
+class ModelOutputError(SpecvizError, TypeError):
+    """A draft or target model returned something other than a Categorical."""

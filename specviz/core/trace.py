@@ -156,8 +156,78 @@ class ScaledCorrectionEvent(CorrectionEvent):
     scale: Fraction
 
 
+@dataclass(frozen=True)
+class TreeDraftEvent:
+    """propose_tree drew one child: the node's path, its sibling index, the q' it was drawn from and the draw.
+
+    ``path`` names the new node by sibling indices from the root ((1,) is the root's second
+    child, (1, 0) that child's first); ``position`` is its depth index len(path) - 1. ``q`` is
+    the draft at ``prefix``; ``drawn_from`` is q' (q itself for i.i.d. children, q renormalized
+    over the tokens not drawn yet for distinct ones): the draw is ``randrange(draw_range)``
+    with draw_range = q'.total.
+    """
+
+    kind: ClassVar[str] = "tree_draft"
+    round_id: int
+    position: int
+    path: tuple[int, ...]
+    sibling: int
+    prefix: tuple[int, ...]
+    q: Categorical
+    drawn_from: Categorical
+    q_token: Fraction  # q'(token)
+    draw: int
+    draw_range: int
+    token: int
+
+
+@dataclass(frozen=True)
+class TreeCheckEvent:
+    """TreeVerifier tested one child against the current residual r: accept iff draw < numerator of min(1, r(x)/q'(x)).
+
+    ``path`` and ``sibling`` name the child, ``siblings`` how many its node has. The first
+    sibling is tested against r = p (``r_token`` = ``p_token``). After a rejection, ``residual``
+    is the new r = (r - q')+ normalized, ``residual_mass`` the mass of (r - q')+ before
+    normalizing, and ``scale`` the s with r = normalized (s p - q)+ (the core's scaled residual);
+    all three are None after an acceptance.
+    """
+
+    kind: ClassVar[str] = "tree_check"
+    round_id: int
+    position: int
+    path: tuple[int, ...]
+    sibling: int
+    siblings: int
+    prefix: tuple[int, ...]
+    p: Categorical
+    q: Categorical
+    token: int
+    p_token: Fraction
+    r_token: Fraction  # r(x): the current residual at the drafted token
+    q_token: Fraction  # q'(x): the draft's probability renormalized as the child was drawn
+    acceptance: Fraction
+    draw: int
+    draw_range: int
+    accepted: bool
+    residual: Categorical | None
+    residual_mass: Fraction | None
+    scale: Fraction | None
+
+
+@dataclass(frozen=True)
+class TreeCorrectionEvent(CorrectionEvent):
+    """Every child of the node at ``path`` was rejected: a token drawn from the last residual r.
+
+    ``residual`` is r = normalized (scale * p - q)+, ``residual_mass`` the mass of the last
+    (r - q')+ (with one child: (p - q)+, as tokenwise).
+    """
+
+    path: tuple[int, ...]
+    scale: Fraction
+
+
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
-         | BlockDecisionEvent)
+         | BlockDecisionEvent | TreeDraftEvent | TreeCheckEvent)
 
 
 def _jsonable(value: Any, top_n: int | None) -> Any:

@@ -16,7 +16,10 @@ from fractions import Fraction
 
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
-from .verifier import Verifier
+from .streams import RandomStreams
+from .trace import Trace
+from .tree import Tree, TreeVerifier, propose_tree
+from .verifier import MAX_WIDTH, Block, Model, Prefix, Verifier, propose
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,6 @@ GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's samp
 
 # fixed rules by name; parameterised families ("multi:K", ...) register a parser in _FAMILIES
 _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY_DRAFT)}
-MAX_WIDTH = 8  # drafts per tree node that theory and the core accept (the Playground offers 1..4)
 
 
 def _width(name: str) -> int:
@@ -68,14 +70,14 @@ def _width(name: str) -> int:
 def _multi(name: str) -> Rule:
     k = _width(name)
     return Rule(f"multi:{k}", "tree", f"tree, {k} i.i.d. drafts per node", f"tree ×{k}", "accepted",
-                source="recursive rejection sampling (SpecInfer; llama.cpp)", width=k)
+                source="recursive rejection sampling (SpecInfer; llama.cpp)", width=k, verifier_class=TreeVerifier)
 
 
 def _multi_distinct(name: str) -> Rule:
     k = _width(name)
     return Rule(f"multi-distinct:{k}", "tree", f"tree, {k} distinct drafts per node", f"tree ×{k} distinct",
                 "accepted", source="drafting without replacement (Recursive Speculative Decoding)", width=k,
-                distinct=True)
+                distinct=True, verifier_class=TreeVerifier)
 
 
 def _typical(name: str) -> Rule:
@@ -132,3 +134,16 @@ def check_verification(verification: object) -> str:
 def verifier_class(verification: str | Rule) -> type[Verifier]:
     """The core verifier class for a playable rule."""
     return rule(check_verification(verification)).verifier_class  # type: ignore[return-value]
+
+
+def draft_round(verification: str | Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
+                context_id: str, stop_ids: frozenset[int] = frozenset(), trace: Trace | None = None) -> Block | Tree:
+    """Draft one round as the rule's verifier expects it: a Block (chain) or a Tree (width and distinct from the rule).
+
+    Callers pass the result to ``verifier_class(verification)``'s ``verify`` and never branch on the family.
+    """
+    found = rule(check_verification(verification))
+    if found.family == "tree":
+        return propose_tree(model, prefix, streams, depth=depth, width=found.width, context_id=context_id,
+                            distinct=found.distinct, stop_ids=stop_ids, trace=trace)
+    return propose(model, prefix, streams, depth=depth, context_id=context_id, stop_ids=stop_ids, trace=trace)

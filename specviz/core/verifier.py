@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 from .arithmetic import acceptance, residual_with_mass
 from .categorical import Categorical
-from .errors import BlockError, ProposalError, SessionError, VocabularyMismatchError
+from .errors import (
+    BlockError,
+    ModelOutputError,
+    ProcessorOutputError,
+    ProposalError,
+    SessionError,
+    VocabularyMismatchError,
+)
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, ResultEvent, StopEvent, Trace
 from .validation import check_token
@@ -16,6 +23,7 @@ Prefix = tuple[int, ...]
 Model = Callable[[Prefix], Categorical]
 Processor = Callable[[Prefix, Categorical], Categorical]
 MAX_DEPTH = 5
+MAX_WIDTH = 8  # drafts per tree node the core accepts (verification.py re-exports it; the Playground offers 1..4)
 
 
 def identity_processor(prefix: Prefix, distribution: Categorical) -> Categorical:
@@ -47,9 +55,39 @@ class Result:
     stopped: bool
 
 
-def _check_depth(depth: object) -> None:
+def check_depth(depth: object) -> None:
     if type(depth) is not int or not 1 <= depth <= MAX_DEPTH:
         raise BlockError(f"reference fixed depth must be in 1..{MAX_DEPTH}: got {depth!r}")
+
+
+_check_depth = check_depth
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return f"{text if len(text) <= 60 else text[:57] + '...'} of type {type(value).__name__}"
+
+
+def model_output(value: object, role: str) -> Categorical:
+    """value if it is a Categorical, else ModelOutputError naming the model's role and what came back."""
+    if not isinstance(value, Categorical):
+        raise ModelOutputError(
+            f"the {role} returned {_describe(value)}; a model must return a Categorical for every prefix "
+            "(prefix -> Categorical)"
+        )
+    return value
+
+
+def processed(processor: Processor, prefix: Prefix, distribution: Categorical) -> Categorical:
+    """processor(prefix, distribution), refused in words unless it is a Categorical."""
+    value = processor(prefix, distribution)
+    if not isinstance(value, Categorical):
+        name = getattr(processor, "__name__", None) or type(processor).__name__
+        raise ProcessorOutputError(
+            f"processor {name} returned {_describe(value)}; a processor must return a Categorical "
+            "((prefix, distribution) -> Categorical), e.g. the distribution unchanged"
+        )
+    return value
 
 
 def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, context_id: str,
@@ -64,7 +102,7 @@ def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
     proposals: list[Proposal] = []
     current = prefix
     for position in range(depth):
-        q = model(current)
+        q = model_output(model(current), "draft model")
         for token in (*current, *stop_ids):
             check_token(token, q.vocab_size)
         token, draw = q.draw(streams.proposal)
@@ -133,6 +171,9 @@ class Verifier:
             )
 
     def _check_block(self, block: Block) -> int:
+        if not isinstance(block, Block):
+            raise BlockError(f"{type(self).__name__} verifies a Block from propose, got {type(block).__name__}; "
+                             "verify a Tree from propose_tree with TreeVerifier")
         depth, proposals = block.fixed_depth, block.proposals
         if type(depth) is not int or not 1 <= depth <= MAX_DEPTH or not 1 <= len(proposals) <= depth:
             raise BlockError(
@@ -146,6 +187,7 @@ class Verifier:
             )
         vocab = proposals[0].q.vocab_size
         for proposal in proposals:
+            model_output(proposal.q, "draft model")
             if proposal.q.vocab_size != vocab or proposal.q.prob(proposal.token) == 0:
                 raise ProposalError(
                     f"invalid proposal distribution/token: token {proposal.token} needs q > 0 and every q "
@@ -186,7 +228,7 @@ class Verifier:
         accepted = 0
         rejected = False
         for position, proposal in enumerate(block.proposals):
-            p = self.processor(current, self.target(current))
+            p = self._target_at(current, vocab)
             a = acceptance(p, proposal.q, proposal.token)
             draw = streams.acceptance.randrange(a.denominator)
             ok = draw < a.numerator
@@ -209,13 +251,24 @@ class Verifier:
             if rejected or token in self.stop_ids:
                 break
         if not rejected and output[-1] not in self.stop_ids:
-            p = self.processor(current, self.target(current))
-            if p.vocab_size != vocab:
-                raise VocabularyMismatchError(
-                    f"bonus target vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}"
-                )
+            p = self._target_at(current, vocab, bonus=True)
             token, draw = p.draw(streams.correction)
             if trace is not None:
                 trace.append(BonusEvent(round_id, len(output), current, p, draw, p.total, token))
             output.append(token)
         return self._commit(round_id, output, accepted, rejected, trace)
+
+    def _target_at(self, context: Prefix, vocab: int, *, bonus: bool = False) -> Categorical:
+        """The processed target at context, checked to be a Categorical on the drafts' vocabulary."""
+        p = processed(self.processor, context, model_output(self.target(context), "target model"))
+        if p.vocab_size != vocab:
+            if bonus:
+                raise VocabularyMismatchError(
+                    f"bonus target vocabulary mismatch: target has {p.vocab_size} tokens, drafts {vocab}; draft and "
+                    "target must share one vocabulary"
+                )
+            raise VocabularyMismatchError(
+                f"target/proposal vocabulary mismatch: p has {p.vocab_size} tokens, q has {vocab}; draft and target "
+                "must share one vocabulary"
+            )
+        return p

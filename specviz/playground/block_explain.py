@@ -5,6 +5,10 @@
 page can keep its own narration for drafts, bonus tokens, stops and results. ``narrate`` does a
 whole trace. Pure functions: events in, text out. A caller that abbreviates long integers (the
 Playground, the command line) passes its own ``Formats``; the default writes every digit.
+
+One counting convention everywhere (``POSITIONS``): draft positions count from 0, as rounds and the
+Playground's positions do; the weights w_i, the stop probabilities h_i and τ count drafts *kept*, as in
+Sun et al.: keeping i drafts keeps positions 0..i−1, so the check at position k computes w_{k+1} and h_{k+1}.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from ..core.block_verifier import tau_distribution
 from ..core.trace import BlockCheckEvent, BlockDecisionEvent, Event, ScaledCorrectionEvent
 
 Narration = tuple[str, list[str]]
+POSITIONS = ("Positions count from 0; w_i, h_i and τ count drafts kept (keeping i drafts keeps positions "
+             "0..i−1, so the check at position k computes w_{k+1} and h_{k+1}).")
 
 
 def fraction_text(value: Fraction | int, digits: int = 4) -> str:
@@ -65,7 +71,7 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narratio
     ratio = event.p_token / event.q_token
     verdict = "hit" if event.hit else "no hit"
     kept = "the first draft" if i == 1 else f"the first {i} drafts"
-    head = f"Round {event.round_id}, block check {i}: keep {kept}? {verdict}"
+    head = f"Round {event.round_id}, block check at position {event.position}: keep {kept}? {verdict}"
     lines = [
         f"Drafted x = {_tok(vocab, event.token)}: p({x}) = {f.fraction(event.p_token)}, "
         f"q({x}) = {f.fraction(event.q_token)}, so p/q = {f.exact(ratio)}.",
@@ -97,10 +103,11 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narratio
 def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     g, tau = len(event.drafts), event.accepted_drafts
     head = f"Round {event.round_id}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
-    marks = ", ".join(f"{i} {'✓' if hit else '✗'}" for i, hit in enumerate(event.hits, start=1))
+    marks = ", ".join(f"{k} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
     taus = tau_distribution(event.stop_probabilities)
     lines = [
-        f"Draws per position: {marks}. τ = the last position whose draw hit, or 0 when none did: τ = {tau}.",
+        f"Stop draws by position (from 0): {marks}. τ = the drafts up to and including the last position whose "
+        f"draw hit, or 0 when none did: τ = {tau}.",
         "Weights w = (" + ", ".join(f.exact(w) for w in event.weights) + "), stop probabilities h = ("
         + ", ".join(f.exact(h) for h in event.stop_probabilities) + ").",
         "So P(τ = i) = h_i · Π_{j>i} (1 − h_j) = ("
@@ -133,14 +140,16 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a block verification event; None for any other event."""
+    """(headline, lines) for a block verification or draft-tree event; None for any other event."""
     if isinstance(event, BlockCheckEvent):
         return _check(event, vocab, formats)
     if isinstance(event, BlockDecisionEvent):
         return _decision(event, vocab, formats)
     if isinstance(event, ScaledCorrectionEvent):
         return _correction(event, vocab, formats)
-    return None
+    from . import tree_explain  # the tree's narration lives beside this one; imported late (it imports us)
+
+    return tree_explain.narrate_event(event, vocab, formats)
 
 
 def narrate(events: Iterable[Event], vocab: Sequence[str], formats: Formats = EXACT) -> list[str]:

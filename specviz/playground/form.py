@@ -216,6 +216,27 @@ def resize_topk(k: int, old_v: int, new_v: int) -> int:
     return min(k, new_v)
 
 
+@dataclass(frozen=True)
+class Refit:
+    """The weight tables and the two top-k sliders fitted to a (possibly new) vocabulary and mode."""
+
+    tables: Tables
+    draft_topk: int
+    top_k: int
+    changed: bool  # the tables or the vocabulary changed: the editors must redraw
+
+
+def refit_controls(tables: Tables, table_vocab: tuple[str, ...], vocab: tuple[str, ...], markov: bool,
+                   draft_topk: int, top_k: int) -> Refit:
+    """Tables resized to the vocabulary and mode; top-k sliders resized when the vocabulary's size changes."""
+    fitted = fit_tables(tables, len(vocab), markov)
+    changed = fitted != tables or tuple(vocab) != tuple(table_vocab)
+    old_v, v = len(table_vocab), len(vocab)
+    if changed and old_v != v:  # "keep all" stays keep all; a filter the user set is kept
+        draft_topk, top_k = resize_topk(draft_topk, old_v, v), resize_topk(top_k, old_v, v)
+    return Refit(fitted, draft_topk, top_k, changed)
+
+
 # --- the data-editor tables (plain pandas, tested without Streamlit) -----------------------------
 P_COL, PN_COL, Q_COL, QN_COL, ALLOW_COL, STOP_COL = ("p weight", "p normalized", "q weight", "q normalized",
                                                     "target allows", "stop")

@@ -177,3 +177,12 @@ def hint(bug: str, distance: Fraction, draft_topk: int | None) -> str:
     if bug != "none" and distance == 0:
         return "On this scenario the bug happens not to change the first token's law."
     return ""
+
+
+def bug_choice(block: bool, bug: str, kept: str | None) -> tuple[str, str | None]:
+    """(the bug to run, the bug set aside): block sets a chosen bug aside; back to tokenwise it returns."""
+    if block and bug != "none":
+        return "none", bug
+    if not block and kept is not None:
+        return kept, None
+    return bug, kept

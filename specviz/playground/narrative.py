@@ -22,7 +22,10 @@ from ..core.trace import (
     Event,
     ResultEvent,
     ScaledCorrectionEvent,
+    TreeCheckEvent,
+    TreeCorrectionEvent,
 )
+from ..core.verification import rule
 from ..scenario import Scenario
 from .state import Timeline, timeline_for
 
@@ -117,6 +120,9 @@ PHASE_TITLES = {
     "block_check": "Block check: running weight and stop draw",
     "block_decision": "Block decision: how many drafts to keep",
     "scaled_correction": "Correction from the scaled residual",
+    "tree_draft": "Drafting the tree, node by node",
+    "tree_check": "Tree check: a sibling against the residual r",
+    "tree_correction": "Every sibling rejected: correction from r",
     "bonus": "All accepted: bonus token",
     "stop": "Stop",
     "result": "Round result",
@@ -125,6 +131,8 @@ PHASE_TITLES = {
 
 def phase_of(event: Event) -> str:
     """The step's kind for titles: the event's kind, with block verification's correction told apart."""
+    if isinstance(event, TreeCorrectionEvent):
+        return "tree_correction"
     return "scaled_correction" if isinstance(event, ScaledCorrectionEvent) else event.kind
 
 
@@ -132,9 +140,12 @@ def _history(scenario: Scenario, timeline: Timeline, upto_round: int) -> list[Hi
     rows = []
     for played in timeline.rounds[:upto_round]:
         rejected_at = next((e.position for e in played.trace.events
-                            if (isinstance(e, CheckEvent) and not e.accepted)
+                            if (isinstance(e, CheckEvent) and not e.accepted) or isinstance(e, TreeCorrectionEvent)
                             or (isinstance(e, BlockDecisionEvent) and e.ending == "correction")), None)
-        rows.append(HistoryRow(played.round_id, text_of(scenario, [p.token for p in played.block.proposals]),
+        proposals = getattr(played.block, "proposals", None)  # a tree has nodes, not a chain of proposals
+        drafted = (text_of(scenario, [p.token for p in proposals]) if proposals is not None else
+                   f"a tree of {len(played.block.nodes())} drafts")
+        rows.append(HistoryRow(played.round_id, drafted,
                                played.result.accepted_drafts, rejected_at, text_of(scenario, played.result.tokens),
                                len(played.result.tokens), played.result.stopped))
     return rows
@@ -185,6 +196,10 @@ def _block_theory(scenario: Scenario) -> tuple[Fraction | None, Fraction | None,
     return analysis.expected_accepted, theory.mean_length(analysis.blocks), " ".join(notes)
 
 
+TREE_NOTE = ("Tree: every accepted sibling check commits one draft; the exact expectation of a tree is on the "
+             "Theory page (rules compared).")
+
+
 def step_view(scenario: Scenario, step: int) -> StepView:
     """Everything the page shows at this step; step is clamped to the events that can be played."""
     timeline = timeline_for(scenario)
@@ -201,9 +216,9 @@ def step_view(scenario: Scenario, step: int) -> StepView:
     checks = accepted = 0
     for index, e in enumerate(timeline.events[: step + 1]):
         kind = origin_of(e)
-        if isinstance(e, (CheckEvent, BlockCheckEvent)):
+        if isinstance(e, (CheckEvent, BlockCheckEvent, TreeCheckEvent)):
             checks += 1
-            accepted += isinstance(e, CheckEvent) and e.accepted
+            accepted += isinstance(e, (CheckEvent, TreeCheckEvent)) and e.accepted
         if isinstance(e, BlockDecisionEvent):  # block verification commits its kept drafts all at once
             accepted += e.accepted_drafts
             committed += [Token(t, scenario.vocab[t], "accepted", e.round_id) for t in e.drafts[: e.accepted_drafts]]
@@ -217,6 +232,9 @@ def step_view(scenario: Scenario, step: int) -> StepView:
     if block:
         a = None
         expected_accepted, expected, note = block_theory(scenario)
+    elif rule(scenario.verification).family == "tree":  # α's formula is tokenwise: the tree is measured here
+        a, expected, expected_accepted = None, None, None
+        note = TREE_NOTE
     else:
         a, expected, note = theory_alpha(scenario)
         expected_accepted = None

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from ..core import SpecvizError
-from ..core.trace import Event
+from ..core.trace import Event, Trace
 from ..scenario import Round, Scenario, play_round
 
 MAX_ROUNDS = 200  # a lecture never needs more; keeps a runaway Play bounded
@@ -207,3 +207,28 @@ def after_edit(state: PlayState, old: Scenario | None, new: Scenario) -> PlaySta
     if old == new:
         return state
     return PlayState()
+
+
+def trace_upto(scenario: Scenario, step: int) -> Trace | None:
+    """The trace of every round up to the one holding ``step`` (what the download carries); None if none played."""
+    timeline = timeline_for(scenario)
+    timeline.ensure_events(max(step, 0) + 1)
+    if not timeline.rounds:
+        return None
+    trace = Trace()
+    upto = timeline.round_of(min(max(step, 0), len(timeline.events) - 1))
+    for played in timeline.rounds[: upto + 1]:
+        trace.extend(played.trace)
+    return trace
+
+
+def round_kind(accepted: int, tokens: int, rejected_at: int | None) -> str:
+    """How a finished round ended: 'correction' (a draft was rejected), 'bonus' (all kept, one more) or 'none'."""
+    if rejected_at is not None:
+        return "correction"
+    return "none" if tokens == accepted else "bonus"
+
+
+def history_points(history) -> list[tuple[int, int, str]]:
+    """(round, accepted drafts, how it ended) per finished round: the history chart's points."""
+    return [(h.round_id, h.accepted, round_kind(h.accepted, h.tokens, h.rejected_at)) for h in history]

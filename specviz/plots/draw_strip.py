@@ -84,8 +84,17 @@ def _tick_marks(x_of, top: float, axis_y: float, size: int, presenter: bool) -> 
     return parts
 
 
+_CHAR = 0.58  # a bold glyph's width as a share of the font size (Source Sans), a little generous
+
+
+def _fits_inside(s: Segment, x0: float, x1: float, size: int) -> float | None:
+    """The font size that fits the label inside its segment (None: smaller than anyone reads)."""
+    fit = min(size * 0.85, (x1 - x0 - 6) / (_CHAR * max(1, len(s.label))))
+    return fit if fit >= size * 0.55 else None
+
+
 def _segment(s: Segment, picked: bool, x0: float, x1: float, bar_y: float, bar_h: float, size: int) -> list[str]:
-    """One segment: colour, its pattern, outline (black when chosen), a label shrunk to fit or left out."""
+    """One segment: colour, its pattern, outline (black when chosen), its label inside when it fits."""
     cue = style.cue_named(s.cue)
     box = f"x='{x0:.2f}' y='{bar_y:.1f}' width='{max(x1 - x0, 0.0):.2f}' height='{bar_h:.1f}'"
     hover = f"<title>{html.escape(f'{s.label}: [{exact(s.start)}, {exact(s.end)})')}</title>"
@@ -94,15 +103,43 @@ def _segment(s: Segment, picked: bool, x0: float, x1: float, bar_y: float, bar_h
                if picked else "stroke='#FFFFFF' stroke-width='1'")
     parts = [f"<g opacity='{0.9 if picked else 0.55}'>{hover}<rect {box} fill='{cue.color}'/>{pattern}</g>",
              f"<rect {box} fill='none' {outline}><title>{html.escape(s.label)}</title></rect>"]
-    fit = min(size * 0.85, (x1 - x0 - 6) / (0.55 * max(1, len(s.label))))
-    if fit >= size * 0.55:  # smaller than that nobody reads it: the hover still has it
+    fit = _fits_inside(s, x0, x1, size)
+    if fit is not None:
         parts.append(_text((x0 + x1) / 2, bar_y + bar_h / 2 + fit * 0.35, s.label, fit, fill="#FFFFFF",
                            font_weight="600", pointer_events="none"))
     return parts
 
 
+def _callouts(strip: DrawStrip, x_of, width: float, size: int) -> list[tuple[Segment, float, float, str, bool]]:
+    """Labels of segments too narrow for them, placed under the bar: (segment, centre, text x, anchor, picked).
+
+    The chosen segment's label goes first, then the others left to right; a label that would overlap one
+    already placed is left to the hover. Each stays inside the strip: near an edge it leans inwards.
+    """
+    small = size * 0.85
+    order = sorted(range(len(strip.segments)), key=lambda i: (i != strip.chosen, i))
+    placed: list[tuple[float, float]] = []
+    out = []
+    for i in order:
+        s = strip.segments[i]
+        x0, x1 = x_of(s.start), x_of(s.end)
+        if _fits_inside(s, x0, x1, size) is not None:
+            continue
+        centre, half = (x0 + x1) / 2, _CHAR * small * len(s.label) / 2
+        left = min(max(centre - half, 2.0), width - 2 - 2 * half)
+        if left < 0 or any(left < b + 8 and left + 2 * half > a - 8 for a, b in placed):
+            continue
+        placed.append((left, left + 2 * half))
+        out.append((s, centre, left, "start", i == strip.chosen))
+    return out
+
+
 def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
-    """The strip as one SVG element: title, u marked above the segments (colour + pattern + label), the axis."""
+    """The strip as one SVG element: title, u marked above the segments (colour + pattern + label), the axis.
+
+    A label too long for its segment is written under the bar, in the segment's colour with a short
+    leader, as long as it does not overlap another; every label stays inside the strip.
+    """
     size = style.font_size(presenter)
     width, left, right = WIDTH[presenter], 24, 24
     plot = width - left - right
@@ -110,19 +147,30 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
     u_label_y = title_y + size * 1.6
     bar_y = u_label_y + 30
     bar_h = size * 2.8
-    axis_y = bar_y + bar_h
-    height = axis_y + size * 2.4 + 6
 
     def x_of(value: Fraction | float) -> float:
         return left + plot * float(value)
 
-    parts = [_text(4, title_y, strip.title, size * style.TITLE_SCALE, "start")]
+    callouts = _callouts(strip, x_of, width, size)
+    callout_h = size * 1.4 if callouts else 0.0
+    axis_y = bar_y + bar_h + callout_h
+    height = axis_y + size * 2.4 + 6
+    # a long title shrinks to the strip's width rather than run past its edge
+    title_size = min(size * style.TITLE_SCALE, (width - 8) / (0.52 * max(1, len(strip.title))))
+    parts = [_text(4, title_y, strip.title, title_size, "start")]
     patterns = sorted({s.cue for s in strip.segments if style.cue_named(s.cue).pattern})
     if patterns:
         parts.append("<defs>" + "".join(_pattern(name) for name in patterns) + "</defs>")
     parts += _tick_marks(x_of, bar_y - 6, axis_y, size, presenter)
     for index, s in enumerate(strip.segments):
         parts += _segment(s, index == strip.chosen, x_of(s.start), x_of(s.end), bar_y, bar_h, size)
+    for s, centre, text_x, anchor, picked in callouts:
+        colour = style.cue_named(s.cue).color
+        under = bar_y + bar_h
+        parts.append(f"<line x1='{centre:.1f}' x2='{centre:.1f}' y1='{under:.1f}' y2='{under + size * 0.35:.1f}' "
+                     f"stroke='{colour}' stroke-width='2'/>")
+        parts.append(_text(text_x, under + size * 1.15, s.label, size * 0.85, anchor, fill=colour,
+                           font_weight="700" if picked else "600"))
     parts.append(_text(left + plot / 2, axis_y + size * 2.3, "u on [0, 1)", size))
     u = strip.u
     ux = x_of(u)

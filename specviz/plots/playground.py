@@ -27,7 +27,7 @@ from ..core.trace import (
     ScaledCorrectionEvent,
     StopEvent,
 )
-from . import style
+from . import style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 
@@ -173,7 +173,8 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
     mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
                  f"x = {vocab[event.token]}: p/q = {_short(event.p_token / event.q_token)}", presenter)
     return style.figure(data, style.layout(
-        title=f"Block check {i}: p vs q, w_{i} = {_short(event.weight)}", presenter=presenter, barmode="group",
+        title=f"Block check at position {event.position}: p vs q, w_{i} = {_short(event.weight)}",
+        presenter=presenter, barmode="group",
         annotations=[mark], **_token_axes(vocab)))
 
 
@@ -191,33 +192,43 @@ def stop_draw_strip(event: BlockCheckEvent) -> DrawStrip:
 
 
 def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
-    """P(τ = i) for every i = 0..g (the chosen τ outlined), with the weights w_i and stop probabilities h_i."""
+    """P(τ = i) for every i = 0..g (the chosen τ outlined), with the weights w_i and stop probabilities h_i.
+
+    x is τ, the drafts kept (0..g); each tick names the draft that keeping one more adds, on a second line,
+    so the labels lie flat and the plot keeps its height.
+    """
     vocab = style.token_labels(vocab)
     g, tau = len(event.drafts), event.accepted_drafts
-    names = ["keep 0"] + [f"keep {i}: {vocab[event.drafts[i - 1]]}" for i in range(1, g + 1)]
+    xs = list(range(g + 1))
+    ticks = ["none"] + [f"+{vocab[event.drafts[i - 1]]}" for i in range(1, g + 1)]
+    ticktext = [f"{i}<br>{t}" for i, t in zip(xs, ticks)]
     taus = tau_distribution(event.stop_probabilities)
+    bars = _bars("P(τ = i)", style.origin("accepted"), ticks, taus, highlight=tau, symbol="P(τ = i)")
+    bars.update(x=xs, hovertemplate="keep %{x}: P(τ = i) = %{customdata}<extra></extra>")
     data = [
-        _bars("P(τ = i)", style.origin("accepted"), names, taus, highlight=tau, symbol="P(τ = i)"),
+        bars,
         # h_i as a thick black tick across its column: a level, read against the bar of P(τ = i)
-        _trace("scatter", name="h_i (stop)", x=names, y=[float(h) for h in event.stop_probabilities],
+        _trace("scatter", name="h_i (stop)", x=xs, y=[float(h) for h in event.stop_probabilities],
                mode="markers", customdata=[_exact(h) for h in event.stop_probabilities],
-               hovertemplate="%{x}: h = %{customdata}<extra></extra>",
-               marker={"symbol": "line-ew-open", "size": 44, "color": style.OKABE_ITO["black"],
+               hovertemplate="keep %{x}: h = %{customdata}<extra></extra>",
+               marker={"symbol": "line-ew-open", "size": 40, "color": style.OKABE_ITO["black"],
                        "line": {"width": 4, "color": style.OKABE_ITO["black"]}}),
-        _trace("scatter", name="w_i (weight)", x=names, y=[float(w) for w in event.weights],
+        _trace("scatter", name="w_i (weight)", x=xs, y=[float(w) for w in event.weights],
                mode="lines+markers", customdata=[_exact(w) for w in event.weights],
-               hovertemplate="%{x}: w = %{customdata}<extra></extra>", marker=style.scatter_marker("q", 12),
+               hovertemplate="keep %{x}: w = %{customdata}<extra></extra>", marker=style.scatter_marker("q", 12),
                line={"color": style.role("q").color, "dash": "dot", "width": 2}),
     ]
-    hits = ", ".join(str(i) for i, hit in enumerate(event.hits, start=1) if hit) or "none"
-    mark = _mark(names, tau, float(taus[tau]), f"τ = {tau} (hits: {hits})", presenter)
+    hits = ", ".join(str(k) for k, hit in enumerate(event.hits) if hit)
+    hit_text = f"hits at position{'s' if ',' in hits else ''} {hits}" if hits else "no hit"
+    mark = {**_mark([str(x) for x in xs], tau, float(taus[tau]), f"τ = {tau} ({hit_text})", presenter),
+            "x": tau, "ay": -30}
     return style.figure(data, style.layout(
         title=f"Block decision: keep {tau} of {g}", presenter=presenter, showlegend=True, annotations=[mark],
-        xaxis={"type": "category", "categoryorder": "array", "categoryarray": names,
-               "range": [-0.5, g + 0.5], "title": {"text": "drafts kept (τ)"}, "fixedrange": True},
+        xaxis={"tickmode": "array", "tickvals": xs, "ticktext": ticktext, "range": [-0.5, g + 0.5],
+               "title": {"text": "τ = drafts kept (positions 0..τ−1)"}, "fixedrange": True, "tickangle": 0},
         # headroom above 1, so the label over a certain τ stays inside the plot, clear of the legend
-        yaxis={"range": [0, 1.35], "title": {"text": "probability"}, "fixedrange": True,
-               "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1]}))
+        yaxis={"range": [0, 1.3], "title": {"text": "probability"}, "fixedrange": True,
+               "tickvals": [0, 0.25, 0.5, 0.75, 1]}))
 
 
 def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
@@ -328,7 +339,8 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
             else:
                 margin["b"] = max(margin["b"], round(size + 36 + longest))
         else:
-            margin["b"] = max(margin["b"], 2 * size + 26)
+            lines = max((str(t).count("<br>") + 1 for t in layout[name].get("ticktext") or ()), default=1)
+            margin["b"] = max(margin["b"], (lines + 1) * size + 26 + 4 * (lines - 1))
             margin["r"] = max(margin["r"], round(11 + 0.8 * size))  # the last tick label ("1.0") overhangs
     yaxis = layout.get("yaxis", {})
     if yaxis.get("type") == "category" and yaxis.get("categoryarray"):
@@ -357,6 +369,8 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
                   presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
     """(main chart, draw strip or None) for the event at the current step, margins settled."""
     main, draw = _event_figures(event, round_events, vocab, depth, presenter=presenter)
+    if tree.is_tree_round(round_events):  # the tree's layout is its own (two panels, a legend of states)
+        return main, draw
     full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)
     return main, draw
@@ -366,6 +380,8 @@ def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[
                    presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
     """(main chart, draw strip or None) for the event at the current step (punctuation tokens quoted)."""
     vocab = style.token_labels(vocab)
+    if tree.is_tree_round(round_events):
+        return _tree_figures(event, round_events, vocab, presenter=presenter)
     if isinstance(event, DraftEvent):
         return draft_figure(event, vocab, presenter=presenter), sampling_draw_strip(
             event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q")
@@ -383,6 +399,27 @@ def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[
             event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
     assert isinstance(event, (StopEvent, ResultEvent))
     return round_figure(round_events, vocab, depth, presenter=presenter), None
+
+
+def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], *,
+                  presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
+    """A tree round: the tree up to this event beside the node's numbers, and the event's draw."""
+    upto = next(i for i, e in enumerate(round_events) if e is event)
+    figure = tree.tree_figure(round_events, upto, vocab, presenter=presenter)
+    strip = None
+    if event.kind == "tree_draft":
+        strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",
+                                    title=f"Draft draw of child #{event.sibling}")
+    elif event.kind == "tree_check":
+        strip = acceptance_draw_strip(event)
+        strip = DrawStrip(f"Sibling #{event.sibling}: u vs min(1, r/q′)", strip.segments, strip.draw,
+                          strip.draw_range, strip.chosen)
+    elif isinstance(event, CorrectionEvent):
+        strip = sampling_draw_strip(event.residual, event.draw, event.token, vocab, cue="residual",
+                                    title="Correction draw over r")
+    elif isinstance(event, BonusEvent):
+        strip = sampling_draw_strip(event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
+    return figure, strip
 
 
 def history_figure(rounds: Sequence[tuple[int, int, str]], depth: int, expected: Fraction | None, *,

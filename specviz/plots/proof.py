@@ -31,6 +31,11 @@ def _bars(name: str, x: list[str], values, marker: dict, axis: str, hover: str, 
             "xaxis": f"x{axis}", "yaxis": f"y{axis}", **extra}
 
 
+def title(proof: Proof) -> str:
+    """The claim, then the acceptance rate in its own parenthesis: nothing reads as a product with p."""
+    return f"Why the committed token is distributed as p (acceptance rate α = Σ min(p, q) = {short(proof.alpha)})"
+
+
 def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presenter: bool = False,
                  height: int | None = None) -> go.Figure:
     """Left: q = min(p, q) + (q − p)+ (what was proposed, accepted or rejected). Right: min(p, q) stacked with
@@ -59,7 +64,7 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
     rebuilt = "= p exactly" if shown == v else f"corrections for {shown} of {v} tokens"
     small = {"size": round(style.font_size(presenter) * 0.8)}  # each title stays under its own half
     layout = style.layout(
-        title=f"Why the committed token is distributed as p · α = {exact(proof.alpha)}", presenter=presenter,
+        title=title(proof), presenter=presenter,
         height=height, barmode="stack", bargap=0.2,
         xaxis={**axis, "domain": [0, 0.46],
                "title": {"text": f"draft q; rejected area 1 − α = {short(proof.rejection)}", "font": small}},

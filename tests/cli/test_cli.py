@@ -124,10 +124,11 @@ REFUSED = [
     (("generate", "x", "--draft", "lookup:9"), "--draft", "'lookup:9'", "whole number in 1..8"),
     (("generate", "x", "--json", "--top-n", "1001"), "--top-n", "'1001'", "whole number in 1..1000"),
     (("generate", "x", "--seed", "-1"), "--seed", "'-1'", "whole number in 0..9007199254740991"),
-    (("generate", "x", "--verification", "joint"), "--verification", "'joint'", "token (tokenwise"),
+    (("generate", "x", "--verification", "joint"), "--verification", "'joint'", "one of 'token', 'block'"),
     (("play", "--seed", "-5"), "--seed", "'-5'", "whole number in 0..9007199254740991"),
     (("play", "--seed", str(2**53)), "--seed", f"'{2**53}'", "whole number in 0..9007199254740991"),
-    (("play", "--verification", "multi:0"), "--verification", "'multi:0'", "or block (block verification"),
+    (("play", "--verification", "multi:0"), "--verification", "'multi:0'", "K must be a whole number in 1..8"),
+    (("play", "--verification", "typical:0.1"), "--verification", "'typical:0.1'", "evaluated by theory only"),
     (("generate", "x", "--draft", "model:"), "--draft", "'model:'", "hub id or folder"),
     (("generate", "x", "--json", "--top-n", "-1"), "--top-n", "'-1'", "whole number in 1..1000"),  # issue 19
     (("generate", "x", "--device", "foo"), "--device", "'foo'", "cpu, cuda, cuda:N or mps"),
@@ -374,12 +375,15 @@ def test_play_and_generate_read_verification_alike(word):
     assert play == generate == ("block" if "lock" in word.lower() else "token")
 
 
-def test_verification_refusals_name_the_registry_rules():
-    from specviz.core.verification import playable_names, rule
+def test_verification_refusals_are_the_registry_s_words():
+    from specviz.core.verification import VerificationError, check_verification
 
-    for command in (["play"], ["generate", "x"]):
-        code, _, err = _run(*command, "--verification", "joint")
-        assert code == 2 and all(f"{name} ({rule(name).label}" in err for name in playable_names())
+    for word in ("joint", "exact-match", "multi:9"):
+        with pytest.raises(VerificationError) as refused:
+            check_verification(word)
+        for command in (["play"], ["generate", "x"]):
+            code, _, err = _run(*command, "--verification", word)
+            assert code == 2 and str(refused.value) in err
 
 
 def test_seed_range_is_the_playground_s():

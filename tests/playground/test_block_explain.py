@@ -6,6 +6,7 @@ from fractions import Fraction as F
 
 from specviz.core import Trace
 from specviz.core.trace import BlockCheckEvent, BlockDecisionEvent, ScaledCorrectionEvent
+from specviz.playground import block_explain
 from specviz.playground.block_explain import fraction_text, narrate, narrate_event
 from specviz.scenario import Scenario, Table, play_round
 
@@ -31,7 +32,7 @@ def test_every_block_event_is_narrated_with_its_exact_numbers():
             seen.add(type(event).__name__)
             if isinstance(event, BlockCheckEvent):
                 i = event.position + 1
-                assert f"block check {i}" in head and ("no hit" in head) == (not event.hit)
+                assert f"block check at position {event.position}" in head and ("no hit" in head) == (not event.hit)
                 assert f"w_{i} = min(1, w_{i - 1} · p/q)" in text
                 assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
                 assert fraction_text(event.weight) in text and fraction_text(event.p_token) in text
@@ -103,3 +104,17 @@ def test_long_numbers_are_abbreviated_in_the_playgrounds_formats():
     long = F(10**20 + 1, 3 * 10**20)
     assert view.VIEW_FORMATS.exact(long) == "≈ 0.3333" and view.VIEW_FORMATS.exact(F(1, 3)) == "1/3"
     assert "20-digit" in view.VIEW_FORMATS.fraction(long) or "21-digit" in view.VIEW_FORMATS.fraction(long)
+
+
+def test_positions_count_from_0_and_the_convention_is_stated():
+    """Issue 20 item 5: one convention: positions from 0; w_i, h_i and τ count drafts kept."""
+    assert "Positions count from 0" in block_explain.POSITIONS and "w_{k+1}" in block_explain.POSITIONS
+    for played in rounds(EXAMPLE, range(10)):
+        for event in played.trace:
+            told = narrate_event(event, EXAMPLE.vocab)
+            if isinstance(event, BlockCheckEvent):
+                assert f"block check at position {event.position}:" in told[0]
+                assert f"w_{event.position + 1} = min(1, w_{event.position} · p/q)" in "\n".join(told[1])
+            if isinstance(event, BlockDecisionEvent):
+                marks = ", ".join(f"{k} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
+                assert f"Stop draws by position (from 0): {marks}." in told[1][0]

@@ -19,6 +19,7 @@ from specviz.playground import block_explain, form, many_rounds, presets, proof,
 from specviz.playground import narrative as view
 from specviz.playground.explain import PlaygroundError
 from specviz.plots import playground as plots
+from specviz.plots import style
 from specviz.scenario import Scenario, Table
 
 EXAMPLE = gallery.BY_SLUG["block-verification"].scenario  # p = (1/3, 2/3), q = (2/3, 1/3), depth 2
@@ -151,6 +152,21 @@ def test_the_decision_chart_shows_the_exact_law_of_tau():
         assert fig.data[1].name == "h_i (stop)" and fig.data[2].name == "w_i (weight)"
         assert list(fig.data[1].y) == pytest.approx([float(h) for h in event.stop_probabilities])
         assert f"keep {event.accepted_drafts} of {len(event.drafts)}" in fig.layout.title.text
+
+
+def test_the_decision_chart_lies_flat_and_counts_positions_from_0():
+    """Issue 20 item 5: flat two-line ticks (no squashed plot), hits named by their 0-based positions."""
+    for event, _ in events_of(BlockDecisionEvent):
+        fig = plots.block_decision_figure(event, EXAMPLE.vocab)
+        xaxis = fig.layout.xaxis
+        assert xaxis.tickangle == 0 and list(xaxis.tickvals) == list(range(len(event.drafts) + 1))
+        assert xaxis.ticktext[0] == "0<br>none"
+        assert xaxis.ticktext[1] == f"1<br>+{style.token_labels(EXAMPLE.vocab)[event.drafts[0]]}"
+        assert "positions 0..τ−1" in xaxis.title.text
+        hits = [k for k, hit in enumerate(event.hits) if hit]
+        label = fig.layout.annotations[0].text
+        assert label.endswith(f"at position{'s' if len(hits) > 1 else ''} {', '.join(map(str, hits))})"
+                              if hits else "(no hit)")
 
 
 def test_the_scaled_residual_chart_draws_w_times_p():

@@ -139,3 +139,19 @@ def test_frames():
     assert mframe.shape == (7, 6) and mframe.index[1] == "after ‘the’"
     assert form.markov_frame(markov, "p", s.vocab, normalized=True).iloc[0, 0] == "2/7 ≈ 0.286"
     assert list(form.token_frame(tables, s.vocab).columns) == [form.ALLOW_COL, form.STOP_COL]
+
+
+def test_refit_controls_resizes_tables_and_keeps_set_filters():
+    tables = form.tables_from_scenario(presets.default_scenario())
+    vocab = presets.DEFAULT_VOCAB
+    same = form.refit_controls(tables, vocab, vocab, False, 6, 6)
+    assert not same.changed and same.tables == tables and (same.draft_topk, same.top_k) == (6, 6)
+    grown = form.refit_controls(tables, vocab, (*vocab, "x", "y"), False, 6, 3)
+    assert grown.changed and len(grown.tables.p[0]) == 8 and grown.tables.p[0][-1] == form.NEW_WEIGHT
+    assert (grown.draft_topk, grown.top_k) == (8, 3)  # keep all stays keep all; a set filter is kept
+    shrunk = form.refit_controls(tables, vocab, vocab[:2], False, 6, 3)
+    assert (shrunk.draft_topk, shrunk.top_k) == (2, 2)
+    markov = form.refit_controls(tables, vocab, vocab, True, 6, 6)
+    assert markov.changed and markov.tables.markov and (markov.draft_topk, markov.top_k) == (6, 6)
+    renamed = form.refit_controls(tables, vocab, tuple("abcdef"), False, 4, 6)
+    assert renamed.changed and renamed.tables == tables and renamed.draft_topk == 4

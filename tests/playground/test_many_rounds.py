@@ -69,3 +69,11 @@ def test_histogram_figure_shows_p_the_bug_law_and_binomial_bars():
     assert "‘.’" in list(bars.x)  # punctuation tokens are quoted on the axis
     assert len(plots.histogram_figure(m.run(FAR, 100)).data) == 2  # no bug: no second law
     assert "converges to p" in plots.summary(m.run(FAR, 100))
+
+
+def test_bug_choice_sets_a_bug_aside_with_block_and_returns_it_with_tokenwise():
+    assert m.bug_choice(False, "greedy", None) == ("greedy", None)
+    assert m.bug_choice(True, "greedy", None) == ("none", "greedy")
+    assert m.bug_choice(True, "none", "greedy") == ("none", "greedy")
+    assert m.bug_choice(False, "none", "greedy") == ("greedy", None)
+    assert m.bug_choice(True, "none", None) == ("none", None)

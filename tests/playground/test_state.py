@@ -152,3 +152,29 @@ def test_every_preset_plays(name, markov):
     assert timeline.error is None
     for played in timeline.rounds:
         assert 1 <= len(played.result.tokens) <= s.depth + 1
+
+
+def test_trace_upto_holds_every_round_up_to_the_step():
+    s = presets.apply_preset(presets.default_scenario(), "far apart")
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(3)
+    step = timeline.starts[2] + 1  # inside round 2
+    trace = state.trace_upto(s, step)
+    expected = [e for r in timeline.rounds[:3] for e in r.trace.events]
+    assert trace is not None and list(trace.events) == expected
+    assert list(state.trace_upto(s, 0).events) == list(timeline.rounds[0].trace.events)
+    refused = presets.default_scenario().with_changes(target=Table((0,) * 6))
+    assert state.trace_upto(refused, 0) is None
+
+
+def test_history_points_name_how_each_round_ended():
+    assert state.round_kind(accepted=1, tokens=2, rejected_at=1) == "correction"
+    assert state.round_kind(accepted=3, tokens=4, rejected_at=None) == "bonus"
+    assert state.round_kind(accepted=2, tokens=2, rejected_at=None) == "none"  # a stop token ended it
+
+    class Row:
+        def __init__(self, round_id, accepted, tokens, rejected_at):
+            self.round_id, self.accepted, self.tokens, self.rejected_at = round_id, accepted, tokens, rejected_at
+
+    rows = [Row(0, 1, 2, 1), Row(1, 3, 4, None)]
+    assert state.history_points(rows) == [(0, 1, "correction"), (1, 3, "bonus")]

@@ -37,12 +37,35 @@ def test_the_chosen_segment_is_outlined_and_the_draw_carries_its_exact_value():
     assert "url(#specviz-draw-correction)" in text  # colour is backed by a pattern
 
 
-def test_labels_shrink_to_fit_or_are_left_to_the_hover():
+def test_labels_shrink_to_fit_or_move_under_the_bar():
+    """Issue 20 item 5: a label too long for its segment is no longer dropped: it is written under the bar."""
     narrow = DrawStrip("t", (Segment("a very long label indeed", Fraction(0), Fraction(1, 50), "q"),
                              Segment("rest", Fraction(1, 50), Fraction(1), "q")), 0, 50, 0)
     text = svg(narrow)
-    assert ">a very long label indeed</text>" not in text and "<title>a very long label indeed" in text
-    assert ">rest</text>" in text
+    assert "<title>a very long label indeed" in text and ">rest</text>" in text
+    callout = re.search(r"<text x='([\d.]+)' y='[\d.]+' font-size='[\d.]+' text-anchor='start' fill='[^']+' "
+                        r"font-weight='700'>a very long label indeed</text>", text)
+    assert callout is not None
+    # inside the strip: the label starts at or after x = 2 and ends before the right edge
+    assert float(callout.group(1)) >= 2
+    assert float(callout.group(1)) + 0.58 * 0.85 * style.font_size() * len("a very long label indeed") <= WIDTH[False]
+
+
+def test_callouts_that_would_overlap_are_left_to_the_hover_and_the_chosen_one_wins():
+    tiny = tuple(Segment(f"token{i}", Fraction(i, 100), Fraction(i + 1, 100), "q") for i in range(3))
+    strip = DrawStrip("t", (*tiny, Segment("rest", Fraction(3, 100), Fraction(1), "p")), 1, 100, 1)
+    text = svg(strip)
+    shown = [name for name in ("token0", "token1", "token2") if f">{name}</text>" in text]
+    assert shown == ["token1"]  # the chosen segment's label; its neighbours would overlap it
+    assert all(f"<title>{name}" in text for name in ("token0", "token2"))
+
+
+def test_a_strip_without_narrow_segments_keeps_its_height():
+    assert "viewBox='0 0 320 " in svg(STRIP)
+    wide_h = float(re.search(r"viewBox='0 0 320 ([\d.]+)'", svg(STRIP)).group(1))
+    narrow = DrawStrip("t", (Segment("a long label", Fraction(0), Fraction(1, 50), "q"),
+                             Segment("rest", Fraction(1, 50), Fraction(1), "q")), 0, 50, 0)
+    assert float(re.search(r"viewBox='0 0 320 ([\d.]+)'", svg(narrow)).group(1)) > wide_h
 
 
 def test_text_is_escaped():

@@ -1,0 +1,230 @@
+"""The Playground's session state, declared in one place: every key with its type, default and lifetime.
+
+``PlaygroundSession`` wraps ``st.session_state`` (or any mutable mapping, for tests) with one typed
+attribute per key. Three lifetimes:
+
+* ``widget``: the value of a widget (a slider, a box, the tabs). Streamlit drops a widget's state
+  on any run that does not draw the widget: presenter mode, a closed tab, and every run of another
+  page. ``init`` re-assigns these keys at the top of each Playground run (so a hidden widget keeps
+  its value) and restores them from a copy that ``remember`` keeps under a plain key, so that
+  Playground -> another page -> Playground comes back to the same scenario and step.
+* ``plain``: values only the code sets (the scenario, the animation state, the tables); Streamlit
+  keeps them for the whole session.
+* ``once``: messages and flags consumed by the next run.
+
+Keys of elements that hold no state (buttons, charts) are in ``Keys``; keys made per table version or
+token come from the functions below. Nothing else in the app spells a "pg_" key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, overload
+
+T = TypeVar("T")
+PREFIX = "pg_"
+SHADOW = "pg_kept__"  # plain copies of widget values, which Streamlit never drops
+_MISSING: Any = object()
+
+WIDGET, PLAIN, ONCE = "widget", "plain", "once"
+
+
+@dataclass(frozen=True)
+class Slot(Generic[T]):
+    """One session key: its name, its default (a value or a factory), and its lifetime."""
+
+    key: str
+    default: Any = _MISSING
+    lifetime: str = PLAIN
+
+    @property
+    def widget(self) -> bool:
+        return self.lifetime == WIDGET
+
+    def default_value(self) -> T:
+        if self.default is _MISSING:
+            raise KeyError(f"session key {self.key!r} has no default and was never set")
+        return self.default() if callable(self.default) else self.default
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Slot[T]: ...
+
+    @overload
+    def __get__(self, obj: PlaygroundSession, owner: type) -> T: ...
+
+    def __get__(self, obj, owner):
+        if obj is None:
+            return self
+        store = obj.store
+        if self.key in store:
+            return store[self.key]
+        return self.default_value()
+
+    def __set__(self, obj: PlaygroundSession, value: T) -> None:
+        obj.store[self.key] = value
+
+
+def _widget(key: str, default: Any = _MISSING) -> Any:
+    return Slot(PREFIX + key, default, WIDGET)
+
+
+def _plain(key: str, default: Any = _MISSING) -> Any:
+    return Slot(PREFIX + key, default, PLAIN)
+
+
+def _once(key: str, default: Any) -> Any:
+    return Slot(PREFIX + key, default, ONCE)
+
+
+class PlaygroundSession:
+    """The Playground's keys as typed attributes over a session-state mapping."""
+
+    # --- widgets: the sidebar, the tabs, the transport row, many rounds (values survive page changes)
+    presenter: bool = _widget("presenter", False)
+    preset: str = _widget("preset")  # default set by init: presets.DEFAULT_PRESET
+    mode: str = _widget("mode")
+    vocab: str = _widget("vocab")
+    verification: str = _widget("verification")
+    depth: int = _widget("depth")
+    draft_topk: int = _widget("draft_topk")
+    temperature: float = _widget("temperature")
+    top_k: int = _widget("top_k")
+    top_p: float = _widget("top_p")
+    fp32: bool = _widget("fp32")
+    seed: str = _widget("seed")
+    request: str = _widget("request")
+    generation: int = _widget("generation")
+    speed: str = _widget("speed", "normal")
+    sliders: bool = _widget("sliders", False)
+    many_n: int = _widget("many_n", 10_000)
+    many_bug: str = _widget("many_bug", "none")
+    many_seed: int = _widget("many_seed", 0)
+    tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
+    rule_family: str = _widget("rule_family")  # tokenwise / block / tree, written from ``verification`` each run
+    tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
+    tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
+    jump_to: str | None = _widget("jump_to", None)  # the jump box (empty between jumps)
+
+    # --- plain: what the code sets
+    scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
+    state: Any = _plain("state")  # its PlayState (step, playing, notice)
+    tables: Any = _plain("tables")  # form.Tables: the weights as edited text
+    table_vocab: tuple[str, ...] = _plain("table_vocab")
+    context: str = _plain("context", "")
+    editor_version: int = _plain("editor_version", 0)  # bumped to redraw the data editors
+    preset_before: str = _plain("preset_before")
+    preset_undo: tuple | None = _plain("preset_undo", None)  # (scenario, step, preset name)
+    last_query: dict | None = _plain("last_query", None)  # the query string read or written last
+    last_tick: float = _plain("last_tick", 0.0)
+    many_bug_kept: str | None = _plain("many_bug_kept", None)  # the bug set aside while block is on
+    many: tuple | None = _plain("many", None)  # (key, ManyRounds) of the last run
+    refused_view: Any = _plain("refused_view", None)  # the refused scenario a link or card asked for
+    lecture: Any = _plain("lecture", None)  # the loaded lecture.Lecture (None: no lecture)
+    lecture_entry: int = _plain("lecture_entry", 0)  # the lecture entry on screen
+    lecture_problem: str = _plain("lecture_problem", "")  # why the last lecture file was refused
+
+    # --- once: consumed by the next run
+    link_problems: list = _once("link_problems", list)
+    link_note: str = _once("link_note", "")
+    mode_note: str = _once("mode_note", "")
+    full_rerun: bool = _once("full_rerun", False)
+
+    def __init__(self, store: MutableMapping[str, Any]):
+        self.store = store
+
+    @classmethod
+    def slots(cls) -> dict[str, Slot]:
+        return {name: value for name, value in vars(cls).items() if isinstance(value, Slot)}
+
+    def has(self, name: str) -> bool:
+        return self.slots()[name].key in self.store
+
+    def take(self, name: str) -> Any:
+        """The value (or its default) and the key removed."""
+        slot = self.slots()[name]
+        return self.store.pop(slot.key) if slot.key in self.store else slot.default_value()
+
+    def drop(self, name: str) -> None:
+        self.store.pop(self.slots()[name].key, None)
+
+    def setdefault(self, name: str, value: Any) -> None:
+        slot = self.slots()[name]
+        if slot.key not in self.store:
+            self.store[slot.key] = value
+
+    def init(self, preset: str) -> None:
+        """Top of every Playground run: keep hidden widgets alive, restore dropped ones, set defaults."""
+        for slot in self.slots().values():
+            if not slot.widget:
+                continue
+            if slot.key in self.store:
+                self.store[slot.key] = self.store[slot.key]  # a hidden widget keeps its value
+            elif SHADOW + slot.key in self.store:
+                self.store[slot.key] = self.store[SHADOW + slot.key]  # dropped on another page's run
+        for name in ("presenter", "speed", "sliders", "many_n", "many_bug", "many_seed"):
+            self.setdefault(name, self.slots()[name].default_value())
+        self.setdefault("preset", preset)
+        self.setdefault("preset_before", self.preset)
+        self.setdefault("link_problems", [])
+        self.setdefault("link_note", "")
+
+    def controls_complete(self) -> bool:
+        """Whether every control that shows the scenario has a value (load() sets them all)."""
+        return all(SCENARIO_CONTROLS[name].key in self.store for name in SCENARIO_CONTROLS)
+
+    def remember(self) -> None:
+        """End of a Playground run: copy every widget's value under a plain key Streamlit never drops."""
+        for slot in self.slots().values():
+            if slot.widget and slot.key in self.store:
+                self.store[SHADOW + slot.key] = self.store[slot.key]
+
+    def widget_values(self) -> dict[str, Any]:
+        """The widget values this session holds (what a page change must not lose)."""
+        return {name: self.store[slot.key] for name, slot in self.slots().items()
+                if slot.widget and slot.key in self.store}
+
+
+SCENARIO_CONTROLS: dict[str, Slot] = {name: PlaygroundSession.slots()[name] for name in (
+    "mode", "vocab", "verification", "depth", "draft_topk", "temperature", "top_k", "top_p", "fp32", "seed",
+    "request", "generation")}
+
+
+class Keys:
+    """Keys of elements that hold no value worth keeping: buttons, charts, the uploader."""
+
+    forward, back, play, reset, next_round, new_seed = (PREFIX + k for k in (
+        "forward", "back", "play", "reset", "next", "new_seed"))
+    undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
+        "undo", "undo_preset", "many_run", "upload", "download"))
+    main_chart, draw_chart, history_chart, proof_chart, many_chart = (PREFIX + k for k in (
+        "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart"))
+    lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
+        "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
+    compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
+
+
+EDITOR_TABLES = ("fixed", "tokens", "p", "q")
+
+
+def editor_key(table: str, version: int) -> str:
+    """A data editor's key: a new version (after a load or an edit) draws a fresh editor."""
+    return f"{PREFIX}{table}_{version}"
+
+
+def weight_slider_key(model: str, token: int) -> str:
+    return f"{PREFIX}w{model}_{token}"
+
+
+def proof_slider_key(vocab_size: int) -> str:
+    return f"{PREFIX}proof_k_{vocab_size}"
+
+
+def session(store: MutableMapping[str, Any] | None = None) -> PlaygroundSession:
+    """The Playground's state over st.session_state (or over ``store``)."""
+    if store is None:
+        import streamlit as st
+
+        store = st.session_state
+    return PlaygroundSession(store)
+

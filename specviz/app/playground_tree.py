@@ -1,0 +1,84 @@
+"""The Playground's Verification switch: tokenwise, block, or a draft tree (width 1-4, i.i.d. or distinct).
+
+The scenario's ``verification`` holds the registry name ("token", "block", "multi:K", "multi-distinct:K"),
+as links, files and the command line write it. The three widgets here (family, width, distinct) are
+written from that name at the top of every run, and their callbacks write the name back, so a preset, a
+link or a lecture entry that loads a scenario moves the switch with it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..core.verification import rule
+from ..playground import explain
+from ..plots.tree import MAX_TREE_NODES, tree_nodes
+from ..scenario import Scenario
+from .playground_state import PlaygroundSession, session
+
+S = PlaygroundSession
+FAMILIES = {"token": "tokenwise", "block": "block", "tree": "tree"}
+MAX_PLAYGROUND_WIDTH = 4
+
+
+def family_of(name: str) -> str:
+    """'token', 'block' or 'tree' for a playable registry name."""
+    return rule(name).family
+
+
+def name_of(family: str, width: int, distinct: bool) -> str:
+    """The registry name the three widgets describe."""
+    if family != "tree":
+        return family
+    return f"multi-distinct:{width}" if distinct else f"multi:{width}"
+
+
+def _sync_widgets(pg: PlaygroundSession) -> None:
+    """The three widgets from the scenario's registry name (before they are drawn)."""
+    found = rule(pg.verification)
+    pg.rule_family = found.family
+    if found.family == "tree":
+        pg.tree_width, pg.tree_distinct = found.width, found.distinct
+    else:  # kept for the next switch to the tree
+        pg.tree_width = pg.tree_width if pg.has("tree_width") else 2
+        pg.tree_distinct = pg.tree_distinct if pg.has("tree_distinct") else False
+
+
+def on_change() -> None:
+    pg = session()
+    pg.verification = name_of(pg.rule_family, int(pg.tree_width), bool(pg.tree_distinct))
+
+
+def verification_controls() -> None:
+    """The switch, and for the tree its width and whether siblings are drawn without replacement."""
+    pg = session()
+    _sync_widgets(pg)
+    st.radio("Verification", list(FAMILIES), key=S.rule_family.key, horizontal=True, format_func=FAMILIES.get,
+             on_change=on_change,
+             help="tokenwise: each draft accepted on its own with min(1, p/q); block (Sun et al. 2025): the "
+                  "block's running weights decide how many drafts to keep at once; tree: every node gets K "
+                  "drafted children, checked one after another against a shrinking residual (recursive "
+                  "rejection sampling, as SpecInfer and llama.cpp). All are exact.")
+    if pg.rule_family != "tree":
+        return
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key, on_change=on_change)
+    right.toggle("distinct", key=S.tree_distinct.key, on_change=on_change,
+                 help="on: a node's children are drawn without replacement (q renormalized over the tokens not "
+                      "drawn yet); off: i.i.d. from q")
+
+
+def tree_problems(scenario: Scenario) -> list[explain.Problem]:
+    """A tree too large to animate, in words (empty: it plays)."""
+    found = rule(scenario.verification)
+    if found.family != "tree":
+        return []
+    nodes = tree_nodes(scenario.depth, found.width)
+    if nodes <= MAX_TREE_NODES:
+        return []
+    fits = max(d for d in range(1, scenario.depth + 1) if tree_nodes(d, found.width) <= MAX_TREE_NODES)
+    return [explain.Problem(
+        "The draft tree is too large to animate",
+        f"A tree of width {found.width} and depth {scenario.depth} drafts {nodes} tokens per round; the Playground "
+        f"draws trees of at most {MAX_TREE_NODES} drafted tokens, one step per token.",
+        f"lower the depth to {fits} or fewer, or the width (drafts per node).")]

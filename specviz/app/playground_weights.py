@@ -1,0 +1,102 @@
+"""The Playground's weights tab: p, q, the mask and the stop tokens as editable tables (or sliders)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..playground import explain, form, share
+from ..plots import style
+from . import playground_actions as actions
+from .playground_state import PlaygroundSession, editor_key, session, weight_slider_key
+
+S = PlaygroundSession
+WEIGHT_SLIDER_MAX = 50
+
+
+def weight_editors() -> None:
+    pg = session()
+    tables = pg.tables
+    if pg.mode_note and tables.markov:
+        st.info(pg.mode_note)
+    if tables.markov:
+        markov_editors(pg)
+        return
+    sliders = st.toggle("Edit weights with sliders", key=S.sliders.key)
+    if sliders and weight_sliders(pg):
+        return
+    fixed_editor(pg)
+
+
+def fixed_editor(pg: PlaygroundSession) -> None:
+    """One row per token: raw and normalized p and q, the mask and the stop ticks."""
+    fp32 = bool(pg.fp32)
+    key = editor_key("fixed", pg.editor_version)
+    normalized = "normalized, as FP32 rounds it" if fp32 else "normalized"
+    st.data_editor(
+        form.fixed_frame(pg.tables, pg.table_vocab, fp32), key=key, on_change=actions.on_table_edit,
+        args=(key, "fixed"), disabled=[form.PN_COL, form.QN_COL], width="stretch",
+        column_config={
+            form.P_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
+            form.PN_COL: st.column_config.TextColumn(help=f"p {normalized}; ⚠ marks a refused weight"),
+            form.Q_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
+            form.QN_COL: st.column_config.TextColumn(help=f"q {normalized}; ⚠ marks a refused weight"),
+            form.ALLOW_COL: st.column_config.CheckboxColumn(help="the target mask (a grammar)"),
+            form.STOP_COL: st.column_config.CheckboxColumn(help="a stop token ends the request"),
+        })
+    if fp32:
+        st.caption("FP32 on: the normalized columns show the weights as float32 holds them; a weight FP32 "
+                   "flushes to 0 or keeps as a subnormal is marked.")
+
+
+def markov_editors(pg: PlaygroundSession) -> None:
+    """Markov mode: the mask/stop table, then p's and q's rows (raw and normalized)."""
+    vocab, tables, version, fp32 = pg.table_vocab, pg.tables, pg.editor_version, bool(pg.fp32)
+    key = editor_key("tokens", version)
+    st.data_editor(form.token_frame(tables, vocab), key=key, on_change=actions.on_table_edit, args=(key, "tokens"))
+    # at V = 12 every column must fit beside the sidebar at 1280 px: narrow fixed widths
+    width = "small" if len(vocab) <= 8 else 54
+    columns = {f"t{i}": st.column_config.TextColumn(style.token_label(label), width=width)
+               for i, label in enumerate(vocab)}
+    side_by_side = len(vocab) <= 6  # wider tables go one under the other so no column is cut off at 1280
+    for model, name in (("p", "Target p"), ("q", "Draft q")):
+        key = editor_key(model, version)
+        left, right = st.columns(2) if side_by_side else (st.container(), st.container())
+        left.markdown(f"**{name}: one row per previous token** (raw weights)")
+        left.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=actions.on_table_edit,
+                         args=(key, model), column_config=columns)
+        right.markdown(f"**{name}, normalized**" + (" (as FP32 rounds it)" if fp32 else ""))
+        right.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32,
+                                          compact=not side_by_side), column_config=columns)
+
+
+def slider_values(tables: form.Tables) -> dict[tuple[str, int], int] | str:
+    """Each start-row weight as a whole number 0..50 for the sliders, or the first text that cannot be one."""
+    values = {}
+    for model in ("p", "q"):
+        for i, text in enumerate(getattr(tables, model)[0]):
+            try:
+                number = share.parse_weight(text)
+            except explain.PlaygroundError:
+                number = None
+            if number is None or number != int(number) or not 0 <= number <= WEIGHT_SLIDER_MAX:
+                return text
+            values[model, i] = int(number)
+    return values
+
+
+def weight_sliders(pg: PlaygroundSession) -> bool:
+    """Sliders for whole-number weights; False (and a note) when a weight needs the table."""
+    values = slider_values(pg.tables)
+    if isinstance(values, str):
+        st.info(f"Sliders take whole numbers 0..{WEIGHT_SLIDER_MAX}; ‘{values}’ needs the table.")
+        return False
+    p_col, q_col = st.columns(2)
+    for model, column in (("p", p_col), ("q", q_col)):
+        normalized = form.normalized_text(getattr(pg.tables, model)[0], bool(pg.fp32))
+        column.markdown(f"**{'target p' if model == 'p' else 'draft q'}**")
+        for i, label in enumerate(pg.table_vocab):
+            key = weight_slider_key(model, i)
+            pg.store[key] = values[model, i]
+            column.slider(f"{label} — {normalized[i]}", 0, WEIGHT_SLIDER_MAX, key=key,
+                          on_change=actions.on_weight_slider, args=(model, i))
+    return True

@@ -1,0 +1,273 @@
+"""A lecture script: an ordered list of saved scenarios and steps that PageDown walks through.
+
+The file (JSON)::
+
+    {"format": "specviz-lecture", "version": 1, "title": "optional",
+     "entries": [{"title": "optional", "scenario": {...}, "step": 4, "until": 9}, ...]}
+
+Each entry's ``scenario`` is a scenario document (``specviz.scenario.scenario_to_dict``'s format, the
+same as in the Playground's downloaded file), ``step`` the animation step it opens at (0-based, the
+link's ``step``), and ``until`` (optional, at least ``step``) its last step; without it the entry ends
+at the result of the round that holds ``step``. PageDown steps from ``step`` to ``until``; one more
+PageDown opens the next entry at its ``step``. PageUp walks back the same way.
+
+``lecture_from_json`` reads and checks a file before anything plays; every refusal is a
+``LectureError`` whose ``field`` is the JSON path of the culprit (``entries[1].scenario.depth``).
+``check_steps`` then plays each entry's rounds to confirm that its steps exist.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..core import MAX_DEPTH
+from ..core.errors import SpecvizError
+from ..scenario import Scenario, ScenarioError, scenario_from_dict, scenario_to_dict
+from . import explain
+from .state import timeline_for
+
+FORMAT = "specviz-lecture"
+VERSION = 1
+MAX_ENTRIES = 100
+_TOP_KEYS = ("format", "version", "title", "entries")
+_ENTRY_KEYS = ("title", "scenario", "step", "until")
+
+
+class LectureError(SpecvizError, ValueError):
+    """A lecture file that cannot be used; ``field`` is the JSON path of the culprit."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+
+
+class LectureTypeError(LectureError, TypeError):
+    """A field of a lecture file has the wrong JSON type."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One saved scenario and the steps a lecture shows of it."""
+
+    scenario: Scenario
+    step: int
+    until: int | None = None  # None: the end of the round that holds ``step``
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Lecture:
+    entries: tuple[Entry, ...]
+    title: str = ""
+
+    def entry_title(self, index: int) -> str:
+        """'2/5 · title' (entries count from 1 for people, like pages of a slide deck)."""
+        entry = self.entries[index]
+        return f"{index + 1}/{len(self.entries)}" + (f" · {entry.title}" if entry.title else "")
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a lecture is: the entry's index and the animation step inside its scenario."""
+
+    entry: int
+    step: int
+
+
+# --- reading a file ---------------------------------------------------------------------------------
+_JSON_TYPES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
+def _kind(value: object) -> str:
+    return _JSON_TYPES.get(type(value), f"a {type(value).__name__}")
+
+
+def _keys(value: object, field: str, required: tuple[str, ...], known: tuple[str, ...]) -> dict:
+    if not isinstance(value, dict):
+        raise LectureTypeError(field, f"expected an object with {', '.join(required)}, got {_kind(value)}")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise LectureError(field, f"missing {', '.join(repr(k) for k in missing)}")
+    unknown = sorted(str(k) for k in value if k not in known)
+    if unknown:
+        raise LectureError(field, f"unknown field(s) {', '.join(repr(k) for k in unknown)}; known: {', '.join(known)}")
+    return value
+
+
+def _step(value: object, field: str, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LectureTypeError(field, f"expected a whole number ≥ {low}, got {_kind(value)} {value!r}")
+    if value < low:
+        raise LectureError(field, f"expected a whole number ≥ {low}, got {value}")
+    return value
+
+
+def _title(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise LectureTypeError(field, f"expected a string, got {_kind(value)} {value!r}")
+    return value
+
+
+def _scenario(value: object, field: str) -> Scenario:
+    try:
+        scenario = scenario_from_dict(value)  # type: ignore[arg-type]
+    except ScenarioError as error:
+        inner = "" if error.field == "scenario" else f".{error.field}"
+        message = str(error).removeprefix(f"{error.field}: ")
+        kind = LectureTypeError if isinstance(error, TypeError) else LectureError
+        raise kind(f"{field}{inner}", message) from None
+    if not 1 <= scenario.depth <= MAX_DEPTH:  # the Playground's depth control holds 1..MAX_DEPTH
+        raise LectureError(f"{field}.depth", f"expected 1 to {MAX_DEPTH}, got {scenario.depth}")
+    problems = explain.check_scenario(scenario)
+    if problems:
+        first = problems[0]
+        raise LectureError(field, f"the scenario does not play: {first.title}. {first.detail}".strip())
+    return scenario
+
+
+def _entry(value: object, index: int) -> Entry:
+    field = f"entries[{index}]"
+    data = _keys(value, field, ("scenario", "step"), _ENTRY_KEYS)
+    scenario = _scenario(data["scenario"], f"{field}.scenario")
+    step = _step(data["step"], f"{field}.step")
+    until = None
+    if data.get("until") is not None:
+        until = _step(data["until"], f"{field}.until", low=step)
+    return Entry(scenario, step, until, _title(data.get("title", ""), f"{field}.title"))
+
+
+def lecture_from_dict(data: object) -> Lecture:
+    """A Lecture from its JSON data; LectureError naming the field otherwise (nothing is played here)."""
+    data = _keys(data, "", ("format", "entries"), _TOP_KEYS)
+    if data["format"] != FORMAT:
+        raise LectureError("format", f"expected {FORMAT!r}, got {data['format']!r} (a Playground scenario file "
+                                     "goes into “Load a downloaded scenario”)")
+    version = data.get("version", VERSION)
+    if version != VERSION:
+        raise LectureError("version", f"expected {VERSION}, got {version!r}")
+    entries = data["entries"]
+    if not isinstance(entries, list):
+        raise LectureTypeError("entries", f"expected a list of entries, got {_kind(entries)}")
+    if not 1 <= len(entries) <= MAX_ENTRIES:
+        raise LectureError("entries", f"expected 1 to {MAX_ENTRIES} entries, got {len(entries)}")
+    return Lecture(tuple(_entry(e, i) for i, e in enumerate(entries)), _title(data.get("title", ""), "title"))
+
+
+def lecture_from_json(text: str | bytes) -> Lecture:
+    """A Lecture from a file's text: JSON first, then every field (see ``lecture_from_dict``)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise LectureError("", "the file is not UTF-8 text: load a lecture script (JSON)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise LectureError("", f"the file is not JSON (line {error.lineno}, column {error.colno}: {error.msg})") \
+            from None
+    return lecture_from_dict(data)
+
+
+def lecture_to_dict(lecture: Lecture) -> dict[str, Any]:
+    """The file's data; ``lecture_from_dict`` reads it back to an equal Lecture."""
+    entries = []
+    for entry in lecture.entries:
+        item: dict[str, Any] = {"scenario": scenario_to_dict(entry.scenario), "step": entry.step}
+        if entry.until is not None:
+            item["until"] = entry.until
+        if entry.title:
+            item["title"] = entry.title
+        entries.append(item)
+    data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "entries": entries}
+    if lecture.title:
+        data["title"] = lecture.title
+    return data
+
+
+def lecture_to_json(lecture: Lecture) -> str:
+    return json.dumps(lecture_to_dict(lecture), indent=1, ensure_ascii=False)
+
+
+# --- the steps of each entry -------------------------------------------------------------------------
+def _available(entry: Entry, last: int) -> int:
+    """Events of the entry's scenario up to step ``last`` (fewer when the request stops or a round fails)."""
+    return timeline_for(entry.scenario).ensure_events(last + 1)
+
+
+def entry_end(entry: Entry) -> int:
+    """The entry's last step: ``until``, or the result of the round that holds ``step``."""
+    if entry.until is not None:
+        return entry.until
+    timeline = timeline_for(entry.scenario)
+    timeline.ensure_events(entry.step + 1)
+    return timeline.round_end(timeline.round_of(entry.step))
+
+
+def check_steps(lecture: Lecture) -> None:
+    """Play each entry's rounds up to its last step; LectureError naming the first step that does not exist."""
+    for index, entry in enumerate(lecture.entries):
+        for name in ("step", "until"):
+            last = getattr(entry, name)
+            if last is None:
+                continue
+            available = _available(entry, last)
+            if available <= last:
+                timeline = timeline_for(entry.scenario)
+                why = ("the request stops at a stop token" if timeline.stopped else
+                       f"a round cannot be played: {timeline.error}" if timeline.error is not None else
+                       "the Playground plays at most 200 rounds")
+                raise LectureError(f"entries[{index}].{name}", f"step {last} does not exist: the scenario has "
+                                                               f"{available} steps (0 to {available - 1}; {why})")
+
+
+def start(lecture: Lecture) -> Cursor:
+    return Cursor(0, lecture.entries[0].step)
+
+
+def forward(lecture: Lecture, cursor: Cursor) -> Cursor:
+    """One step on; at the entry's last step, the next entry's first; at the very end, unchanged."""
+    entry = lecture.entries[cursor.entry]
+    if cursor.step < entry_end(entry):
+        return Cursor(cursor.entry, cursor.step + 1)
+    if cursor.entry + 1 < len(lecture.entries):
+        return Cursor(cursor.entry + 1, lecture.entries[cursor.entry + 1].step)
+    return cursor
+
+
+def back(lecture: Lecture, cursor: Cursor) -> Cursor:
+    """One step back; at the entry's first step, the previous entry's last; at the very start, unchanged."""
+    entry = lecture.entries[cursor.entry]
+    if cursor.step > entry.step:
+        return Cursor(cursor.entry, cursor.step - 1)
+    if cursor.entry > 0:
+        return Cursor(cursor.entry - 1, entry_end(lecture.entries[cursor.entry - 1]))
+    return cursor
+
+
+def at_end(lecture: Lecture, cursor: Cursor) -> bool:
+    return cursor.entry == len(lecture.entries) - 1 and cursor.step >= entry_end(lecture.entries[-1])
+
+
+def progress(lecture: Lecture, cursor: Cursor) -> str:
+    """'Lecture “title” · entry 2/5 · title · step 3 of 4..9' for the banner above the animation."""
+    entry = lecture.entries[cursor.entry]
+    head = f"Lecture “{lecture.title}” · " if lecture.title else "Lecture · "
+    return (f"{head}entry {lecture.entry_title(cursor.entry)} · step {cursor.step} "
+            f"(this entry: steps {entry.step} to {entry_end(entry)})")
+
+
+def example_lecture() -> Lecture:
+    """A short lecture from the presets: a rejection and its correction, then p = q's bonus, then block."""
+    from .presets import apply_preset, default_scenario
+
+    far = apply_preset(default_scenario(), "far apart")
+    same = apply_preset(default_scenario(), "p = q")
+    block = far.with_changes(verification="block")
+    return Lecture((
+        Entry(far, 0, title="Far apart: a draft is rejected and corrected"),
+        Entry(same, 0, title="p = q: every draft accepted, then a bonus token"),
+        Entry(block, 0, title="The same drafts under block verification"),
+    ), title="Speculative sampling in three scenarios")

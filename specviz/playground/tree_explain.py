@@ -1,0 +1,91 @@
+"""Narration of a draft tree's round (recursive rejection sampling) from its trace, with exact numbers.
+
+``narrate_event`` turns one tree event (a child drafted, a sibling checked against the residual r, the
+correction from the last r) into a headline and lines; other events return None. Positions and sibling
+indices count from 0, as everywhere in the Playground. Pure: events in, text out; the caller's
+``block_explain.Formats`` writes the numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..core.trace import Event
+from .block_explain import EXACT, Formats, Narration
+
+
+def _tok(vocab: Sequence[str], token: int) -> str:
+    return f"‘{vocab[token]}’"
+
+
+def _scaled(scale, f: Formats) -> str:
+    """'(p − q)+' at scale 1, else '(s·p − q)+'."""
+    return "(p − q)+" if scale == 1 else f"({f.exact(scale)}·p − q)+"
+
+
+def _node(path: Sequence[int]) -> str:
+    """'node [0, 1]': sibling indices from the root, as the trace names it."""
+    return f"node {list(path)}"
+
+
+def _draft(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
+    x = _tok(vocab, event.token)
+    head = (f"Round {event.round_id}, drafting the tree: child #{event.sibling} at position {event.position} "
+            f"is {x}")
+    distinct = tuple(event.drawn_from.ticket_ints()) != tuple(event.q.ticket_ints())
+    source = ("q′ = q renormalized over the tokens its earlier siblings did not draw (drafting without "
+              "replacement)" if distinct else "q at this node's prefix")
+    return head, [
+        f"The draft samples {_tok(vocab, event.token)} ({_node(event.path)}) from {source}.",
+        f"The proposal {f.draw(event.draw, event.draw_range)} lands on {x}, with q′({vocab[event.token]}) = "
+        f"{f.fraction(event.q_token)}.",
+    ]
+
+
+def _check(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
+    x, name = _tok(vocab, event.token), vocab[event.token]
+    verdict = "accepted" if event.accepted else "rejected"
+    head = (f"Round {event.round_id}, tree check at position {event.position}: sibling #{event.sibling} of "
+            f"{event.siblings}, {x}, is {verdict}")
+    against = ("r = p, since no sibling at this node was rejected yet" if event.sibling == 0 else
+               f"r = the residual left by the {event.sibling} rejected sibling{'s' if event.sibling > 1 else ''} "
+               "before it")
+    compare = "<" if event.accepted else "≥"
+    lines = [
+        f"{x} is tested against {against}: r({name}) = {f.fraction(event.r_token)}, q′({name}) = "
+        f"{f.fraction(event.q_token)} (p({name}) = {f.fraction(event.p_token)}).",
+        f"Acceptance min(1, r(x)/q′(x)) = {f.fraction(event.acceptance)}; the acceptance "
+        f"{f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so {x} is **{verdict}**.",
+    ]
+    if event.accepted:
+        lines.append(f"{x} is committed; the walk goes down to its children (or, at a leaf, to the bonus).")
+    else:
+        more = event.sibling + 1 < event.siblings
+        lines.append(f"r becomes (r − q′)+ normalized: the mass of (r − q′)+ is {f.fraction(event.residual_mass)}, "
+                     f"so r = normalized {_scaled(event.scale, f)}; "
+                     + ("the next sibling is tested against it." if more else
+                        "no sibling is left: the correction is drawn from it."))
+    return head, lines
+
+
+def _correction(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
+    x = _tok(vocab, event.token)
+    head = (f"Round {event.round_id}: every child at position {event.position} was rejected, so the correction "
+            f"{x} is drawn from the last residual r")
+    return head, [
+        f"r = normalized {_scaled(event.scale, f)} at {_node(event.path) if event.path else 'the root'}; "
+        f"the mass of the last (r − q′)+ was {f.fraction(event.residual_mass)}.",
+        f"The correction {f.draw(event.draw, event.draw_range)} picks {x} with r({vocab[event.token]}) = "
+        f"{f.fraction(event.residual.prob(event.token))}; the round ends here.",
+    ]
+
+
+def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
+    """(headline, lines) for a tree event; None for any other event."""
+    if event.kind == "tree_draft":
+        return _draft(event, vocab, formats)
+    if event.kind == "tree_check":
+        return _check(event, vocab, formats)
+    if event.kind == "correction" and hasattr(event, "path"):
+        return _correction(event, vocab, formats)
+    return None
