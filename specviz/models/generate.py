@@ -7,6 +7,7 @@ sample instead: the same processed p, FP32 tickets and correction-or-bonus strea
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -15,17 +16,19 @@ import numpy as np
 
 from specviz.core import (
     MAX_DEPTH,
-    BlockVerifier,
+    Categorical,
     Owner,
     Processor,
     RandomStreams,
     Trace,
-    Verifier,
     identity_processor,
     propose,
 )
+from specviz.core.errors import VerificationError
 from specviz.core.processors import TopK, TopP, compose
 from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
+from specviz.core.verification import check_verification, rule
+from specviz.core.verification import verifier_class as rule_verifier
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
@@ -34,9 +37,7 @@ from specviz.models.view import event_views
 
 ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
 PLAIN_LABEL = "plain"
-# The verifier class for each `Settings.verification`: tokenwise, or block verification (Sun et al. 2025),
-# which reads the same prefetched target pass, so it costs no extra forward.
-VERIFIERS: dict[str, type] = {"token": Verifier, "block": BlockVerifier}
+CHAIN_FAMILIES = ("token", "block")  # rules that verify one drafted chain: what a real-model round drafts
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,22 @@ def origins_of(accepted: int, rejected: bool, n_tokens: int) -> tuple[str, ...]:
 
 
 def alpha_np(p: np.ndarray, q: np.ndarray) -> float:
-    """sum_x min(p(x), q(x)): the chance a draft from q is accepted against p (floats, for statistics)."""
-    return float(np.minimum(p, q).sum())
+    """sum_x min(p(x), q(x)) as a correctly rounded float sum (math.fsum: the same on every CPU).
+
+    numpy's own sum picks its summation order by the CPU's vector width, so the same probabilities can
+    sum to 1.0 on one machine and 0.9999999999999999 on another; fsum cannot.
+    """
+    overlap = np.minimum(p, q)
+    return min(1.0, math.fsum(overlap[overlap > 0].tolist()))
+
+
+def alpha_of(p: Categorical, q: Categorical) -> float:
+    """The chance a draft from q is accepted against p, for statistics: exactly 1.0 when q is p.
+
+    The exact test reads tickets, never this float; q = p (a draft that reads the target's own pass)
+    gives 1.0 on any CPU because the two distributions are compared exactly first.
+    """
+    return 1.0 if p == q else alpha_np(p.to_numpy(), q.to_numpy())
 
 
 def target_processor(settings: Settings) -> Processor:
@@ -123,11 +138,17 @@ def context_id(target: LoadedModel, draft: Draft | None, settings: Settings) -> 
 
 
 def verifier_class(settings: Settings) -> type:
-    """The verifier named by settings.verification (one place to choose it)."""
-    try:
-        return VERIFIERS[settings.verification]
-    except KeyError:
-        raise ValueError(f"unknown verification {settings.verification!r}; one of {', '.join(VERIFIERS)}") from None
+    """The core verifier for settings.verification, from the registry (specviz.core.verification).
+
+    Every playable rule reads the one prefetched target pass, so none costs an extra forward; a name
+    the registry does not know, or a rule only theory evaluates, raises VerificationError.
+    """
+    name = check_verification(settings.verification)
+    if rule(name).family not in CHAIN_FAMILIES:
+        chains = ", ".join(repr(n) for n in CHAIN_FAMILIES)
+        raise VerificationError(f"verification {name!r} ({rule(name).label}) needs a tree of drafts; real models "
+                                f"draft one chain, verified by {chains}")
+    return rule_verifier(name)
 
 
 class Session:
@@ -230,7 +251,7 @@ class Session:
         if self.draft is not None:
             self.draft.sync(self.verifier.prefix)
         wall = time.perf_counter() - began
-        alphas = tuple(alpha_np(e.p.to_numpy(), e.q.to_numpy()) for e in trace.events
+        alphas = tuple(alpha_of(e.p, e.q) for e in trace.events
                        if e.kind in ("check", "block_check"))
         tokens = committed[:remaining]
         origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)
