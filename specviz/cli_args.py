@@ -214,7 +214,7 @@ DRAFT_KINDS: tuple[DraftKind, ...] = (
               options=(DraftOption("temperature", temperature_reader("top_k=1"), 1.0, "temperature"),
                        DraftOption("top_k", int_in(0, note="0 = off"), 0, "top_k"))),
     DraftKind("lookup", ("prompt-lookup",), "lookup:3",
-              positional=DraftOption("ngram", int_in(1), 3, "n-gram length N")),
+              positional=DraftOption("ngram", int_in(1, 8), 3, "n-gram length N")),  # MAX_NGRAM of models.drafts
     DraftKind("bf16", (), "bf16"),  # the target itself in bfloat16 (no options)
     DraftKind("model", (), "model:HuggingFaceTB/SmolLM2-360M-Instruct",
               positional=DraftOption("model", _nonempty, None, "hub id or folder")),

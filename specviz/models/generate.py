@@ -30,6 +30,7 @@ from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
 from specviz.core.verification import check_verification, rule
 from specviz.core.verification import verifier_class as rule_verifier
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
+from specviz.models.limits import check_context
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel, encode_prompt
@@ -151,6 +152,14 @@ def verifier_class(settings: Settings) -> type:
     return rule_verifier(name)
 
 
+def check_fits(target: LoadedModel, prompt_tokens: int, max_new_tokens: int,
+               draft_model: LoadedModel | None = None) -> None:
+    """ContextLengthError when the prompt plus max_new_tokens exceed the target's (or the draft model's) limit."""
+    for model in (target, draft_model):
+        if model is not None:
+            check_context(prompt_tokens, max_new_tokens, model.context_length, model=repr(model.name))
+
+
 class Session:
     """One generation on real models; iterate `rounds()` to animate, or call `run()`.
 
@@ -161,8 +170,11 @@ class Session:
                  *, draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False,
                  view_top_n: int | None = None):
         if not 1 <= settings.depth <= MAX_DEPTH:
-            raise ValueError(f"depth must be in 1..{MAX_DEPTH}")
+            raise ValueError(f"depth must be in 1..{MAX_DEPTH}, got {settings.depth!r}")
         verifier_cls = verifier_class(settings)
+        if isinstance(prompt, str):
+            prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
+        check_fits(target, len(prompt), settings.max_new_tokens, draft_model)  # before any draft is built
         self.target = target
         self.settings = settings
         self.top_n = top_n
@@ -174,8 +186,6 @@ class Session:
         self.draft: Draft | None = None if draft_spec is None else build_draft(
             draft_spec, target, self.target_model, target_processor=self.processor, top_k=settings.top_k,
             top_p=settings.top_p, draft_top_k=settings.draft_top_k, draft_model=draft_model)
-        if isinstance(prompt, str):
-            prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
         self.owner = Owner(settings.request_id, 0)
         self.stop_ids = frozenset() if settings.ignore_eos else frozenset(target.stop_ids)
         ctx = context_id(target, self.draft, settings)
