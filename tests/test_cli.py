@@ -117,7 +117,7 @@ REFUSED = [
     (("generate", "x", "--draft", "target:top_k=-3"), "--draft", "'target:top_k=-3'", "whole number ≥ 0"),
     (("generate", "x", "--draft", "target:bogus"), "--draft", "'target:bogus'", "temperature=…, top_k=…"),
     (("generate", "x", "--draft", "target:temperature=0"), "--draft", "'target:temperature=0'", "top_k=1"),
-    (("generate", "x", "--draft", "lookup:0"), "--draft", "'lookup:0'", "whole number ≥ 1"),
+    (("generate", "x", "--draft", "lookup:0"), "--draft", "'lookup:0'", "whole number in 1..8"),
     (("generate", "x", "--draft", "model:"), "--draft", "'model:'", "hub id or folder"),
     (("generate", "x", "--json", "--top-n", "-1"), "--top-n", "'-1'", "whole number ≥ 1"),
     (("generate", "x", "--device", "foo"), "--device", "'foo'", "cpu, cuda, cuda:N or mps"),
