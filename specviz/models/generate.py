@@ -24,9 +24,10 @@ from specviz.core import (
     identity_processor,
     propose,
 )
+from specviz.core.block_verifier import tau_distribution
 from specviz.core.errors import VerificationError
 from specviz.core.processors import TopK, TopP, compose
-from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
+from specviz.core.trace import BlockDecisionEvent, BonusEvent, ResultEvent, StopEvent
 from specviz.core.verification import check_verification, rule
 from specviz.core.verification import verifier_class as rule_verifier
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
@@ -79,6 +80,7 @@ class RoundRecord:
     target_forwards: int
     draft_target_forwards: int = 0
     plain: bool = False
+    expected_accepted: float | None = None  # block verification: E[kept drafts] on this drafted block (exact)
     events: list[dict] | None = None
     views: list[dict] | None = None
     trace: Trace | None = None
@@ -101,6 +103,11 @@ def origins_of(accepted: int, rejected: bool, n_tokens: int) -> tuple[str, ...]:
     """accepted drafts, then one corrected token after a rejection or one bonus token after full acceptance."""
     tail = [CORRECTED] if rejected else [BONUS] * (n_tokens - accepted)
     return tuple([ACCEPTED] * accepted + tail)[:n_tokens]
+
+
+def block_expected_accepted(decision: BlockDecisionEvent) -> float:
+    """E[tau], the drafts block verification keeps in expectation on this drafted block (from the exact h_i)."""
+    return float(sum(i * w for i, w in enumerate(tau_distribution(decision.stop_probabilities))))
 
 
 def alpha_np(p: np.ndarray, q: np.ndarray) -> float:
@@ -264,6 +271,7 @@ class Session:
         alphas = tuple(alpha_of(e.p, e.q) for e in trace.events
                        if e.kind in ("check", "block_check"))
         tokens = committed[:remaining]
+        decisions = trace.of_kind("block_decision")
         origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)
         record = RoundRecord(
             round_id=round_id, start=len(gen.tokens), drafted=drafted, tokens=tokens,
@@ -271,6 +279,7 @@ class Session:
             draft_forward_s=fwd1 - fwd0, draft_exact_s=(t1 - began) - (fwd1 - fwd0),
             target_forward_s=fwd2 - fwd1, verify_s=(t2 - t1) - (fwd2 - fwd1), wall_s=wall,
             target_forwards=count2 - count1, draft_target_forwards=count1 - count0, plain=not depth,
+            expected_accepted=block_expected_accepted(decisions[0]) if decisions else None,
             trace=trace if self.keep_raw else None,
             events=trace.to_dict(self.top_n)["events"] if self.top_n else None,
             views=event_views(trace, self.view_top_n) if self.view_top_n else None,
