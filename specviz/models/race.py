@@ -103,7 +103,7 @@ class RaceResult:
         races = len(self.trials)
         spread = f"spread {low:.2f}x to {high:.2f}x" if races > 1 else "a single race"
         return (f"speedup: {self.speedup:.2f}x, median of {races} interleaved races ({spread}): speculative decoding "
-                f"{self.verdict}")
+                f"{self.verdict} against plain sampling")
 
 
 def run_leg(name: str, session: Session, progress: Progress | None = None) -> Leg:
@@ -197,3 +197,15 @@ def race_table(result: RaceResult) -> list[str]:
         lines.append(result.explanation)
     lines.append(SAME_LAW)
     return lines
+
+
+def theory_point(result: RaceResult, depth: int) -> dict[str, float] | None:
+    """The race as a point on the Theory page's speedup curves (None without a cost model's prediction)."""
+    if result.prediction is None or result.cost is None:
+        return None
+    leg = result.speculative
+    drafted = [len(r.drafted) for r in leg.generation.rounds if r.drafted]
+    g = max(1, round(sum(drafted) / len(drafted))) if drafted else depth
+    return {"acceptance_rate": leg.summary.acceptance_rate or 0.0, "cost_ratio": result.cost.draft_ratio(leg.label),
+            "depth": g, "verify_ratio": result.cost.pass_ratio(g + 1), "measured_speedup": result.speedup,
+            "predicted_speedup": result.prediction.speedup}
