@@ -47,6 +47,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run one speculative generation and print it."""
     from specviz.models import DraftSpec, ModelLoadError, Session, Settings, load_model
     from specviz.models.drafts import TokenizerMismatchError
+    from specviz.models.loading import check_before_load
     from specviz.models.stats import format_summary, summarize
     from specviz.models.text import token_pieces
 
@@ -56,6 +57,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
                             draft_top_k=args.draft_top_k, chat=not args.no_chat, verification=args.verification)
         check_device(args.device)
+        check_before_load(args.model, args.max_new_tokens)  # a folder's config.json rules out what it can
         err.write(f"loading {args.model} ...\n")
         target = load_model(args.model, args.device)
         draft_model = load_model(spec.model, args.device) if spec.kind == "model" else None
