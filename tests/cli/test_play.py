@@ -33,7 +33,8 @@ def _version_1(scenario, rounds: int) -> list[dict]:
             for r in play(scenario, rounds)]
 
 
-@pytest.mark.parametrize("preset, verification", [("far apart", "token"), ("close", "block"), ("stop-heavy", "token")])
+@pytest.mark.parametrize("preset, verification", [("far apart", "token"), ("close", "block"), ("stop-heavy", "token"),
+                                                  ("far apart", "multi:2"), ("close", "multi-distinct:3")])
 def test_version_2_expands_to_the_full_trace(preset, verification):
     code, out, _ = _run("play", "--preset", preset, "--rounds", "12", "--depth", "4", "--seed", "3",
                         "--verification", verification, "--json")
@@ -71,3 +72,14 @@ def test_rounds_past_the_playground_s_limit_are_narrated_as_themselves():
     # the Playground stops at 200 rounds; the command line once repeated round 199's headline after it
     _, out, _ = _run("play", "--preset", "p = q", "--rounds", "203", "--depth", "1", "--color", "never")
     assert "Round 202 commits 2 tokens" in out and out.count("Round 199 commits") == 1
+
+
+def test_tree_rounds_are_narrated_and_marked():
+    code, out, _ = _run("play", "--preset", "far apart", "--rounds", "4", "--verification", "MULTI:2", "--color",
+                        "never")
+    scenario = _scenario("far apart", 3, 0, "multi:2")
+    tokens = [t for r in play(scenario, 4) for t in r.result.tokens]
+    marked = out.splitlines()[-2]
+    assert code == 0 and "drafting the tree" in out
+    assert marked.replace("[", "").replace("]", "").replace("{", "").replace("}", "").split() == \
+        [scenario.vocab[t] for t in tokens]
