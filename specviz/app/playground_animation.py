@@ -10,7 +10,7 @@ import streamlit as st
 from ..core.verification import rule
 from ..playground import explain, state
 from ..playground import narrative as view
-from ..plots import draw_strip, style
+from ..plots import committed_text, draw_strip, style
 from ..plots import playground as plots
 from ..scenario import Scenario
 from . import playground_actions as actions
@@ -106,7 +106,7 @@ def event_view(step_view, scenario: Scenario, presenter: bool) -> None:
     side.markdown(lines + ("\n\n" + exact if exact else ""), unsafe_allow_html=True)
     st.markdown("**Committed text** &nbsp; " + style.legend_html() +
                 f" &nbsp; <span style='color:{style.role('q').color}'>{style.role('q').glyph} drafted, not yet "
-                "checked</span>\n\n" + view.committed_html(step_view, scenario.vocab, large=presenter),
+                "checked</span>\n\n" + committed_text.committed_html(step_view, scenario.vocab, large=presenter),
                 unsafe_allow_html=True)
 
 

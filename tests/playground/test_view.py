@@ -89,9 +89,11 @@ def test_pending_drafts_and_html():
     s = scenario("close")
     v = view.step_view(s, s.depth - 1)  # last draft of round 0
     assert v.phase == "draft" and len(view.pending_drafts(v)) == s.depth
-    html = view.committed_html(v, s.vocab)
+    from specviz.plots.committed_text import committed_html
+
+    html = committed_html(v, s.vocab)
     assert html.count("<span") == s.depth and "font-style:italic" in html
-    empty = view.committed_html(view.step_view(s, 0), s.vocab)
+    empty = committed_html(view.step_view(s, 0), s.vocab)
     assert "<sup>" in empty
 
 

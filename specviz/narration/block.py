@@ -137,16 +137,14 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a block verification or draft-tree event; None for any other event."""
+    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree``)."""
     if isinstance(event, BlockCheckEvent):
         return _check(event, vocab, formats)
     if isinstance(event, BlockDecisionEvent):
         return _decision(event, vocab, formats)
     if isinstance(event, ScaledCorrectionEvent):
         return _correction(event, vocab, formats)
-    from . import tree_explain  # the tree's narration lives beside this one; imported late (it imports us)
-
-    return tree_explain.narrate_event(event, vocab, formats)
+    return None
 
 
 def narrate(events: Iterable[Event], vocab: Sequence[str], formats: Formats = EXACT) -> list[str]:

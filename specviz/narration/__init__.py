@@ -12,7 +12,8 @@ write the same facts in two forms:
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
 only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.playground.block_explain`` with this profile's formats. Pure functions, no Streamlit.
+``specviz.narration.block``, a tree's by ``specviz.narration.tree``, with this profile's formats.
+Pure functions, no Streamlit.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from . import formats
-from .core.trace import (
+from .. import formats
+from ..core.trace import (
     BlockCheckEvent,
     BlockDecisionEvent,
     BonusEvent,
@@ -37,8 +38,9 @@ from .core.trace import (
     StopEvent,
     TreeCheckEvent,
 )
-from .core.verification import rule
-from .playground import block_explain
+from ..core.verification import rule
+from . import block as block_explain
+from . import tree as tree_narration
 
 Told = tuple[str, list[str]]
 
@@ -117,6 +119,12 @@ def committed_by(event: Event) -> list[tuple[int, str]]:
         return [(t, "accepted") for t in event.drafts[: event.accepted_drafts]]
     origin = origin_of(event)
     return [] if origin is None else [(event.token, origin)]  # type: ignore[union-attr]
+
+
+def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> Told | None:
+    """The narration of an event only block verification or a draft tree has; None for the chain's events."""
+    told = block_explain.narrate_event(event, vocab, profile.block_formats)
+    return told if told is not None else tree_narration.narrate_event(event, vocab, profile.block_formats)
 
 
 # --- the page's sentences -----------------------------------------------------------------------------
@@ -201,7 +209,7 @@ def _result(event: ResultEvent, s: Setting) -> Told:
 
 def sentences(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
     """The headline and the sentences of one event (drafted: this round's drafts up to this event)."""
-    told = block_explain.narrate_event(event, setting.vocab, profile.block_formats)
+    told = rule_event(event, setting.vocab, profile)
     if told is not None:
         return told
     if isinstance(event, DraftEvent):
@@ -220,8 +228,8 @@ def sentences(event: Event, setting: Setting, drafted: Sequence[int] = (), profi
 # --- the terminal's numbers ---------------------------------------------------------------------------
 def numbers(event: Event, vocab: Sequence[str], profile: Profile = TERMINAL) -> list[str]:
     """The numbers behind one event, one line each (none for stops and results: their headline says it all)."""
-    told = block_explain.narrate_event(event, vocab, profile.block_formats)
-    if told is not None:  # a block event (checked before CorrectionEvent: a scaled correction is one)
+    told = rule_event(event, vocab, profile)
+    if told is not None:  # a block or tree event (checked before CorrectionEvent: a scaled correction is one)
         return [profile.plain(line) for line in told[1]]
     f, short = profile, formats.abbreviate
     if isinstance(event, DraftEvent):
