@@ -13,6 +13,8 @@ import streamlit as st
 from specviz.app import assets
 from specviz.app import playground_actions as actions
 from specviz.app.playground_animation import SPEEDS, animation
+from specviz.app.playground_compare import compare_tab
+from specviz.app.playground_lecture import ANIMATION_TAB, lecture_section
 from specviz.app.playground_messages import adopt_controls
 from specviz.app.playground_sidebar import sidebar_controls
 from specviz.app.playground_state import Keys, PlaygroundSession, session
@@ -20,9 +22,10 @@ from specviz.app.playground_tabs import many_rounds_tab, proof_tab, sharing
 from specviz.app.playground_weights import weight_editors
 from specviz.playground import presets
 
-TAB_ANIMATION, TAB_PROOF, TAB_MANY = "▶ Animation", "🧮 Why exactly p", "📊 Many rounds"
+TAB_ANIMATION, TAB_PROOF, TAB_MANY = ANIMATION_TAB, "🧮 Why exactly p", "📊 Many rounds"
 TAB_WEIGHTS, TAB_SHARE = "✏️ p and q weights, mask, stop tokens", "🔗 Share, download, load"
-TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_WEIGHTS, TAB_SHARE)
+TAB_COMPARE = "⚖️ Compare"  # tokenwise vs block on the same drafts
+TABS = (TAB_ANIMATION, TAB_PROOF, TAB_MANY, TAB_COMPARE, TAB_WEIGHTS, TAB_SHARE)
 HEADER = "#### 🎛️ Playground :gray[· draft q proposes, target p verifies, exactly]"
 
 
@@ -38,7 +41,7 @@ def start(pg: PlaygroundSession) -> None:
 
 
 def tabs(presenter: bool) -> None:
-    """The five tabs; only the open one runs (the animation is a fragment with its own timer)."""
+    """The six tabs; only the open one runs (the animation is a fragment with its own timer)."""
     pg = session()
     shown = dict(zip(TABS, st.tabs(TABS, key=PlaygroundSession.tab.key, on_change="rerun"), strict=True))
     if shown[TAB_ANIMATION].open is not False:
@@ -46,11 +49,18 @@ def tabs(presenter: bool) -> None:
             pg.drop("full_rerun")  # this run is the whole page
             st.fragment(animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
     parts = ((TAB_PROOF, proof_tab, (presenter,)), (TAB_MANY, many_rounds_tab, (presenter,)),
-             (TAB_WEIGHTS, weight_editors, ()), (TAB_SHARE, lambda: sharing(pg.scenario, pg.state.step), ()))
+             (TAB_COMPARE, compare_tab, (presenter,)), (TAB_WEIGHTS, weight_editors, ()),
+             (TAB_SHARE, share_tab, ()))
     for name, part, args in parts:
         if shown[name].open:
             with shown[name]:
                 part(*args)
+
+
+def share_tab() -> None:
+    pg = session()
+    sharing(pg.scenario, pg.state.step)
+    lecture_section()
 
 
 def main() -> None:

@@ -14,8 +14,8 @@ import streamlit as st
 from ..core import MAX_DEPTH
 from ..playground import explain, form, presets, share, state
 from ..scenario import Scenario
+from . import playground_tree
 from .playground_state import EDITOR_TABLES, Keys, PlaygroundSession, editor_key, session, weight_slider_key
-from .playground_tree import tree_problems
 
 FIXED, MARKOV = "Same p, q at every position", "Markov: p, q depend on the previous token"
 MARKOV_COPY_NOTE = ("Markov mode: every row after a token starts as a copy of the start row, so nothing looks "
@@ -43,7 +43,7 @@ def load(scenario: Scenario, step: int = 0, good: bool = True) -> None:
     pg.editor_version = pg.editor_version + 1
     pg.vocab = form.vocab_text(scenario.vocab)
     pg.mode = MARKOV if scenario.target.rows is not None else FIXED
-    pg.verification = settings.verification
+    playground_tree.show(pg, settings.verification)  # the switch, and a tree's width and distinct
     pg.depth = _clip(settings.depth, 1, MAX_DEPTH)
     pg.draft_topk = v if settings.draft_topk is None else _clip(settings.draft_topk, 1, v)
     pg.temperature = _clip(float(settings.temperature), *form.TEMPERATURE_RANGE)
@@ -219,9 +219,10 @@ def candidate_scenario(pg: PlaygroundSession) -> tuple[Scenario | None, list[exp
         return None, [explain.explain(error)]
     v = len(vocab)
     settings = form.Settings(pg.depth, min(pg.draft_topk, v), pg.temperature, min(pg.top_k, v), pg.top_p, pg.fp32,
-                             seed, pg.request, int(pg.generation), pg.verification)
+                             seed, pg.request, int(pg.generation), playground_tree.chosen(pg))
     try:
         scenario = form.to_scenario(vocab, fitted.tables, settings, pg.context)
     except explain.PlaygroundError as error:
         return None, [explain.explain(error)]
-    return scenario, explain.check_scenario(scenario) + tree_problems(scenario)  # a tree too large to animate
+    # a tree too large to animate is refused like any other setting
+    return scenario, explain.check_scenario(scenario) + playground_tree.tree_problems(scenario)

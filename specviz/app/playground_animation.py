@@ -14,6 +14,7 @@ from ..plots import committed_text, draw_strip, style
 from ..plots import playground as plots
 from ..scenario import Scenario
 from . import playground_actions as actions
+from . import playground_lecture as lecture
 from .playground_state import Keys, PlaygroundSession, session
 
 S = PlaygroundSession
@@ -25,12 +26,12 @@ def transport() -> None:
     """Back, Step, Play, speed, Reset, Next round, New seed: one horizontal row (fewer elements to redraw)."""
     playing = session().state.playing
     row = st.container(horizontal=True, gap="small", vertical_alignment="center")
-    row.button("Back", icon=":material/arrow_back:", on_click=actions.move, args=(state.step_back,),
+    row.button("Back", icon=":material/arrow_back:", on_click=lecture.on_back,
                shortcut="Left", width="stretch", key=Keys.back, help="Step back one event (Left arrow, PageUp)")
-    row.button("Step", icon=":material/arrow_forward:", on_click=actions.move, args=(state.step_forward,),
+    row.button("Step", icon=":material/arrow_forward:", on_click=lecture.on_step,
                shortcut="Right", width="stretch", key=Keys.forward, type="primary",
                help="Step forward one event (Right arrow, PageDown, Space); past a round's end it plays the "
-                    "next round")
+                    "next round; in a lecture, past an entry's end it opens the next entry")
     row.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
                on_click=actions.move_and_rerun_page, args=(state.toggle_play,), width="stretch", key=Keys.play)
     row.selectbox("Speed", list(SPEEDS), key=S.speed.key, label_visibility="collapsed", on_change=actions.on_speed,
@@ -61,6 +62,7 @@ def animation(presenter: bool) -> None:
     pg = session()
     if pg.take("full_rerun"):
         st.rerun()  # Play, Pause, speed or New seed: the page's timer or sidebar changes
+    lecture.banner()
     transport()
     scenario = pg.scenario
     tick(pg, scenario)
@@ -80,8 +82,11 @@ def animation(presenter: bool) -> None:
 def event_view(step_view, scenario: Scenario, presenter: bool) -> None:
     """The step's caption and headline, its charts, its narration and the committed text."""
     event = step_view.event
-    st.caption(f"Step {step_view.step + 1} · round {step_view.round_id} · event {step_view.position_in_round + 1} "
-               f"of {step_view.events_in_round} · {view.PHASE_TITLES[step_view.phase]}")
+    # the caption line also holds the "jump to" menu, right under Step (the transport row is full at 1280 px)
+    line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    lecture.jump_box(line)  # first rejection, next correction, next bonus, round end
+    line.caption(f"Step {step_view.step + 1} · round {step_view.round_id} · event {step_view.position_in_round + 1} "
+                 f"of {step_view.events_in_round} · {view.PHASE_TITLES[step_view.phase]}")
     st.subheader(step_view.headline)
     figure, draw = plots.event_figures(event, step_view.round_events, scenario.vocab, scenario.depth,
                                        presenter=presenter)

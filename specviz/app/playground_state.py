@@ -85,7 +85,7 @@ class PlaygroundSession:
     preset: str = _widget("preset")  # default set by init: presets.DEFAULT_PRESET
     mode: str = _widget("mode")
     vocab: str = _widget("vocab")
-    verification: str = _widget("verification")
+    verification: str = _widget("verification")  # the switch: "token", "block" or "tree" (playground_tree)
     depth: int = _widget("depth")
     draft_topk: int = _widget("draft_topk")
     temperature: float = _widget("temperature")
@@ -101,10 +101,8 @@ class PlaygroundSession:
     many_bug: str = _widget("many_bug", "none")
     many_seed: int = _widget("many_seed", 0)
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
-    rule_family: str = _widget("rule_family")  # tokenwise / block / tree, written from ``verification`` each run
     tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
     tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
-    jump_to: str | None = _widget("jump_to", None)  # the jump box (empty between jumps)
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
@@ -123,6 +121,7 @@ class PlaygroundSession:
     lecture: Any = _plain("lecture", None)  # the loaded lecture.Lecture (None: no lecture)
     lecture_entry: int = _plain("lecture_entry", 0)  # the lecture entry on screen
     lecture_problem: str = _plain("lecture_problem", "")  # why the last lecture file was refused
+    lecture_draft: list = _plain("lecture_draft", list)  # entries collected with "Add this scenario and step"
 
     # --- once: consumed by the next run
     link_problems: list = _once("link_problems", list)
@@ -201,6 +200,10 @@ class Keys:
         "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart"))
     lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
+    lecture_add, lecture_mine, lecture_banner = (PREFIX + k for k in ("lecture_add", "lecture_mine",
+                                                                       "lecture_banner"))
+    jump_menu = PREFIX + "jump"
+    jump_targets = tuple(f"{PREFIX}jump_{k}" for k in ("rejection", "correction", "bonus", "round_end"))
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
 
 

@@ -1,9 +1,9 @@
 """The Playground's Verification switch: tokenwise, block, or a draft tree (width 1-4, i.i.d. or distinct).
 
 The scenario's ``verification`` holds the registry name ("token", "block", "multi:K", "multi-distinct:K"),
-as links, files and the command line write it. The three widgets here (family, width, distinct) are
-written from that name at the top of every run, and their callbacks write the name back, so a preset, a
-link or a lecture entry that loads a scenario moves the switch with it.
+as links, files and the command line write it. The switch shows its family (tokenwise, block, tree) and,
+for a tree, a width slider and a distinct toggle: ``show`` sets the three from a name when a scenario is
+loaded (preset, link, file, lecture entry), ``chosen`` reads the name back for the scenario.
 """
 
 from __future__ import annotations
@@ -33,37 +33,40 @@ def name_of(family: str, width: int, distinct: bool) -> str:
     return f"multi-distinct:{width}" if distinct else f"multi:{width}"
 
 
-def _sync_widgets(pg: PlaygroundSession) -> None:
-    """The three widgets from the scenario's registry name (before they are drawn)."""
-    found = rule(pg.verification)
-    pg.rule_family = found.family
+def show(pg: PlaygroundSession, name: str) -> None:
+    """Set the switch to a registry name (loading a scenario): the family, and for a tree its width and
+    distinct; a chain keeps the tree's last width and distinct for the next switch to the tree."""
+    found = rule(name)
+    pg.verification = found.family
     if found.family == "tree":
         pg.tree_width, pg.tree_distinct = found.width, found.distinct
-    else:  # kept for the next switch to the tree
-        pg.tree_width = pg.tree_width if pg.has("tree_width") else 2
-        pg.tree_distinct = pg.tree_distinct if pg.has("tree_distinct") else False
+    else:
+        pg.setdefault("tree_width", 2)
+        pg.setdefault("tree_distinct", False)
 
 
-def on_change() -> None:
-    pg = session()
-    pg.verification = name_of(pg.rule_family, int(pg.tree_width), bool(pg.tree_distinct))
+def chosen(pg: PlaygroundSession) -> str:
+    """The registry name the switch describes (the scenario's ``verification``)."""
+    pg.setdefault("tree_width", 2)
+    pg.setdefault("tree_distinct", False)
+    return name_of(pg.verification, int(pg.tree_width), bool(pg.tree_distinct))
 
 
 def verification_controls() -> None:
     """The switch, and for the tree its width and whether siblings are drawn without replacement."""
     pg = session()
-    _sync_widgets(pg)
-    st.radio("Verification", list(FAMILIES), key=S.rule_family.key, horizontal=True, format_func=FAMILIES.get,
-             on_change=on_change,
+    st.radio("Verification", list(FAMILIES), key=S.verification.key, horizontal=True, format_func=FAMILIES.get,
              help="tokenwise: each draft accepted on its own with min(1, p/q); block (Sun et al. 2025): the "
                   "block's running weights decide how many drafts to keep at once; tree: every node gets K "
                   "drafted children, checked one after another against a shrinking residual (recursive "
                   "rejection sampling, as SpecInfer and llama.cpp). All are exact.")
-    if pg.rule_family != "tree":
+    if pg.verification != "tree":
         return
+    pg.setdefault("tree_width", 2)
+    pg.setdefault("tree_distinct", False)
     left, right = st.columns([3, 2], vertical_alignment="bottom")
-    left.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key, on_change=on_change)
-    right.toggle("distinct", key=S.tree_distinct.key, on_change=on_change,
+    left.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key)
+    right.toggle("distinct", key=S.tree_distinct.key,
                  help="on: a node's children are drawn without replacement (q renormalized over the tokens not "
                       "drawn yet); off: i.i.d. from q")
 

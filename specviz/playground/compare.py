@@ -93,3 +93,28 @@ def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]
              "committed": " ".join(vocab[t] for t in side.result.tokens),
              "drafts committed": f"{side.kept} of {len(side.checks)} {side.rule.kept_verb}",
              "tokens": str(len(side.result.tokens))} for side in comparison.sides]
+
+
+def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
+    """The rule's decisions on the shared block, one short line each (numbers exact)."""
+    from .block_explain import fraction_text
+
+    lines = []
+    for e in side.trace.events:
+        x = f"‘{vocab[e.token]}’" if hasattr(e, "token") else ""
+        if isinstance(e, CheckEvent):
+            verdict = "accepted" if e.accepted else "rejected"
+            lines.append(f"position {e.position}: {x} min(1, p/q) = {fraction_text(e.acceptance)}; draw "
+                         f"{e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
+        elif isinstance(e, BlockCheckEvent):
+            i = e.position + 1  # w_i and h_i count drafts kept: the check at position i − 1
+            lines.append(f"position {e.position}: {x} w_{i} = {fraction_text(e.weight)}, h_{i} "
+                         f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
+                         f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
+        elif e.kind == "block_decision":
+            lines.append(f"decision: keep τ = {e.accepted_drafts} of {len(e.drafts)}")
+        elif e.kind == "correction":
+            lines.append(f"correction {x} (draw {e.draw} of 0..{e.draw_range - 1})")
+        elif e.kind == "bonus":
+            lines.append(f"bonus {x} from p (draw {e.draw} of 0..{e.draw_range - 1})")
+    return lines

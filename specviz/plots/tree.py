@@ -35,12 +35,12 @@ _ZERO, _ONE = Fraction(0), Fraction(1)
 
 # node states, in legend order: (label, colour, marker symbol)
 STATES: dict[str, tuple[str, str, str]] = {
-    "drafted": ("drafted, not checked", style.role("q").color, "diamond"),
+    "drafted": ("drafted", style.role("q").color, "diamond"),
     "accepted": ("accepted", style.origin("accepted").color, "circle"),
     "rejected": ("rejected", style.origin("correction").color, "x-thin-open"),
-    "unchecked": ("never checked", style.GREY, "circle-open"),
-    "correction": ("correction from r", style.origin("correction").color, "triangle-up"),
-    "bonus": ("bonus from p", style.origin("bonus").color, "star"),
+    "unchecked": ("not checked", style.GREY, "circle-open"),
+    "correction": ("correction", style.origin("correction").color, "triangle-up"),
+    "bonus": ("bonus", style.origin("bonus").color, "star"),
 }
 MAX_TREE_NODES = 40  # drafted nodes the Playground animates (width 2 to depth 4, width 3 to depth 3, width 4 to 2)
 
@@ -213,32 +213,47 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
         values = _probs(event.drawn_from)
         same = tuple(event.drawn_from.ticket_ints()) == tuple(event.q.ticket_ints())
         where = "q" if same else "q′ (q without the drawn)"
-        return ([_bar("draft q′", style.role("q"), labels, values, "q′", event.token)],
+        return ([_bar("q′", style.role("q"), labels, values, "q′", event.token)],
                 f"{where}: child #{event.sibling} drawn", "q′ at the node")
     if event.kind == "tree_check":
         res = residual_before(round_events, upto)
         take = [res.share * min(a, b) for a, b in zip(res.r, res.q_prime)]
         left = [res.share * max(a - b, _ZERO) for a, b in zip(res.r, res.q_prime)]
         traces = [
-            _bar("min(r, q′)", style.role("overlap"), labels, take, "share·min(r, q′)", event.token),
-            _bar("(r − q′)+", style.role("residual"), labels, left, "share·(r − q′)+", event.token),
+            _bar("min(r,q′)", style.role("overlap"), labels, take, "share·min(r, q′)", event.token),
+            _bar("(r−q′)+", style.role("residual"), labels, left, "share·(r − q′)+", event.token),
             {"type": "scatter", "name": "q′", "x": labels, "y": [float(res.share * v) for v in res.q_prime],
              "mode": "markers", "customdata": [_fmt(v) for v in res.q_prime],
              "hovertemplate": "%{x}: q′ = %{customdata}<extra></extra>", "marker": style.scatter_marker("q", 13),
              "xaxis": "x2", "yaxis": "y2"},
         ]
-        after = "accepted" if event.accepted else f"rejected: r's share → {_short(res.share * event.residual_mass)}"
-        return (traces, f"r × its share {_short(res.share)} of p; {after}",
+        after = "accepted" if event.accepted else f"rejected → {_short(res.share * event.residual_mass)}"
+        return (traces, f"r × its share {_short(res.share)} of p ({after})",
                 f"sibling #{event.sibling} of {event.siblings}")
     if event.kind == "correction":
         share = correction_share(round_events, event)
         values = [share * v for v in _probs(event.residual)]
         return ([_bar("last r", style.role("residual"), labels, values, "share·r", event.token)],
-                f"the last r, share {_short(share)}: correction drawn", "correction from r")
+                f"the last r × its share {_short(share)}", "correction from r")
     if event.kind == "bonus":
-        return ([_bar("target p", style.role("p"), labels, _probs(event.p), "p", event.token)],
-                "p after the accepted leaf: bonus drawn", "bonus from p")
+        return ([_bar("p", style.role("p"), labels, _probs(event.p), "p", event.token)],
+                "p after the accepted leaf", "bonus from p")
     return [], "", ""
+
+
+def _panel_top(round_events: Sequence[Event], upto: int) -> float:
+    """The right panel's y range: the largest probability the node's panels show (share 1), with headroom."""
+    event = round_events[upto]
+    node = tuple(getattr(event, "path", ()))
+    if event.kind in ("tree_draft", "tree_check"):
+        node = node[:-1]
+    values = [1 / 20]
+    for e in round_events:
+        if e.kind in ("tree_draft", "tree_check") and tuple(e.path)[:-1] == node:
+            values += [float(v) for v in _probs(e.drawn_from if e.kind == "tree_draft" else e.p)]
+    if event.kind == "bonus":
+        values += [float(v) for v in _probs(event.p)]
+    return min(1.05, 1.15 * max(values))
 
 
 def _short(value: Fraction) -> str:
@@ -268,7 +283,7 @@ def _node_traces(view: TreeView, labels: list[str], size: int) -> list[dict]:
             continue
         open_ = symbol.endswith("open")
         data.append({
-            "type": "scatter", "name": label, "mode": "markers+text", "x": [n.x for n in nodes],
+            "type": "scatter", "name": label, "mode": "markers+text", "x": [n.x for n in nodes], "cliponaxis": False,
             # an en space first: the label starts clear of the ring around the step's node
             "y": [n.y for n in nodes], "text": [f"\u2002{labels[n.token]}" for n in nodes],
             "textposition": "middle right",
@@ -278,6 +293,7 @@ def _node_traces(view: TreeView, labels: list[str], size: int) -> list[dict]:
                        "line": {"color": colour if open_ else style.OKABE_ITO["black"], "width": 3 if open_ else 1}}})
     root = spots[()]
     data.append({"type": "scatter", "mode": "markers+text", "x": [root.x], "y": [root.y], "text": ["prefix"],
+                 "cliponaxis": False,
                  "textposition": "bottom center", "textfont": {"size": text_size}, "showlegend": False,
                  "hovertemplate": f"{root.hover}<extra></extra>",
                  "marker": {"symbol": "square", "size": 16, "color": style.OKABE_ITO["black"]}})
@@ -297,24 +313,27 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     view = tree_view(round_events, upto, vocab)
     size = style.font_size(presenter)
     panel, axis_title, panel_title = _panel(round_events, upto, labels)
-    split = 0.5 if panel else 1.0
+    split = 0.56 if panel else 1.0
     leaves = max((n.y for n in view.nodes), default=0.0)
     data = _node_traces(view, labels, size) + panel
     axes = {
         "xaxis": {"domain": [0, split - 0.04 if panel else 1],
                   "range": [-0.3, max(n.x for n in view.nodes) + (0.9 if panel else 0.6)],
                   "tickvals": list(range(view.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(view.depth)],
-                  "title": {"text": "position (from 0)", "font": {"size": round(size * 0.8)}},
+                  "title": {"text": "position", "font": {"size": round(size * 0.8)}},
                   "fixedrange": True, "showgrid": False, "zeroline": False},
         "yaxis": {"range": [-0.7, leaves + 0.7], "visible": False, "fixedrange": True},
     }
     if panel:
         small = {"size": round(size * 0.8)}
+        # the panel is narrow: small tick labels, on their side when many
         axes["xaxis2"] = {"domain": [split + 0.04, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
                           "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                          "title": {"text": axis_title, "font": small}, "tickangle": 0 if len(labels) <= 6 else -90}
-        axes["yaxis2"] = {"anchor": "x2", "range": [0, 1.05], "fixedrange": True, "side": "right",
-                          "title": {"text": ""}}
+                          "title": {"text": axis_title, "font": small}, "tickfont": {"size": round(size * 0.7)},
+                          "tickangle": 0 if len(labels) <= 6 else -90}
+        # one scale for every sibling of the node: the bars shrink with r's share of p
+        axes["yaxis2"] = {"anchor": "x2", "range": [0, _panel_top(round_events, upto)], "fixedrange": True,
+                          "side": "right", "title": {"text": ""}, "nticks": 5}
     heading = title or (f"Draft tree: {panel_title}" if panel_title else "Draft tree")
     layout = style.layout(title=heading, presenter=presenter, showlegend=True, barmode="stack", **axes)
     layout["legend"]["font"] = {"size": round(size * 0.75)}

@@ -1,0 +1,60 @@
+"""Narration of draft-tree rounds: every number of a node's step, exactly."""
+
+from __future__ import annotations
+
+from specviz.playground import block_explain, presets, state, view
+from specviz.playground.block_explain import fraction_text
+from specviz.playground.tree_explain import narrate_event
+
+
+def tree_events(name="far apart", verification="multi:2", rounds=6, **changes):
+    s = presets.apply_preset(presets.default_scenario(), name).with_changes(verification=verification, **changes)
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(rounds)
+    return s, timeline.events
+
+
+def test_every_tree_event_is_narrated_with_its_numbers():
+    s, events = tree_events("far apart", "multi-distinct:2")
+    kinds = set()
+    for event in events:
+        told = narrate_event(event, s.vocab)
+        if event.kind not in ("tree_draft", "tree_check", "correction"):
+            assert told is None
+            continue
+        kinds.add(event.kind)
+        head, lines = told
+        text = "\n".join(lines)
+        assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
+        if event.kind == "tree_draft":
+            assert f"child #{event.sibling} at position {event.position}" in head
+            assert fraction_text(event.q_token) in text
+            assert ("without replacement" in text) == (event.sibling > 0)  # distinct: q′ after the first
+        elif event.kind == "tree_check":
+            assert f"sibling #{event.sibling} of {event.siblings}" in head
+            assert fraction_text(event.r_token) in text and fraction_text(event.acceptance) in text
+            if not event.accepted:
+                assert fraction_text(event.residual_mass) in text
+                assert ("(p − q)+" in text) == (event.scale == 1)
+        else:
+            assert "every child at position" in head and fraction_text(event.residual_mass) in text
+    assert kinds == {"tree_draft", "tree_check", "correction"}
+
+
+def test_block_explain_hands_tree_events_on_and_the_page_shows_them():
+    s, events = tree_events("close", "multi:2", rounds=2)
+    for step, event in enumerate(events):
+        told = block_explain.narrate_event(event, s.vocab)
+        assert (told is not None) == (event.kind in ("tree_draft", "tree_check") or hasattr(event, "path"))
+        shown = view.step_view(s, step)
+        if told is not None:
+            assert shown.headline == block_explain.narrate_event(event, s.vocab, view.VIEW_FORMATS)[0]
+        assert view.PHASE_TITLES[shown.phase]
+
+
+def test_width_one_reads_as_tokenwise_numbers():
+    s, events = tree_events("far apart", "multi:1", rounds=2)
+    token = tree_events("far apart", "token", rounds=2)[1]
+    checks = [e for e in events if e.kind == "tree_check"]
+    assert [(c.acceptance, c.draw, c.accepted) for c in checks] == [
+        (c.acceptance, c.draw, c.accepted) for c in token if c.kind == "check"]

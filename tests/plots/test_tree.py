@@ -1,0 +1,123 @@
+"""The draft tree figure: nodes by state (colour and shape), the accepted path, the residual's shrinking share."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import plotly.graph_objects as go
+import pytest
+
+from specviz.playground import presets, state
+from specviz.plots import playground as plots
+from specviz.plots import style
+from specviz.plots import tree as treeplot
+
+
+def rounds(name="far apart", verification="multi:3", count=6, **changes):
+    s = presets.apply_preset(presets.default_scenario(), name).with_changes(verification=verification, **changes)
+    timeline = state.timeline_for(s)
+    timeline.ensure_rounds(count)
+    return s, [r.trace.events for r in timeline.rounds]
+
+
+def test_states_have_distinct_colour_and_shape():
+    symbols = [symbol for _, _, symbol in treeplot.STATES.values()]
+    assert len(set(symbols)) == len(symbols)  # a shape cue besides the colour
+    colours = {state: colour for state, (_, colour, _) in treeplot.STATES.items()}
+    assert colours["accepted"] == style.origin("accepted").color and colours["drafted"] == style.role("q").color
+
+
+@pytest.mark.parametrize("verification", ["multi:2", "multi-distinct:3", "multi:1"])
+def test_nodes_appear_as_drafted_and_take_their_outcome(verification):
+    s, played = rounds("close", verification, depth=2)
+    for events in played:
+        drafts = [e for e in events if e.kind == "tree_draft"]
+        for upto, event in enumerate(events):
+            view = treeplot.tree_view(events, upto, s.vocab)
+            seen = events[: upto + 1]
+            drafted = sum(e.kind == "tree_draft" for e in seen)
+            ended = any(e.kind in ("correction", "bonus") for e in seen)
+            assert len(view.nodes) == 1 + drafted + ended  # the root, the drafted nodes, the correction or bonus
+            states = {n.path: n.state for n in view.nodes}
+            for check in (e for e in seen if e.kind == "tree_check"):
+                assert states[tuple(check.path)] == ("accepted" if check.accepted else "rejected")
+            if ended:
+                assert not any(st_ == "drafted" for st_ in states.values())  # unchecked once the round ended
+            if event.kind in ("tree_draft", "tree_check"):
+                assert view.current == tuple(event.path)
+            # the layout is the whole round's: a node keeps its place from step to step
+            full = treeplot.tree_view(events, len(events) - 1, s.vocab)
+            places = {n.path: (n.x, n.y) for n in full.nodes}
+            assert all(places[n.path] == (n.x, n.y) for n in view.nodes)
+        assert drafts and all(len(e.path) <= s.depth for e in drafts)
+
+
+def test_the_residual_shrinks_from_sibling_to_sibling_with_its_share():
+    s, played = rounds("far apart", "multi:3", count=10)
+    seen_shrink = False
+    for events in played:
+        for upto, event in enumerate(events):
+            if event.kind != "tree_check":
+                continue
+            res = treeplot.residual_before(events, upto)
+            earlier = [e for e in events[:upto] if e.kind == "tree_check" and e.path[:-1] == event.path[:-1]]
+            expected = Fraction(1)
+            for e in earlier:
+                expected *= e.residual_mass
+            assert res.share == expected
+            assert sum(res.r) == 1 and res.r[event.token] == event.r_token
+            fig = treeplot.tree_figure(events, upto, s.vocab)
+            take, left = fig.data[-3], fig.data[-2]  # min(r, q′) and (r − q′)+, scaled by the share
+            assert sum(take.y) + sum(left.y) == pytest.approx(float(res.share))
+            if earlier:
+                seen_shrink = True
+                assert res.share < 1
+    assert seen_shrink
+
+
+def test_the_correction_node_and_its_panel():
+    s, played = rounds("far apart", "multi:2", count=6)
+    for events in played:
+        for upto, event in enumerate(events):
+            if event.kind == "correction":
+                view = treeplot.tree_view(events, upto, s.vocab)
+                extra = [n for n in view.nodes if n.state == "correction"]
+                assert len(extra) == 1 and extra[0].token == event.token and view.current == extra[0].path
+                share = treeplot.correction_share(events, event)
+                fig = treeplot.tree_figure(events, upto, s.vocab)
+                assert sum(fig.data[-1].y) == pytest.approx(float(share))
+                assert "correction" in fig.layout.title.text
+                return
+    raise AssertionError("no correction in these rounds")
+
+
+def test_figures_validate_and_hovers_are_exact():
+    s, played = rounds("close", "multi:2", depth=3)
+    events = played[0]
+    for upto in range(len(events)):
+        for presenter in (False, True):
+            fig = treeplot.tree_figure(events, upto, s.vocab, presenter=presenter)
+            go.Figure(fig.to_dict())  # plotly's own validation
+            assert fig.layout.font.size == style.font_size(presenter)
+    checked = next(i for i, e in enumerate(events) if e.kind == "tree_check")
+    view = treeplot.tree_view(events, checked, s.vocab)
+    node = next(n for n in view.nodes if n.path == tuple(events[checked].path))
+    a = events[checked].acceptance
+    assert f"min(1, r/q′) = {a.numerator}/{a.denominator}" in node.hover or a == 1
+
+
+def test_the_playground_draws_tree_rounds_with_the_tree_and_its_draws():
+    s, played = rounds("close", "multi:2", depth=2)
+    events = played[0]
+    for event in events:
+        figure, strip = plots.event_figures(event, events, s.vocab, s.depth)
+        assert any(t.name == treeplot.STATES["drafted"][0] for t in figure.data)
+        if event.kind in ("tree_draft", "tree_check", "correction", "bonus"):
+            assert strip is not None and strip.draw == event.draw and strip.draw_range == event.draw_range
+        else:
+            assert strip is None
+
+
+def test_tree_size():
+    assert treeplot.tree_nodes(3, 2) == 14 and treeplot.tree_nodes(2, 4) == 20
+    assert treeplot.tree_nodes(4, 2) <= treeplot.MAX_TREE_NODES < treeplot.tree_nodes(3, 4)

@@ -1,0 +1,171 @@
+"""The Playground's lecture features under AppTest: the tree switch, jump to, lecture scripts, side by side."""
+
+from __future__ import annotations
+
+import json
+
+from test_playground import app, headline, open_tab, page_text, step
+
+from specviz.core.trace import BonusEvent, CheckEvent, CorrectionEvent, ResultEvent
+from specviz.playground import jump, lecture, presets, share, state
+from specviz.playground.lecture import Entry, Lecture
+
+COMPARE_TAB = "⚖️ Compare"
+SHARE_TAB = "🔗 Share, download, load"
+JUMP_KEYS = ("pg_jump_rejection", "pg_jump_correction", "pg_jump_bonus", "pg_jump_round_end")
+
+
+def scenario(name="far apart", **changes):
+    return presets.apply_preset(presets.default_scenario(), name).with_changes(**changes)
+
+
+# --- the tree ------------------------------------------------------------------------------------------
+def test_the_verification_switch_plays_a_tree_node_by_node():
+    at = app()
+    at.radio(key="pg_verification").set_value("tree").run()
+    assert not at.exception and at.session_state["pg_scenario"].verification == "multi:2"
+    assert "drafting the tree: child #0 at position 0" in headline(at)
+    timeline = state.timeline_for(at.session_state["pg_scenario"])
+    kinds = set()
+    for index in range(len(timeline.rounds[0].trace.events)):
+        event = timeline.events[index]
+        kinds.add(event.kind)
+        assert at.session_state["pg_state"].step == index
+        text = page_text(at)
+        if event.kind == "tree_check":
+            assert f"sibling #{event.sibling} of {event.siblings}" in headline(at)
+            assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
+        assert at.get("plotly_chart"), event.kind  # the tree
+        step(at)
+    assert {"tree_draft", "tree_check", "result"} <= kinds
+    assert not at.error
+
+
+def test_width_and_distinct_write_the_registry_name_and_the_link():
+    at = app()
+    at.radio(key="pg_verification").set_value("tree").run()
+    at.slider(key="pg_tree_width").set_value(3).run()
+    at.toggle(key="pg_tree_distinct").set_value(True).run()
+    assert at.session_state["pg_scenario"].verification == "multi-distinct:3"
+    query = at.query_params.to_dict() if hasattr(at.query_params, "to_dict") else dict(at.query_params)
+    assert "multi-distinct:3" in str(query.get("verification"))
+    at.radio(key="pg_verification").set_value("block").run()
+    assert at.session_state["pg_scenario"].verification == "block"
+    at.radio(key="pg_verification").set_value("tree").run()  # the width and distinct come back
+    assert at.session_state["pg_scenario"].verification == "multi-distinct:3"
+
+
+def test_a_link_with_a_tree_opens_the_switch_on_it():
+    at = app(share.scenario_to_query(scenario(verification="multi:2", seed=3), 4))
+    assert at.radio(key="pg_verification").value == "tree"
+    assert at.slider(key="pg_tree_width").value == 2 and at.toggle(key="pg_tree_distinct").value is False
+    assert at.session_state["pg_state"].step == 4
+
+
+def test_a_tree_too_large_to_animate_is_refused_in_words():
+    at = app()
+    at.radio(key="pg_verification").set_value("tree").run()
+    at.slider(key="pg_tree_width").set_value(4).run()
+    at.slider(key="pg_depth").set_value(4).run()
+    errors = " ".join(e.value for e in at.error)
+    assert "too large to animate" in errors and "width 4 and depth 4 drafts 340 tokens" in errors
+    assert "lower the depth to 2 or fewer" in errors
+    assert at.session_state["pg_scenario"].depth != 4  # the last scenario that worked keeps playing
+
+
+# --- jump to -------------------------------------------------------------------------------------------
+def test_jump_to_moves_to_each_target():
+    s = scenario("close", seed=1)
+    at = app(share.scenario_to_query(s, 0))
+    timeline = state.timeline_for(s)
+    expected_kind = {jump.FIRST_REJECTION: CheckEvent, jump.NEXT_CORRECTION: CorrectionEvent,
+                     jump.NEXT_BONUS: BonusEvent, jump.ROUND_END: ResultEvent}
+    for target, key in zip(jump.TARGETS, JUMP_KEYS, strict=True):
+        before = at.session_state["pg_state"].step
+        at.button(key=key).click().run()
+        assert not at.exception, at.exception
+        now = at.session_state["pg_state"].step
+        assert now == jump.find(timeline.events, before, target)
+        assert isinstance(timeline.events[now], expected_kind[target])
+    assert "commits" in headline(at)
+
+
+def test_jump_without_a_target_says_so():
+    at = app(share.scenario_to_query(scenario("p = q", seed=2), 0))
+    at.button(key="pg_jump_correction").click().run()
+    assert at.session_state["pg_state"].step == 0
+    assert any("No correction to jump to" in i.value for i in at.info)
+
+
+# --- lecture scripts --------------------------------------------------------------------------------------
+def two_entries():
+    return Lecture((Entry(scenario("far apart", seed=1), 1, until=3, title="rejection"),
+                    Entry(scenario("p = q", seed=2, verification="block"), 0, until=1, title="bonus")), title="T")
+
+
+def load_lecture(at, talk):
+    open_tab(at, SHARE_TAB)
+    at.file_uploader(key="pg_lecture_upload").upload("l.json", lecture.lecture_to_json(talk).encode(),
+                                                      "application/json").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_lecture_script_walks_across_entries_with_step_and_back():
+    talk = two_entries()
+    at = load_lecture(app(), talk)
+    walked = [(at.session_state["pg_scenario"], at.session_state["pg_state"].step)]
+    for _ in range(5):
+        step(at)
+        walked.append((at.session_state["pg_scenario"], at.session_state["pg_state"].step))
+    first, second = talk.entries
+    assert [(s == first.scenario, n) for s, n in walked[:3]] == [(True, 1), (True, 2), (True, 3)]
+    assert [(s == second.scenario, n) for s, n in walked[3:]] == [(True, 0), (True, 1), (True, 1)]
+    assert any("end of the lecture" in i.value for i in at.info)
+    assert at.radio(key="pg_verification").value == "block"  # the sidebar follows the entry
+    at.button(key="pg_back").click().run()
+    at.button(key="pg_back").click().run()
+    assert at.session_state["pg_scenario"] == first.scenario and at.session_state["pg_state"].step == 3
+    assert "entry 1/2 · rejection" in page_text(at)
+
+
+def test_a_bad_lecture_file_names_entry_and_field():
+    at = app()
+    open_tab(at, SHARE_TAB)
+    data = lecture.lecture_to_dict(two_entries())
+    data["entries"][1]["scenario"]["depth"] = "3"
+    at.file_uploader(key="pg_lecture_upload").upload("l.json", json.dumps(data).encode(), "application/json").run()
+    errors = " ".join(e.value for e in at.error)
+    assert "entries[1].scenario.depth: expected an integer, got a string '3'" in errors
+    assert "pg_lecture" not in at.session_state or at.session_state["pg_lecture"] is None
+
+
+def test_end_lecture_and_add_this_step():
+    at = load_lecture(app(), two_entries())
+    assert "entry 1/2 · rejection" in page_text(at)  # loading opens the animation with the lecture's banner
+    at.button(key="pg_lecture_end").click().run()
+    assert at.session_state["pg_lecture"] is None
+    before = at.session_state["pg_state"].step
+    step(at)
+    assert at.session_state["pg_state"].step == before + 1  # plain stepping again
+    open_tab(at, SHARE_TAB)
+    at.button(key="pg_lecture_add").click().run()
+    drafted = at.session_state["pg_lecture_draft"]
+    assert len(drafted) == 1 and drafted[0].step == before + 1
+
+
+# --- side by side -------------------------------------------------------------------------------------------
+def test_the_side_by_side_tab_shows_both_rules_on_the_same_drafts():
+    s = scenario("far apart", seed=5, depth=4)
+    at = app(share.scenario_to_query(s, 0))
+    open_tab(at, COMPARE_TAB)
+    assert not at.exception and not at.error
+    text = page_text(at)
+    from specviz.playground import compare
+
+    c = compare.compare(s, (), 0)
+    for side in c.sides:
+        assert side.summary() in text
+        for line in compare.trace_lines(side, s.vocab):
+            assert line.replace("<", "&lt;") in text or line in text
+    assert len(at.get("plotly_chart")) == 2
