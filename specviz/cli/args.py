@@ -189,6 +189,26 @@ def read_verification(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}") from None
 
 
+def read_chain_verification(text: str) -> str:
+    """generate --verification: as read_verification, but only the registry's fixed rules (one drafted chain).
+
+    Real models draft one chain per round, so a tree (multi:K) is refused here, before torch loads.
+    """
+    from specviz.core.verification import playable_names
+
+    name = read_verification(text)
+    if name not in playable_names():
+        raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}")
+    return name
+
+
+def chain_verifications() -> str:
+    """The rules a drafted chain is verified by, in the registry's words: 'token (tokenwise), block (...)'."""
+    from specviz.core.verification import playable_names, rule
+
+    return ", ".join(f"{n} ({rule(n).label})" for n in playable_names())
+
+
 # --- drafts -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DraftOption:

@@ -127,6 +127,7 @@ REFUSED = [
     (("generate", "x", "--verification", "joint"), "--verification", "'joint'", "one of 'token', 'block'"),
     (("play", "--seed", "-5"), "--seed", "'-5'", "whole number in 0..9007199254740991"),
     (("play", "--seed", str(2**53)), "--seed", f"'{2**53}'", "whole number in 0..9007199254740991"),
+    (("generate", "x", "--verification", "multi:2"), "--verification", "'multi:2'", "one chain per round"),
     (("play", "--verification", "multi:0"), "--verification", "'multi:0'", "K must be a whole number in 1..8"),
     (("play", "--verification", "typical:0.1"), "--verification", "'typical:0.1'", "evaluated by theory only"),
     (("generate", "x", "--draft", "model:"), "--draft", "'model:'", "hub id or folder"),
