@@ -3,8 +3,9 @@
 import streamlit as st
 
 from specviz.core.trace import CheckEvent
+from specviz.playground.narrative import step_view
 from specviz.playground.presets import default_scenario
-from specviz.playground.view import committed_html, step_view
+from specviz.plots.committed_text import committed_html
 from specviz.plots.playground import check_figure, round_figure
 from specviz.plots.style import token_label
 

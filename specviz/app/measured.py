@@ -5,7 +5,7 @@ Pure functions over the session mapping (any Mapping; no Streamlit import): the 
 the plots' Measurement and SpeedupPoint (the lab sits below the plots and the Playground).
 
 * The Playground keeps its scenario in ``pg_scenario`` and its animation state in ``pg_state``
-  (a ``PlayState`` with ``step``); its running statistics are ``view.step_view(...).stats``.
+  (a ``PlayState`` with ``step``); its running statistics are ``narrative.step_view(...).stats``.
 * The real-model page keeps a ``specviz.models.stats.Summary`` (found by its fields, so torch is
   never imported here) under any session key.
 * Any page may also publish ``theory_measurements``: {name: {"acceptance_rate", "tokens_per_round",
@@ -49,9 +49,9 @@ def from_playground(session: Mapping[str, Any]) -> Measured | None:
     if scenario is None or play is None or not hasattr(play, "step"):
         return None
     try:
-        from ..playground import view
+        from ..playground import narrative
 
-        stats = view.step_view(scenario, int(play.step)).stats
+        stats = narrative.step_view(scenario, int(play.step)).stats
     except Exception:  # noqa: BLE001 - a refused or half-edited scenario measures nothing
         return None
     if not stats.checks:

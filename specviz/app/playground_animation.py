@@ -9,8 +9,9 @@ import time
 import streamlit as st
 
 from ..core.verification import rule
-from ..playground import explain, state, view
-from ..plots import draw_strip, style
+from ..playground import explain, state
+from ..playground import narrative as view
+from ..plots import committed_text, draw_strip, style
 from ..plots import playground as plots
 from ..scenario import Scenario
 from . import playground_actions as actions
@@ -133,12 +134,12 @@ def committed_markdown(step_view, scenario: Scenario, presenter: bool) -> str:
               "drafted, not yet checked</span>")
     if presenter:  # one line of chips under the chart: the last few tokens, and how many there are
         shown = presenter_tail(step_view)
-        chips = view.committed_html(shown, scenario.vocab, large=True)
+        chips = committed_text.committed_html(shown, scenario.vocab, large=True)
         total = len(step_view.committed)
         count = f" (last {len(shown.committed)} of {total})" if len(shown.committed) < total else ""
         return (f"<div style='font-size:0.95rem;white-space:nowrap'><b>Committed text</b>{count} &nbsp; {legend}"
                 f"</div>{chips}")
-    chips = view.committed_html(step_view, scenario.vocab)
+    chips = committed_text.committed_html(step_view, scenario.vocab)
     return f"**Committed text** &nbsp; {legend}\n\n{chips}"
 
 

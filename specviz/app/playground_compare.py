@@ -6,7 +6,8 @@ import html
 
 import streamlit as st
 
-from ..playground import compare, explain, state, view
+from ..playground import compare, explain, state
+from ..playground import narrative as view
 from ..plots import playground as plots
 from ..plots import style
 from .playground_state import Keys, session

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.verification import rule
-from ..playground import explain, many_rounds, proof, share, state, view
+from ..playground import explain, many_rounds, proof, share, state
+from ..playground import narrative as view
 from ..plots import many_rounds as many_plots
 from ..plots import proof as proof_plots
 from ..scenario import Scenario

@@ -88,11 +88,16 @@ class Prediction:
 
 
 def predict(cost: CostModel, draft: str, depths: Sequence[int], acceptance: float, *,
-            shared_target: bool = False) -> Prediction:
-    """The speedup these rounds should give: expected tokens per second against one token per single pass."""
+            shared_target: bool = False, expected: Sequence[float | None] | None = None) -> Prediction:
+    """The speedup these rounds should give: expected tokens per second against one token per single pass.
+
+    expected, where given, is each round's own expected token count (block verification's exact
+    E[kept] + 1 on its drafted block); None entries (and no list) use tokenwise's formula at acceptance.
+    """
     if not depths:
         raise ValueError("a prediction needs at least one round")
-    tokens = sum(round_tokens(acceptance, d) for d in depths)
+    own = list(expected) if expected is not None else [None] * len(depths)
+    tokens = sum(round_tokens(acceptance, d) if e is None or d == 0 else e for d, e in zip(depths, own))
     seconds = sum(round_seconds(cost, draft, d, shared_target=shared_target) for d in depths)
     return Prediction(speedup=tokens * cost.pass_s(1) / seconds, tokens_per_round=tokens / len(depths),
                       seconds_per_round=seconds / len(depths), acceptance=acceptance, depths=tuple(depths),
@@ -108,29 +113,57 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.1f}%"
 
 
+def verdict_of(spread: tuple[float, float]) -> str:
+    """"wins" or "loses" only when every race fell on one side of 1.00x; otherwise no measurable difference."""
+    low, high = spread
+    return "wins" if low > 1.0 else "loses" if high < 1.0 else "shows no measurable difference"
+
+
+def _measured_text(measured: float, spread: tuple[float, float] | None, races: int) -> str:
+    if spread is None:
+        return f"{measured:.2f}x"
+    return f"median {measured:.2f}x over {races} interleaved races, spread {spread[0]:.2f}x to {spread[1]:.2f}x"
+
+
+def _acceptance_text(prediction: Prediction, counts: tuple[int, int] | None, verb: str) -> str:
+    """The acceptance rate with its denominator when the counts are known."""
+    if counts is None:
+        return f"is {verb} {_pct(prediction.acceptance)} of the time"
+    kept, checked = counts
+    return f"had {kept} of {checked} checked drafts {verb} ({_pct(kept / checked) if checked else '-'})"
+
+
 def explain(cost: CostModel, draft: str, prediction: Prediction, measured: float, *, plain_rounds: int = 0,
-            device_kind: str = "cpu") -> str:
-    """Why speculative decoding wins or loses here, in two or three sentences with the measured numbers."""
+            device_kind: str = "cpu", spread: tuple[float, float] | None = None, races: int = 1,
+            counts: tuple[int, int] | None = None, verb: str = "accepted") -> str:
+    """Why speculative decoding wins or loses here, in two or three sentences with the measured numbers.
+
+    With the spread of repeated races the verdict is a win or a loss only when the spread excludes 1.00x;
+    counts (kept, checked) name the acceptance rate's denominator; verb is the rule's ("accepted", "kept").
+    """
     where = "this GPU" if device_kind in ("cuda", "mps") else "this CPU"
     drafted = [d for d in prediction.depths if d]
     depth = round(statistics.mean(drafted)) if drafted else 1
     check = cost.pass_ratio(depth + 1)
     ratio = cost.draft_ratio(draft) if draft in cost.draft_step_s else 0.0
-    verdict = "wins" if measured >= 1.05 else "loses" if measured <= 0.95 else "breaks even"
+    verdict = verdict_of(spread) if spread is not None else \
+        "wins" if measured >= 1.05 else "loses" if measured <= 0.95 else "breaks even"
     cost_text = (f"a {depth + 1}-token check costs {check:.2f} single passes on {where}" if not prediction.shared_target
                  else "the draft is the target itself, so every draft step is a full target pass and the check "
                       "only adds the bonus position")
     lines = [
-        f"Speculative decoding {verdict} here ({measured:.2f}x): the {draft} draft costs {ratio:.2f} of a "
-        f"target pass per token and is accepted {_pct(prediction.acceptance)} of the time; {cost_text}.",
-        f"So a round commits {prediction.tokens_per_round:.2f} tokens for the time of "
+        f"Speculative decoding {verdict} here ({_measured_text(measured, spread, races)}): the {draft} draft costs "
+        f"{ratio:.2f} of a target pass per token and {_acceptance_text(prediction, counts, verb)}; {cost_text}.",
+        f"So a round commits {prediction.tokens_per_round:.2f} tokens in expectation for the time of "
         f"{prediction.seconds_per_round / cost.pass_s(1):.2f} single passes.",
     ]
     if plain_rounds:
         lines.append(f"{plain_rounds} of {len(prediction.depths)} rounds found no n-gram match and sampled the "
                      "target alone.")
-    if agrees(prediction.speedup, measured):
-        lines.append(f"The cost model predicts {prediction.speedup:.2f}x, within {AGREEMENT:.0%} of the measurement.")
+    inside = spread is not None and spread[0] <= prediction.speedup <= spread[1]
+    if inside or agrees(prediction.speedup, measured):
+        where_text = "inside the races' spread" if inside else f"within {AGREEMENT:.0%} of the measurement"
+        lines.append(f"The cost model predicts {prediction.speedup:.2f}x, {where_text}.")
     else:
         lines.append(f"The cost model predicts {prediction.speedup:.2f}x, off by more than {AGREEMENT:.0%}: "
                      "acceptance differs from position to position, or the machine was busier during one run "

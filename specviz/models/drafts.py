@@ -16,6 +16,7 @@ from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel
 
 KINDS = ("early-exit", "target", "lookup", "bf16", "model")
+MAX_NGRAM = 8  # longest n-gram prompt lookup matches (the command line's --draft lookup:N uses the same bound)
 
 
 class TokenizerMismatchError(ValueError):
@@ -61,7 +62,7 @@ def parse_draft(text: str) -> DraftSpec:
             return DraftSpec("target", temperature=float(options.get("temperature", 1.0)),
                              top_k=int(options.get("top_k", 0)))
         if kind in ("lookup", "prompt-lookup"):
-            return DraftSpec("lookup", ngram=int(arg) if arg else 3)
+            return DraftSpec("lookup", ngram=check_ngram(int(arg) if arg else 3))
         if kind == "bf16" and not arg:
             return DraftSpec("bf16")
         if kind == "model" and arg:
@@ -71,6 +72,13 @@ def parse_draft(text: str) -> DraftSpec:
     raise ValueError(
         f"bad draft {text!r}: use early-exit:K, target:temperature=T,top_k=K, lookup:N, bf16 or model:HUB_ID_OR_FOLDER"
     )
+
+
+def check_ngram(ngram: int) -> int:
+    """The n-gram length of prompt lookup, refused outside 1..MAX_NGRAM (a longer one never matches in practice)."""
+    if isinstance(ngram, bool) or not isinstance(ngram, int) or not 1 <= ngram <= MAX_NGRAM:
+        raise ValueError(f"the n-gram length N of lookup:N must be a whole number in 1..{MAX_NGRAM}, got {ngram!r}")
+    return ngram
 
 
 def shape_probs(probs: np.ndarray, *, top_k: int = 0, top_p: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -168,8 +176,7 @@ class LookupDraft(Draft):
     """
 
     def __init__(self, vocab_size: int, ngram: int = 3):
-        if ngram < 1:
-            raise ValueError("prompt lookup needs ngram >= 1")
+        check_ngram(ngram)
         self.vocab_size = vocab_size
         self.ngram = ngram
         self.label = f"lookup:{ngram}"

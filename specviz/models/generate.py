@@ -7,6 +7,7 @@ sample instead: the same processed p, FP32 tickets and correction-or-bonus strea
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -15,28 +16,30 @@ import numpy as np
 
 from specviz.core import (
     MAX_DEPTH,
-    BlockVerifier,
+    Categorical,
     Owner,
     Processor,
     RandomStreams,
     Trace,
-    Verifier,
     identity_processor,
     propose,
 )
+from specviz.core.block_verifier import tau_distribution
+from specviz.core.errors import VerificationError
 from specviz.core.processors import TopK, TopP, compose
-from specviz.core.trace import BonusEvent, ResultEvent, StopEvent
+from specviz.core.trace import BlockDecisionEvent, BonusEvent, ResultEvent, StopEvent
+from specviz.core.verification import check_verification, rule
+from specviz.core.verification import verifier_class as rule_verifier
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
+from specviz.models.event_data import event_views
+from specviz.models.limits import check_context
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel, encode_prompt
-from specviz.models.view import event_views
 
 ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
 PLAIN_LABEL = "plain"
-# The verifier class for each `Settings.verification`: tokenwise, or block verification (Sun et al. 2025),
-# which reads the same prefetched target pass, so it costs no extra forward.
-VERIFIERS: dict[str, type] = {"token": Verifier, "block": BlockVerifier}
+CHAIN_FAMILIES = ("token", "block")  # rules that verify one drafted chain: what a real-model round drafts
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class RoundRecord:
     target_forwards: int
     draft_target_forwards: int = 0
     plain: bool = False
+    expected_accepted: float | None = None  # block verification: E[kept drafts] on this drafted block (exact)
     events: list[dict] | None = None
     views: list[dict] | None = None
     trace: Trace | None = None
@@ -101,9 +105,28 @@ def origins_of(accepted: int, rejected: bool, n_tokens: int) -> tuple[str, ...]:
     return tuple([ACCEPTED] * accepted + tail)[:n_tokens]
 
 
+def block_expected_accepted(decision: BlockDecisionEvent) -> float:
+    """E[tau], the drafts block verification keeps in expectation on this drafted block (from the exact h_i)."""
+    return float(sum(i * w for i, w in enumerate(tau_distribution(decision.stop_probabilities))))
+
+
 def alpha_np(p: np.ndarray, q: np.ndarray) -> float:
-    """sum_x min(p(x), q(x)): the chance a draft from q is accepted against p (floats, for statistics)."""
-    return float(np.minimum(p, q).sum())
+    """sum_x min(p(x), q(x)) as a correctly rounded float sum (math.fsum: the same on every CPU).
+
+    numpy's own sum picks its summation order by the CPU's vector width, so the same probabilities can
+    sum to 1.0 on one machine and 0.9999999999999999 on another; fsum cannot.
+    """
+    overlap = np.minimum(p, q)
+    return min(1.0, math.fsum(overlap[overlap > 0].tolist()))
+
+
+def alpha_of(p: Categorical, q: Categorical) -> float:
+    """The chance a draft from q is accepted against p, for statistics: exactly 1.0 when q is p.
+
+    The exact test reads tickets, never this float; q = p (a draft that reads the target's own pass)
+    gives 1.0 on any CPU because the two distributions are compared exactly first.
+    """
+    return 1.0 if p == q else alpha_np(p.to_numpy(), q.to_numpy())
 
 
 def target_processor(settings: Settings) -> Processor:
@@ -123,11 +146,25 @@ def context_id(target: LoadedModel, draft: Draft | None, settings: Settings) -> 
 
 
 def verifier_class(settings: Settings) -> type:
-    """The verifier named by settings.verification (one place to choose it)."""
-    try:
-        return VERIFIERS[settings.verification]
-    except KeyError:
-        raise ValueError(f"unknown verification {settings.verification!r}; one of {', '.join(VERIFIERS)}") from None
+    """The core verifier for settings.verification, from the registry (specviz.core.verification).
+
+    Every playable rule reads the one prefetched target pass, so none costs an extra forward; a name
+    the registry does not know, or a rule only theory evaluates, raises VerificationError.
+    """
+    name = check_verification(settings.verification)
+    if rule(name).family not in CHAIN_FAMILIES:
+        chains = ", ".join(repr(n) for n in CHAIN_FAMILIES)
+        raise VerificationError(f"verification {name!r} ({rule(name).label}) needs a tree of drafts; real models "
+                                f"draft one chain, verified by {chains}")
+    return rule_verifier(name)
+
+
+def check_fits(target: LoadedModel, prompt_tokens: int, max_new_tokens: int,
+               draft_model: LoadedModel | None = None) -> None:
+    """ContextLengthError when the prompt plus max_new_tokens exceed the target's (or the draft model's) limit."""
+    for model in (target, draft_model):
+        if model is not None:
+            check_context(prompt_tokens, max_new_tokens, model.context_length, model=repr(model.name))
 
 
 class Session:
@@ -140,8 +177,11 @@ class Session:
                  *, draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False,
                  view_top_n: int | None = None):
         if not 1 <= settings.depth <= MAX_DEPTH:
-            raise ValueError(f"depth must be in 1..{MAX_DEPTH}")
+            raise ValueError(f"depth must be in 1..{MAX_DEPTH}, got {settings.depth!r}")
         verifier_cls = verifier_class(settings)
+        if isinstance(prompt, str):
+            prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
+        check_fits(target, len(prompt), settings.max_new_tokens, draft_model)  # before any draft is built
         self.target = target
         self.settings = settings
         self.top_n = top_n
@@ -153,8 +193,6 @@ class Session:
         self.draft: Draft | None = None if draft_spec is None else build_draft(
             draft_spec, target, self.target_model, target_processor=self.processor, top_k=settings.top_k,
             top_p=settings.top_p, draft_top_k=settings.draft_top_k, draft_model=draft_model)
-        if isinstance(prompt, str):
-            prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
         self.owner = Owner(settings.request_id, 0)
         self.stop_ids = frozenset() if settings.ignore_eos else frozenset(target.stop_ids)
         ctx = context_id(target, self.draft, settings)
@@ -230,9 +268,10 @@ class Session:
         if self.draft is not None:
             self.draft.sync(self.verifier.prefix)
         wall = time.perf_counter() - began
-        alphas = tuple(alpha_np(e.p.to_numpy(), e.q.to_numpy()) for e in trace.events
+        alphas = tuple(alpha_of(e.p, e.q) for e in trace.events
                        if e.kind in ("check", "block_check"))
         tokens = committed[:remaining]
+        decisions = trace.of_kind("block_decision")
         origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)
         record = RoundRecord(
             round_id=round_id, start=len(gen.tokens), drafted=drafted, tokens=tokens,
@@ -240,6 +279,7 @@ class Session:
             draft_forward_s=fwd1 - fwd0, draft_exact_s=(t1 - began) - (fwd1 - fwd0),
             target_forward_s=fwd2 - fwd1, verify_s=(t2 - t1) - (fwd2 - fwd1), wall_s=wall,
             target_forwards=count2 - count1, draft_target_forwards=count1 - count0, plain=not depth,
+            expected_accepted=block_expected_accepted(decisions[0]) if decisions else None,
             trace=trace if self.keep_raw else None,
             events=trace.to_dict(self.top_n)["events"] if self.top_n else None,
             views=event_views(trace, self.view_top_n) if self.view_top_n else None,

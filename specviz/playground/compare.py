@@ -97,7 +97,7 @@ def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]
 
 def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
     """The rule's decisions on the shared block, one short line each (numbers exact)."""
-    from .block_explain import fraction_text
+    from ..narration.block import fraction_text
 
     lines = []
     for e in side.trace.events:

@@ -13,6 +13,7 @@ import html
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .. import formats
 from . import style
 
 
@@ -41,10 +42,7 @@ class DrawStrip:
 
 def exact(value: Fraction) -> str:
     """A fraction as n/d ≈ decimal (an integer as itself)."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator} ≈ {float(value):.4f}"
+    return formats.fraction(value)
 
 
 # the page's column widths at 1280 px: the strip is drawn at this size and scales with its column

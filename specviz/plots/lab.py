@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import plotly.graph_objects as go
 
+from .. import formats
 from ..lab.float_verifier import CRASH, EngineComparison
 from ..lab.montecarlo import Fit
 from ..theory import ExactnessReport
@@ -17,15 +18,12 @@ from . import style
 
 
 def _frac(value: Fraction) -> str:
-    text = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
-    return text if len(text) <= 30 else f"≈ {float(value):.10g}"
+    return formats.fit(value, 30, 10)
 
 
 def short(value: Fraction | int, width: int = 14) -> str:
     """A table cell that fits a narrow column: the exact fraction when short, else ≈ 4 significant digits."""
-    value = Fraction(value)
-    text = str(value)
-    return text if len(text) <= width else f"≈ {float(value):.4g}"
+    return formats.fit(value, width)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -134,8 +132,7 @@ def plain_name(name: str) -> str:
 
 def decimal(value: Fraction | int) -> str:
     """One number format for a results table: 0 exactly, else 4 significant digits (exact values on demand)."""
-    value = Fraction(value)
-    return "0" if value == 0 else f"{float(value):.4g}"
+    return formats.significant(value)
 
 
 def results_rows(results: Mapping[str, EngineComparison], exact: bool = False) -> list[dict[str, str]]:

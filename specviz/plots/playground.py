@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import plotly.graph_objects as go  # noqa: F401 - the return type
 
+from .. import formats
 from ..core import Categorical
 from ..core.block_verifier import tau_distribution
 from ..core.trace import (
@@ -40,9 +41,7 @@ def _trace(kind: str, **properties) -> dict:
 
 def _short(value: Fraction) -> str:
     """A fraction short enough for an axis title: 9/13, else ≈ 0.6923 (hovers keep the exact value)."""
-    value = Fraction(value)
-    text = str(value)
-    return text if len(text) <= 9 else f"≈ {float(value):.4f}"
+    return formats.fit(value, 9, places=4)
 
 
 def probs(c: Categorical) -> list[Fraction]:

@@ -10,22 +10,18 @@ from fractions import Fraction
 
 import plotly.graph_objects as go  # noqa: F401 - the return type
 
+from .. import formats
 from ..playground.proof import Proof
 from . import style
 
 
 def exact(value: Fraction) -> str:
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    text = f"{value.numerator}/{value.denominator}"
-    return f"{text} ≈ {float(value):.4f}" if len(text) <= 24 else f"≈ {float(value):.6g}"
+    return formats.fraction_fit(value, 24)
 
 
 def short(value: Fraction) -> str:
     """An axis-title value: the fraction when short (9/13), else ≈ 4 significant digits."""
-    text = str(Fraction(value))
-    return text if len(text) <= 9 else f"≈ {float(value):.4g}"
+    return formats.fit(value, 9)
 
 
 def _bars(name: str, x: list[str], values, marker: dict, axis: str, hover: str, **extra) -> dict:

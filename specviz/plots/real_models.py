@@ -11,6 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from .. import formats
 from . import style
 
 Label = Callable[[int], str]
@@ -25,7 +26,7 @@ def origin_cue(origin: str) -> style.Cue:
     return PLAIN if origin == "target" else style.origin(origin)
 
 
-def short_int(n: int, digits: int = 12) -> str:
+def short_int(n: int, digits: int = formats.FULL_DIGITS) -> str:
     """An integer with thousands separators, or as m.mmm×10ⁿ (k digits) when it is longer than `digits`."""
     text = str(abs(n))
     if len(text) <= digits:

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theory
+from .. import formats, theory
 from ..core import MAX_DEPTH, Categorical
 from . import style
 
@@ -24,8 +24,7 @@ _SYMBOLS = ["circle", "diamond", "square", "triangle-up", "x", "star", "cross", 
 
 def _frac(value: Fraction | float) -> str:
     if isinstance(value, Fraction):
-        text = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
-        return text if len(text) <= 30 else f"{float(value):.10g}"
+        return formats.fit(value, 30, 10, mark="")
     return f"{value:.6g}"
 
 

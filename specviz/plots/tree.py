@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import plotly.graph_objects as go  # noqa: F401 - the return type
 
+from .. import formats
 from ..core import Categorical
 from ..core.trace import Event
 from . import style
@@ -256,8 +257,7 @@ def _panel_top(round_events: Sequence[Event], upto: int) -> float:
 
 
 def _short(value: Fraction) -> str:
-    text = str(Fraction(value))
-    return text if len(text) <= 9 else f"≈ {float(value):.4f}"
+    return formats.fit(value, 9, places=4)
 
 
 # --- the figure ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from .. import theory
+from .. import formats, theory
 from ..core import rule
 from ..scenario import Scenario
 from ..theory import VerificationRow
@@ -22,8 +22,7 @@ _LINES = {  # (label, colour, dash, marker): colour is never the only cue; label
 
 
 def _frac(value: Fraction) -> str:
-    text = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
-    return text if len(text) <= 30 else f"{float(value):.10g}"
+    return formats.fit(value, 30, 10, mark="")
 
 
 def accepted_by_depth(rows: Sequence[VerificationRow], current_depth: int | None = None, *,

@@ -49,12 +49,34 @@ def test_same_seed_same_tokens(tiny):
 
 
 def test_early_exit_at_full_depth_accepts_everything(tiny):
+    """q = p holds on any CPU: the draft reads the very pass the verifier reads (no second kernel, no batch shape)."""
+    from fractions import Fraction
+
     gen = _run(tiny, f"early-exit:{tiny.n_layers}", depth=4, seed=2, max_new_tokens=15)
     summary = summarize(gen, 4)
     assert summary.accepted == summary.drafted > 0
     assert summary.corrections == 0 and set(gen.origins) == {"accepted", "bonus"}
-    assert all(a == 1.0 for r in gen.rounds for a in r.alphas)
+    checks = [e for r in gen.rounds for e in r.trace.events if e.kind == "check"]
+    assert checks and all(e.p == e.q and e.acceptance == Fraction(1) for e in checks)  # exact, not float
+    assert all(a == 1.0 for r in gen.rounds for a in r.alphas)  # alpha_of compares exactly before any float sum
     assert summary.tokens_per_round == 5.0
+
+
+def test_alpha_is_a_correctly_rounded_sum_whatever_the_cpu():
+    """The float alpha statistic does not depend on numpy's vectorised summation order."""
+    import math
+
+    from specviz.core import fp32_weights
+    from specviz.models.generate import alpha_np, alpha_of
+
+    rng = np.random.default_rng(0)
+    weights = rng.random(50257).astype(np.float32)
+    p = fp32_weights(50257, range(50257), weights)
+    q = fp32_weights(50257, range(50257), weights[::-1].copy())
+    assert alpha_of(p, p) == 1.0 and alpha_of(p, fp32_weights(50257, range(50257), weights)) == 1.0
+    overlap = np.minimum(p.to_numpy(), q.to_numpy())
+    assert alpha_of(p, q) == alpha_np(p.to_numpy(), q.to_numpy()) == math.fsum(overlap.tolist())
+    assert alpha_np(p.to_numpy()[::-1].copy(), q.to_numpy()[::-1].copy()) == alpha_of(p, q)  # order-free
 
 
 def test_target_reprocessed_identically_accepts_everything(tiny):
@@ -151,20 +173,36 @@ def test_plain_sampling_is_reproducible_by_seed_and_uses_the_exact_core(tiny):
 
 def test_the_verifier_is_chosen_in_one_place(tiny):
     from specviz.core import Verifier
-    from specviz.models.generate import VERIFIERS
+    from specviz.core.errors import VerificationError
+    from specviz.core.verification import rule
+    from specviz.models.generate import verifier_class
 
-    assert VERIFIERS["token"] is Verifier
+    assert rule("token").verifier_class is Verifier and verifier_class(Settings()) is Verifier
     assert type(Session(tiny, parse_draft("lookup"), Settings(), PROMPT).verifier) is Verifier
-    with pytest.raises(ValueError, match="unknown verification 'nope'"):
+    with pytest.raises(VerificationError, match="verification must be one of .*got 'nope'"):
         Session(tiny, parse_draft("lookup"), Settings(verification="nope"), PROMPT)
+    with pytest.raises(VerificationError, match="'exact-match'.*evaluated by theory only"):
+        Session(tiny, parse_draft("lookup"), Settings(verification="exact-match"), PROMPT)
+
+
+def test_a_tree_rule_is_refused_on_real_models_in_words():
+    from specviz.core.errors import VerificationError
+    from specviz.models.generate import verifier_class
+
+    try:
+        verifier_class(Settings(verification="multi:2"))
+    except VerificationError as error:  # before the core has a tree verifier: "theory only"; after: "a tree"
+        assert "'multi:2'" in str(error)
+    else:
+        pytest.fail("multi:2 was accepted for a chain of drafts")
 
 
 def test_block_verification_runs_on_the_same_target_pass(tiny):
     from specviz.core import BlockVerifier
-    from specviz.models.generate import VERIFIERS
-    from specviz.models.view import event_views
+    from specviz.models.event_data import event_views
+    from specviz.models.generate import verifier_class
 
-    assert VERIFIERS["block"] is BlockVerifier
+    assert verifier_class(Settings(verification="block")) is BlockVerifier
     gen = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
     again = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
     assert gen.tokens == again.tokens and len(gen.tokens) == 12

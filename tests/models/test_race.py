@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import statistics
 
 import pytest
 
@@ -19,10 +20,11 @@ def _cost_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SPECVIZ_CACHE_DIR", str(tmp_path))
 
 
-def _race(model, seed: int, draft: str = "lookup:3", **kw):
+def _race(model, seed: int, draft: str = "lookup:3", verification: str = "token", **kw):
     cost = CostModel(model.name, model.device_name, (0.01, 0.012, 0.014, 0.016, 0.018, 0.02),
                      {draft: 0.0})
-    return race(model, PROMPT, parse_draft(draft), Settings(depth=5, seed=seed, max_new_tokens=10), cost=cost, **kw)
+    return race(model, PROMPT, parse_draft(draft), Settings(depth=5, seed=seed, max_new_tokens=10,
+                                                            verification=verification), cost=cost, **kw)
 
 
 def test_both_legs_are_reproducible_by_seed(tiny):
@@ -39,11 +41,17 @@ def test_both_legs_are_reproducible_by_seed(tiny):
         a.speculative.generation.context_id.replace("draft=lookup:3", "")
 
 
+LINE = (r"speedup: \d+\.\d\dx, median of 3 interleaved races \(spread \d+\.\d\dx to \d+\.\d\dx\): "
+        r"speculative decoding (wins|loses|shows no measurable difference) against plain sampling")
+
+
 def test_the_speedup_line_and_prediction(tiny):
     result = _race(tiny, 1)
     line = result.line()
-    assert re.fullmatch(r"speedup: \d+\.\d\dx \(speculative \d+\.\d tokens/s, plain \d+\.\d tokens/s\)", line)
-    assert result.speedup == pytest.approx(result.speculative.tokens_per_s / result.plain.tokens_per_s)
+    # issue 20: the line gives the median of interleaved races and its spread (was one race's speedup)
+    assert re.fullmatch(LINE, line)
+    assert all(t.speedup == pytest.approx(t.speculative.tokens_per_s / t.plain.tokens_per_s) for t in result.trials)
+    assert result.speedup == statistics.median(result.speedups)
     assert result.prediction is not None and result.prediction.depths == tuple(
         len(r.drafted) for r in result.speculative.generation.rounds)
     assert "The cost model predicts" in result.explanation
@@ -53,9 +61,41 @@ def test_the_speedup_line_and_prediction(tiny):
 
 def test_progress_reports_each_leg_in_order(tiny):
     seen: list[str] = []
-    _race(tiny, 2, progress=lambda leg, session, record: seen.append(leg))
+    _race(tiny, 2, progress=lambda leg, session, record: seen.append(leg), trials=1)
     assert seen[0] == "plain" and seen[-1] == "speculative"
     assert seen == sorted(seen, key=["plain", "speculative"].index)
+
+
+def test_races_are_interleaved_over_consecutive_seeds(tiny):
+    """The plain run does not always go first: load from elsewhere hits both legs alike."""
+    order: list[tuple[str, int]] = []
+    result = _race(tiny, 5, progress=lambda leg, session, record: order.append((leg, session.settings.seed)),
+                   trials=3)
+    runs = [key for i, key in enumerate(order) if i == 0 or order[i - 1] != key]
+    assert runs == [("plain", 5), ("speculative", 5), ("speculative", 6), ("plain", 6), ("plain", 7),
+                    ("speculative", 7)]
+    assert [t.seed for t in result.trials] == [5, 6, 7]
+    assert [t.plain_first for t in result.trials] == [True, False, True]
+    again = _race(tiny, 5, trials=1)
+    assert again.speculative.generation.tokens == result.speculative.generation.tokens  # race 0 is the seed's own
+    with pytest.raises(ValueError, match="trials must be a whole number >= 1, got 0"):
+        _race(tiny, 5, trials=0)
+
+
+def test_the_verdict_needs_the_spread_to_exclude_one():
+    from specviz.models.cost import verdict_of
+
+    assert verdict_of((1.02, 1.3)) == "wins" and verdict_of((0.5, 0.98)) == "loses"
+    assert verdict_of((0.97, 1.11)) == verdict_of((1.0, 1.2)) == "shows no measurable difference"
+
+
+def test_block_prediction_uses_block_theory_and_names_denominators(tiny):
+    result = _race(tiny, 3, draft="early-exit:1", verification="block", trials=1)
+    s = result.speculative.summary
+    expected = [1 + r.expected_accepted for r in result.speculative.generation.rounds if r.drafted]
+    assert s.expected_basis.startswith("block verification")
+    assert s.expected_tokens_per_round == pytest.approx(sum(expected) / len(expected))
+    assert f"had {s.accepted} of {s.checks} checked drafts kept" in result.explanation
 
 
 def test_cli_race_ends_with_the_speedup_line(tiny_dir):
@@ -66,5 +106,6 @@ def test_cli_race_ends_with_the_speedup_line(tiny_dir):
                  "--temperature", "0.5", "--max-new-tokens", "8", "--race", "--no-chat"], out=out, err=err)
     assert code == 0, err.getvalue()
     lines = out.getvalue().strip().splitlines()
-    assert re.fullmatch(r"speedup: \d+\.\d\dx \(speculative \d+\.\d tokens/s, plain \d+\.\d tokens/s\)", lines[-1])
+    assert re.fullmatch(LINE, lines[-1])  # issue 20: median and spread of interleaved races
+    assert any(line.startswith("races: seed 1 (plain first)") for line in lines)
     assert "--- plain (plain) ---" in lines and "--- speculative (lookup:3) ---" in lines

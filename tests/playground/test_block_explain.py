@@ -6,8 +6,8 @@ from fractions import Fraction as F
 
 from specviz.core import Trace
 from specviz.core.trace import BlockCheckEvent, BlockDecisionEvent, ScaledCorrectionEvent
-from specviz.playground import block_explain
-from specviz.playground.block_explain import fraction_text, narrate, narrate_event
+from specviz.narration import block as block_explain
+from specviz.narration.block import fraction_text, narrate, narrate_event
 from specviz.scenario import Scenario, Table, play_round
 
 EXAMPLE = Scenario(vocab=("a", "b"), target=Table((1, 2)), draft=Table((2, 1)), depth=2, verification="block")
@@ -85,7 +85,7 @@ def test_non_block_traces_narrate_nothing():
 
 
 def test_a_callers_formats_write_every_number():
-    from specviz.playground.block_explain import Formats
+    from specviz.narration.block import Formats
 
     marked = Formats(fraction=lambda v: f"F[{v}]", exact=lambda v: f"E[{v}]", draw=lambda d, r: f"D[{d}/{r}]")
     for played in rounds(EXAMPLE, range(20)):
@@ -99,7 +99,7 @@ def test_a_callers_formats_write_every_number():
 
 
 def test_long_numbers_are_abbreviated_in_the_playgrounds_formats():
-    from specviz.playground import view
+    from specviz.playground import narrative as view
 
     long = F(10**20 + 1, 3 * 10**20)
     assert view.VIEW_FORMATS.exact(long) == "≈ 0.3333" and view.VIEW_FORMATS.exact(F(1, 3)) == "1/3"

@@ -15,7 +15,9 @@ from specviz.core.trace import (
     ResultEvent,
     ScaledCorrectionEvent,
 )
-from specviz.playground import block_explain, form, many_rounds, presets, proof, share, state, view
+from specviz.narration import block as block_explain
+from specviz.playground import form, many_rounds, presets, proof, share, state
+from specviz.playground import narrative as view
 from specviz.playground.explain import PlaygroundError
 from specviz.plots import playground as plots
 from specviz.plots import style

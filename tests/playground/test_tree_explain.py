@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from specviz.playground import block_explain, presets, state, view
-from specviz.playground.block_explain import fraction_text
-from specviz.playground.tree_explain import narrate_event
+from specviz import narration
+from specviz.narration.block import fraction_text
+from specviz.narration.tree import narrate_event
+from specviz.playground import narrative as view
+from specviz.playground import presets, state
 from specviz.scenario import play
 
 
 def tree_events(name="far apart", verification="multi:2", rounds=6, **changes):
     s = presets.apply_preset(presets.default_scenario(), name).with_changes(verification=verification, **changes)
     timeline = state.timeline_for(s)
-    timeline.ensure_rounds(rounds)
-    return s, timeline.events
+    played = timeline.ensure_rounds(rounds)
+    # the timeline is shared (memoized): another test may have played it further, so cut it at `rounds`
+    return s, timeline.events[: timeline.starts[rounds]] if played > rounds else timeline.events
 
 
 def test_every_tree_event_is_narrated_with_its_numbers():
@@ -45,11 +48,11 @@ def test_every_tree_event_is_narrated_with_its_numbers():
 def test_block_explain_hands_tree_events_on_and_the_page_shows_them():
     s, events = tree_events("close", "multi:2", rounds=2)
     for step, event in enumerate(events):
-        told = block_explain.narrate_event(event, s.vocab)
+        told = narration.rule_event(event, s.vocab)  # the block narration, then the tree's (one dispatch)
         assert (told is not None) == (event.kind in ("tree_draft", "tree_check") or hasattr(event, "path"))
         shown = view.step_view(s, step)
         if told is not None:
-            assert shown.headline == block_explain.narrate_event(event, s.vocab, view.VIEW_FORMATS)[0]
+            assert shown.headline == narration.rule_event(event, s.vocab, narration.PAGE)[0]
         assert view.PHASE_TITLES[shown.phase]
 
 

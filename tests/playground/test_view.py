@@ -3,7 +3,8 @@
 from fractions import Fraction
 
 from specviz.core.trace import CheckEvent, CorrectionEvent
-from specviz.playground import presets, state, view
+from specviz.playground import narrative as view
+from specviz.playground import presets, state
 from specviz.scenario import Table
 
 
@@ -88,9 +89,11 @@ def test_pending_drafts_and_html():
     s = scenario("close")
     v = view.step_view(s, s.depth - 1)  # last draft of round 0
     assert v.phase == "draft" and len(view.pending_drafts(v)) == s.depth
-    html = view.committed_html(v, s.vocab)
+    from specviz.plots.committed_text import committed_html
+
+    html = committed_html(v, s.vocab)
     assert html.count("<span") == s.depth and "font-style:italic" in html
-    empty = view.committed_html(view.step_view(s, 0), s.vocab)
+    empty = committed_html(view.step_view(s, 0), s.vocab)
     assert "<sup>" in empty
 
 
@@ -103,13 +106,14 @@ def test_markov_theory_note():
 def test_long_integers_are_abbreviated_with_exact_values_on_demand():
     from fractions import Fraction
 
-    from specviz.playground import view as v
+    from specviz.playground import narrative as v
 
     long = Fraction(3**80, 2**130)
     text = v.fmt_fraction(long)
     assert "digit fraction" in text and str(3**80) not in text and len(text) < 50
     assert v.fmt_fraction(Fraction(3, 10)) == "3/10 ≈ 0.3000"
-    assert v.fmt_int(10**30) == "100000…000 (31 digits)" and v.fmt_int(12345) == "12345"
+    # issue 17: one rule for long integers everywhere (specviz.formats): 6 digits at each end, as the CLI wrote them
+    assert v.fmt_int(10**30) == "100000…000000 (31 digits)" and v.fmt_int(12345) == "12345"
     s = presets.default_scenario().with_changes(
         target=Table((Fraction(1, 3**60), 1, 2, 3, 4, 5)), draft=Table((1, 1, 1, 1, 1, 1)))
     timeline = state.timeline_for(s)

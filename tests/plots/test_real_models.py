@@ -54,7 +54,7 @@ def test_race_figure():
 def test_block_check_and_decision_texts_name_every_number():
     from fractions import Fraction
 
-    from specviz.models.view import _exact
+    from specviz.models.event_data import _exact
 
     view = {"kind": "block_check", "position": 1, "token": 3, "p_token": _exact(Fraction(1, 4)),
             "q_token": _exact(Fraction(1, 2)), "previous_weight": _exact(Fraction(1)), "weight": _exact(Fraction(1, 2)),

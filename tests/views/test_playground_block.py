@@ -7,8 +7,9 @@ from streamlit.testing.v1 import AppTest
 
 from specviz import gallery
 from specviz.core.trace import BlockCheckEvent, BlockDecisionEvent, ResultEvent
-from specviz.playground import block_explain, presets, share, state
-from specviz.playground.view import VIEW_FORMATS
+from specviz.narration import block as block_explain
+from specviz.playground import presets, share, state
+from specviz.playground.narrative import VIEW_FORMATS
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "playground.py")
 EXAMPLE = gallery.BY_SLUG["block-verification"].scenario

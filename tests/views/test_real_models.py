@@ -116,3 +116,25 @@ def test_block_verification_switch_narrates_the_block_decision(tiny_dir):
     assert any("Generated with early-exit:1, block verification" in s.value for s in at.subheader)
     text = _texts(at)
     assert "h = " in text and "Exact test: draw" in text and "Decision: the last hit is at draft" in text
+
+
+def test_the_verdict_is_the_median_of_interleaved_races_with_its_spread(tiny_dir):
+    at = _page(tiny_dir)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    outcome = at.session_state["rm_result"]["race"]
+    banner = {"wins": at.success, "loses": at.warning}.get(outcome.verdict, at.info)
+    assert any(b.value == f"**{outcome.line()}**" for b in banner)
+    assert "median of 3 interleaved races" in outcome.line()
+    captions = "\n".join(c.value for c in at.caption)
+    assert "seed 1 (plain first)" in captions and "seed 2 (speculative first)" in captions
+    assert "same law, different sample" in captions
+    assert f"{outcome.speculative.summary.accepted} of {outcome.speculative.summary.drafted} committed" in captions
+
+
+def test_beyond_the_context_length_is_refused_in_one_line(tiny_dir):
+    at = _page(tiny_dir, rm_race=False, rm_max_new=256)  # the tiny model holds 256 positions; the prompt has 8
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "context length of 256" in error and "8 tokens" in error and "\n" not in error

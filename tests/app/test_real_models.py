@@ -1,25 +1,12 @@
-"""The Real models page's plumbing: presets to widgets, background loads, throttled live rendering."""
+"""The Real models page's app side: presets to widgets, background loads, throttled live rendering."""
 
 from __future__ import annotations
 
 import pytest
 
+from specviz.app.real_models import BackgroundLoad, Throttle, draft_from_widgets, follow, preset_state
 from specviz.models.drafts import DraftSpec
-from specviz.models.page_support import BackgroundLoad, Throttle, draft_from_widgets, follow, preset_state
-from specviz.models.presets import DEFAULT, PRESETS, by_name
-
-
-def test_presets_tell_the_story_in_order():
-    assert DEFAULT is PRESETS[0] and DEFAULT.draft_spec.kind == "lookup"
-    assert 0.3 <= DEFAULT.temperature <= 0.5 and "Repeat this text" in DEFAULT.prompt
-    kinds = [p.draft_spec.kind for p in PRESETS]
-    assert kinds == ["lookup", "early-exit", "early-exit", "bf16"]
-    assert PRESETS[2].draft_spec.layers == 30  # SmolLM2's full depth: q = p
-    assert by_name(PRESETS[1].name) is PRESETS[1]
-    with pytest.raises(ValueError, match="unknown preset"):
-        by_name("nope")
-    settings = DEFAULT.settings(seed=7)
-    assert (settings.seed, settings.depth, settings.temperature) == (7, DEFAULT.depth, DEFAULT.temperature)
+from specviz.models.presets import DEFAULT, PRESETS
 
 
 def test_preset_state_sets_the_widgets_and_clips_early_exit():

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .. import formats
 from ..core.block_verifier import tau_distribution
 from ..core.trace import BlockCheckEvent, BlockDecisionEvent, Event, ScaledCorrectionEvent
 
@@ -27,15 +28,11 @@ POSITIONS = ("Positions count from 0; w_i, h_i and τ count drafts kept (keeping
 
 def fraction_text(value: Fraction | int, digits: int = 4) -> str:
     """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator} ≈ {float(value):.{digits}f}"
+    return formats.fraction(value, digits)
 
 
 def _exact(value: Fraction | int) -> str:
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return formats.exact(value)
 
 
 def _operand(value: Fraction | int, exact: Callable[[Fraction | int], str] = _exact) -> str:
@@ -140,16 +137,14 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a block verification or draft-tree event; None for any other event."""
+    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree``)."""
     if isinstance(event, BlockCheckEvent):
         return _check(event, vocab, formats)
     if isinstance(event, BlockDecisionEvent):
         return _decision(event, vocab, formats)
     if isinstance(event, ScaledCorrectionEvent):
         return _correction(event, vocab, formats)
-    from . import tree_explain  # the tree's narration lives beside this one; imported late (it imports us)
-
-    return tree_explain.narrate_event(event, vocab, formats)
+    return None
 
 
 def narrate(events: Iterable[Event], vocab: Sequence[str], formats: Formats = EXACT) -> list[str]:

@@ -1,4 +1,4 @@
-"""What the page shows at one step: the narrative with exact fractions, the coloured text, history, stats.
+"""The Playground's narrative at one step: headline and sentences, the coloured text, history, stats.
 
 ``step_view(scenario, step)`` is a pure function of its arguments (through the memoized
 timeline); the page renders the returned data and the plots module draws its figures.
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
+from .. import formats, narration
 from ..core.trace import (
     BlockCheckEvent,
     BlockDecisionEvent,
@@ -21,88 +22,30 @@ from ..core.trace import (
     Event,
     ResultEvent,
     ScaledCorrectionEvent,
-    StopEvent,
     TreeCheckEvent,
     TreeCorrectionEvent,
 )
 from ..core.verification import rule
 from ..scenario import Scenario
-from . import block_explain
 from .state import Timeline, timeline_for
 
-LONG_DIGITS = 12  # integers longer than this are abbreviated in the narration (exact values in an expander)
-
-
-def fmt_int(value: int) -> str:
-    """'123' as is; a long integer as '123456…890 (80 digits)', short enough for a projected sentence."""
-    text = str(value)
-    if len(text.lstrip("-")) <= LONG_DIGITS:
-        return text
-    return f"{text[:6]}…{text[-3:]} ({len(text.lstrip('-'))} digits)"
-
-
-def is_long(value: Fraction | int) -> bool:
-    value = Fraction(value)
-    return max(len(str(abs(value.numerator))), len(str(value.denominator))) > LONG_DIGITS
-
-
-def fmt_fraction(value: Fraction | int, digits: int = 4) -> str:
-    """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'.
-
-    A fraction of long integers reads '≈ 0.3000 (exact: 80-digit fraction)'; the page lists it in full.
-    """
-    value = Fraction(value)
-    if value.denominator == 1:
-        return fmt_int(value.numerator)
-    if is_long(value):
-        return f"≈ {float(value):.{digits}f} (exact: {len(str(value.denominator))}-digit fraction)"
-    exact = f"{value.numerator}/{value.denominator}"
-    return f"{exact} ≈ {float(value):.{digits}f}"
-
-
-def fmt_draw(draw: int, draw_range: int) -> str:
-    """The integer draw over its range and the point it marks on [0, 1)."""
-    return f"draw {fmt_int(draw)} of 0..{fmt_int(draw_range - 1)} (u = {fmt_fraction(Fraction(draw, draw_range))})"
-
-
-def exact_values(event: Event, vocab: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(name, exact value) of every number the narration of this event abbreviates (empty: none is long)."""
-    values: list[tuple[str, Fraction | int]] = []
-    draw = getattr(event, "draw", None)
-    if draw is not None:
-        values += [("draw", event.draw), ("draw range", event.draw_range)]
-    token = getattr(event, "token", None)
-    if isinstance(event, CheckEvent):
-        x = vocab[event.token]
-        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("min(1, p(x)/q(x))", event.acceptance)]
-    elif isinstance(event, BlockCheckEvent):
-        x, i = vocab[event.token], event.position + 1
-        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), (f"w_{i - 1}", event.previous_weight),
-                   (f"w_{i}", event.weight), (f"h_{i}", event.stop_probability)]
-        if event.residual_mass is not None:
-            values.append((f"ρ_{i}", event.residual_mass))
-    elif isinstance(event, BlockDecisionEvent):
-        values += [(f"w_{i}", w) for i, w in enumerate(event.weights)]
-        values += [(f"h_{i}", h) for i, h in enumerate(event.stop_probabilities)]
-    elif isinstance(event, DraftEvent):
-        values.append((f"q({vocab[token]})", event.q.prob(token)))
-    elif isinstance(event, CorrectionEvent):
-        values += [("residual mass", event.residual_mass), (f"r({vocab[token]})", event.residual.prob(token))]
-        if isinstance(event, ScaledCorrectionEvent):
-            values.append(("scale w_τ", event.scale))
-    elif isinstance(event, BonusEvent):
-        values.append((f"p({vocab[token]})", event.p.prob(token)))
-    if not any(is_long(v) for _, v in values):
-        return []
-    return [(name, str(Fraction(v))) for name, v in values]
+# the page's number formats and folded exact values come from the one narration (specviz.formats' rule)
+fmt_int = formats.abbreviate
+fmt_fraction = formats.fraction_folded
+fmt_draw = formats.draw
+is_long = formats.is_long
+exact_values = narration.exact_values
+exact_values_html = narration.exact_values_html
+origin_of = narration.origin_of
+VIEW_FORMATS = narration.PAGE.block_formats
 
 
 def label(scenario: Scenario, token: int) -> str:
-    return f"‘{scenario.vocab[token]}’"
+    return narration.label(scenario.vocab, token)
 
 
 def text_of(scenario: Scenario, tokens: tuple[int, ...] | list[int]) -> str:
-    return " ".join(scenario.vocab[t] for t in tokens) if tokens else "(empty)"
+    return narration.text_of(scenario.vocab, tokens)
 
 
 @dataclass(frozen=True)
@@ -191,105 +134,6 @@ def phase_of(event: Event) -> str:
     if isinstance(event, TreeCorrectionEvent):
         return "tree_correction"
     return "scaled_correction" if isinstance(event, ScaledCorrectionEvent) else event.kind
-
-
-def _short_exact(value: Fraction | int) -> str:
-    """An exact value for a formula: '3/10', or '≈ 0.3000' when its integers are long (the expander lists it)."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return fmt_int(value.numerator)
-    return f"≈ {float(value):.4f}" if is_long(value) else block_explain._exact(value)
-
-
-VIEW_FORMATS = block_explain.Formats(fraction=fmt_fraction, exact=_short_exact, draw=fmt_draw)
-
-
-def origin_of(event: Event) -> str | None:
-    if isinstance(event, (CheckEvent, TreeCheckEvent)):
-        return "accepted" if event.accepted else None
-    if isinstance(event, CorrectionEvent):
-        return "correction"
-    if isinstance(event, BonusEvent):
-        return "bonus"
-    return None
-
-
-def _narrate(scenario: Scenario, event: Event, drafted: list[int]) -> tuple[str, list[str]]:
-    r = event.round_id
-    told = block_explain.narrate_event(event, scenario.vocab, VIEW_FORMATS)
-    if told is not None:
-        return told
-    if isinstance(event, DraftEvent):
-        q = event.q.prob(event.token)
-        if scenario.draft.rows is None:
-            context = "the same at every position"
-        elif event.prefix:
-            context = f"its row after the previous token {label(scenario, event.prefix[-1])}"
-        else:
-            context = "its start row (nothing before)"
-        head = (f"Round {r}, drafting position {event.position}: the draft samples {label(scenario, event.token)} "
-                f"from q")
-        return head, [
-            f"q is the draft's distribution: {context}.",
-            f"The {fmt_draw(event.draw, event.draw_range)} lands on {label(scenario, event.token)}, "
-            f"whose probability is q({scenario.vocab[event.token]}) = {fmt_fraction(q)}.",
-            f"Drafted so far this round: **{text_of(scenario, drafted)}**.",
-        ]
-    if isinstance(event, CheckEvent):
-        x = scenario.vocab[event.token]
-        verdict = "accepted" if event.accepted else "rejected"
-        compare = "<" if event.accepted else "≥"
-        head = f"Round {r}, checking position {event.position}: {label(scenario, event.token)} is {verdict}"
-        lines = [
-            f"Proposed token x = {label(scenario, event.token)}: p({x}) = {fmt_fraction(event.p_token)}, "
-            f"q({x}) = {fmt_fraction(event.q_token)}.",
-            f"Acceptance probability min(1, p(x)/q(x)) = {fmt_fraction(event.acceptance)}.",
-            f"The acceptance {fmt_draw(event.draw, event.draw_range)}: u {compare} "
-            f"{fmt_fraction(event.acceptance)}, so x is **{verdict}**"
-            + (" and committed." if event.accepted else "; a correction is drawn from the residual next."),
-        ]
-        return head, lines
-    if isinstance(event, CorrectionEvent):
-        overlap = 1 - event.residual_mass
-        head = (f"Round {r}, rejection at position {event.position}: the correction {label(scenario, event.token)} "
-                f"is drawn from the residual")
-        return head, [
-            "The residual (p − q)+ is the part of p that sticks out above q.",
-            f"Its mass is 1 − Σ min(p, q) = 1 − {fmt_fraction(overlap)} = {fmt_fraction(event.residual_mass)}; "
-            "dividing by it gives the normalized residual.",
-            f"The correction {fmt_draw(event.draw, event.draw_range)} picks {label(scenario, event.token)} "
-            f"with residual probability {fmt_fraction(event.residual.prob(event.token))}; the round ends here.",
-        ]
-    if isinstance(event, BonusEvent):
-        kept = "kept" if scenario.verification == "block" else "accepted"
-        head = f"Round {r}: all {event.position} drafts {kept}, bonus token {label(scenario, event.token)}"
-        return head, [
-            f"Every draft was {kept}, so the target's distribution p after the last draft "
-            f"{label(scenario, event.prefix[-1])} gives one more token for free.",
-            f"The bonus {fmt_draw(event.draw, event.draw_range)} picks {label(scenario, event.token)} with "
-            f"p = {fmt_fraction(event.p.prob(event.token))}.",
-        ]
-    if isinstance(event, StopEvent):
-        if event.stage == "draft":
-            head = (f"Round {r}: the draft drew the stop token {label(scenario, event.token)}, so the block ends "
-                    f"early")
-            how = "jointly (block verification)" if scenario.verification == "block" else "as usual"
-            return head, [f"The block has {event.position + 1} of {scenario.depth} proposals; the verifier checks "
-                          f"them {how}."]
-        head = f"Round {r}: the stop token {label(scenario, event.token)} was committed, so the request stops"
-        return head, ["No further round can be played from this text: press Reset or New seed."]
-    assert isinstance(event, ResultEvent)
-    kept = "kept" if scenario.verification == "block" else "accepted"
-    parts = [f"{event.accepted_drafts} {kept} draft" + ("" if event.accepted_drafts == 1 else "s")]
-    if event.rejected:
-        parts.append("1 correction")
-    elif not event.stopped or len(event.tokens) > event.accepted_drafts:
-        parts.append("1 bonus")
-    count = len(event.tokens)
-    head = f"Round {r} commits {count} token{'' if count == 1 else 's'}: {text_of(scenario, event.tokens)}"
-    return head, [f"That is {' + '.join(parts)}.",
-                  "Next round drafts again from the committed text." if not event.stopped else
-                  "The request has stopped."]
 
 
 def _history(scenario: Scenario, timeline: Timeline, upto_round: int) -> list[HistoryRow]:
@@ -396,35 +240,10 @@ def step_view(scenario: Scenario, step: int) -> StepView:
         expected_accepted = None
     stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, a, expected, note,
                   scenario.verification, expected_accepted, sum(h.accepted for h in history))
-    head, lines = _narrate(scenario, event, drafted)
+    head, lines = narration.sentences(event, narration.Setting.of(scenario), drafted)
     finished = isinstance(event, ResultEvent) and event.stopped
     return StepView(step, known, round_id, step - start, len(round_events), event, phase_of(event), head, lines,
                     committed, drafted, history, stats, finished, list(round_events))
-
-
-def _chip(text: str, cue, pending: bool = False) -> str:
-    border = {"solid": "solid", "dash": "dashed", "dot": "dotted"}.get(cue.dash, "solid")
-    style = (f"display:inline-block;margin:2px 3px;padding:1px 8px;border:3px {border} {cue.color};"
-             f"border-radius:8px;color:{cue.color};font-weight:600;")
-    if pending:
-        style += "opacity:0.75;font-style:italic;"
-    return f"<span style='{style}'>{html.escape(text)}<sup>&nbsp;{cue.glyph}</sup></span>"
-
-
-def committed_html(view: StepView, vocab: tuple[str, ...], large: bool = False) -> str:
-    """The committed text as chips coloured by origin (colour + border style + glyph), pending drafts after it.
-
-    large: presenter type (the chips grow with the rest of the page).
-    """
-    from ..plots import style
-
-    chips = [_chip(style.token_label(t.text), style.origin(t.origin)) for t in view.committed]
-    pending = pending_drafts(view)
-    chips += [_chip(style.token_label(vocab[t]), style.role("q"), pending=True) for t in pending]
-    if not chips:
-        chips = ["<span style='color:#777'>(nothing committed yet)</span>"]
-    size = "font-size:1.6rem;line-height:2.3" if large else "line-height:2.2"
-    return f"<div style='{size}'>" + "".join(chips) + "</div>"
 
 
 def pending_drafts(view: StepView) -> list[int]:
@@ -503,12 +322,3 @@ COMPACT_TABLE_CSS = ("<style>.specviz-compact {overflow-x: auto} .specviz-compac
 def compact(table: str) -> str:
     """A markdown or HTML table inside the compact wrapper (markdown between blank lines in a div still renders)."""
     return f"<div class='specviz-compact'>{COMPACT_TABLE_CSS}\n\n{table}\n\n</div>"
-
-
-def exact_values_html(values: list[tuple[str, str]]) -> str:
-    """The step's long numbers in full, folded (a details element inside the narration, not a widget)."""
-    if not values:
-        return ""
-    items = "".join(f"<li>{html.escape(name)} = <code style='word-break:break-all'>{html.escape(value)}</code></li>"
-                    for name, value in values)
-    return f"<details><summary>Exact values of this step (long integers in full)</summary><ul>{items}</ul></details>"

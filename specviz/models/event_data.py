@@ -5,12 +5,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from specviz import formats
 from specviz.core import Categorical, Trace
 
 
 def _exact(value: Fraction) -> dict[str, Any]:
-    return {"exact": f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator),
-            "float": float(value)}
+    """A value as JSON-ready data: its exact text (every digit) and its float."""
+    return {"exact": formats.exact(value), "float": float(value)}
 
 
 def _top(c: Categorical, n: int, extra: tuple[int, ...] = ()) -> list[int]:

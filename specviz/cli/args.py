@@ -19,6 +19,8 @@ from typing import Any
 
 MIN_TEMPERATURE = 1e-6  # far below it float32 logits / T overflow; a tiny T is greedy in effect anyway
 MAX_ROUNDS = 1000  # rounds `play` narrates in one call
+MAX_TOP_N = 1000  # entries of each distribution --json keeps: 50,257 would write tens of MB per token
+MAX_NGRAM = 8  # lookup drafts match at most this many tokens (specviz.models' draft specs agree)
 DEVICE_PATTERN = re.compile(r"auto|cpu|mps|cuda(:\d+)?")
 GREEDY_HINT = ("0 would mean greedy decoding (always the most likely token), which leaves no distribution to "
                "sample from; for greedy use {top_k_1} (with any temperature)")
@@ -129,6 +131,19 @@ def read_model(text: str) -> str:
     return text.strip()
 
 
+def seed_range() -> tuple[int, int]:
+    """The seeds every part of specviz accepts: the Playground's range (0 .. 2^53 − 1, exact in a browser)."""
+    from specviz.playground.form import SEED_MAX
+
+    return 0, SEED_MAX
+
+
+def read_seed(text: str) -> int:
+    """--seed: a whole number in the Playground's range, so a seed on the command line replays on the page."""
+    low, high = seed_range()
+    return int_in(low, high, note="the Playground's range, 2^53 − 1 at most")(text)
+
+
 def read_preset(text: str) -> str:
     """play --preset: one of the Playground's presets."""
     from specviz.playground.presets import PRESETS
@@ -138,13 +153,60 @@ def read_preset(text: str) -> str:
     return text
 
 
+def _verification_names() -> dict[str, str]:
+    """Every word --verification accepts (lower case) and the rule it names: names and short labels."""
+    from specviz.core.verification import playable_names, rule
+
+    words = {}
+    for name in playable_names():
+        words[name] = name
+        words.setdefault(rule(name).short.lower(), name)
+    return words
+
+
+def verification_allowed() -> str:
+    """The playable rules as --help lists them, in the registry's words: 'token (tokenwise), block (...)'."""
+    from specviz.core.verification import MAX_WIDTH, playable_names, rule
+
+    names = [f"{name} ({rule(name).label})" for name in playable_names()]
+    trees = [f"{family}:K" for family in ("multi", "multi-distinct") if rule(f"{family}:1").playable]
+    if trees:
+        names.append(f"{' or '.join(trees)} (a tree of K drafts per node, K in 1..{MAX_WIDTH})")
+    return ", ".join(names) + "; any case"
+
+
 def read_verification(text: str) -> str:
-    """play --verification: token (tokenwise) or block (Sun et al. 2025)."""
+    """--verification (play and generate alike): a rule the core can run, by the registry's names, any case.
+
+    A refusal carries the registry's own message (the same words as the library and the Playground).
+    """
+    from specviz.core.verification import VerificationError, check_verification
+
     value = text.strip().lower()
-    aliases = {"token": "token", "tokenwise": "token", "block": "block"}
-    if value not in aliases:
-        raise _refuse(text, "use token (tokenwise verification) or block (block verification, Sun et al. 2025)")
-    return aliases[value]
+    try:
+        return check_verification(_verification_names().get(value, value))
+    except VerificationError as error:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}") from None
+
+
+def read_chain_verification(text: str) -> str:
+    """generate --verification: as read_verification, but only the registry's fixed rules (one drafted chain).
+
+    Real models draft one chain per round, so a tree (multi:K) is refused here, before torch loads.
+    """
+    from specviz.core.verification import playable_names
+
+    name = read_verification(text)
+    if name not in playable_names():
+        raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}")
+    return name
+
+
+def chain_verifications() -> str:
+    """The rules a drafted chain is verified by, in the registry's words: 'token (tokenwise), block (...)'."""
+    from specviz.core.verification import playable_names, rule
+
+    return ", ".join(f"{n} ({rule(n).label})" for n in playable_names())
 
 
 # --- drafts -------------------------------------------------------------------------------------------
@@ -214,7 +276,7 @@ DRAFT_KINDS: tuple[DraftKind, ...] = (
               options=(DraftOption("temperature", temperature_reader("top_k=1"), 1.0, "temperature"),
                        DraftOption("top_k", int_in(0, note="0 = off"), 0, "top_k"))),
     DraftKind("lookup", ("prompt-lookup",), "lookup:3",
-              positional=DraftOption("ngram", int_in(1), 3, "n-gram length N")),
+              positional=DraftOption("ngram", int_in(1, MAX_NGRAM), 3, "n-gram length N")),
     DraftKind("bf16", (), "bf16"),  # the target itself in bfloat16 (no options)
     DraftKind("model", (), "model:HuggingFaceTB/SmolLM2-360M-Instruct",
               positional=DraftOption("model", _nonempty, None, "hub id or folder")),

@@ -3,7 +3,7 @@
 ``narrate_event`` turns one tree event (a child drafted, a sibling checked against the residual r, the
 correction from the last r) into a headline and lines; other events return None. Positions and sibling
 indices count from 0, as everywhere in the Playground. Pure: events in, text out; the caller's
-``block_explain.Formats`` writes the numbers.
+``narration.block.Formats`` writes the numbers.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.trace import Event
-from .block_explain import EXACT, Formats, Narration
+from .block import EXACT, Formats, Narration
 
 
 def _tok(vocab: Sequence[str], token: int) -> str:

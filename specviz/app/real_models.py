@@ -1,0 +1,337 @@
+"""The Real models page's Streamlit side: model loads with progress, the widgets' state, live view, results.
+
+The page (views/real_models.py) reads the top widgets and calls these; the race, the statistics and
+the cost model live in specviz.models, the figures in specviz.plots.real_models.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from specviz.core import MAX_DEPTH
+from specviz.core.verification import rule
+from specviz.models import ModelLoadError, load_model
+from specviz.models.drafts import MAX_NGRAM, DraftSpec, parse_draft
+from specviz.models.event_data import event_views
+from specviz.models.presets import Preset, by_name
+from specviz.models.race import PLAIN, SAME_LAW, SPECULATIVE, Leg, RaceResult, theory_point
+from specviz.models.stats import TIME_LABELS, Summary, acceptance_words
+from specviz.models.text import token_label, token_pieces
+from specviz.plots import real_models as plots
+
+BUNDLED_NOTE = ("The bundled SmolLM2-135M is de-quantized from its GGUF file once per app process (usually "
+                "16–35 s on a laptop CPU); after that it stays in memory and every visit is instant.")
+# widget key -> draft kind, in the order of the page's draft selector
+DRAFT_CHOICES = {"Prompt lookup (n-gram, one-hot q)": "lookup", "Early exit (first k layers)": "early-exit",
+                 "Target re-processed (temperature, top-k)": "target", "Same model in bfloat16": "bf16",
+                 "Second model (same tokenizer)": "model"}
+DRAFT_NAMES = {kind: name for name, kind in DRAFT_CHOICES.items()}
+
+
+# --- widget state -----------------------------------------------------------------------------------------
+def preset_state(preset: Preset, n_layers: int) -> dict[str, Any]:
+    """The page's widget values for a preset (early-exit layers clipped to the model's depth)."""
+    spec = parse_draft(preset.draft)
+    state: dict[str, Any] = {"rm_prompt": preset.prompt, "rm_draft": DRAFT_NAMES[spec.kind], "rm_depth": preset.depth,
+                             "rm_temperature": preset.temperature, "rm_top_k": preset.top_k, "rm_top_p": preset.top_p,
+                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0}
+    if spec.kind == "early-exit":
+        state["rm_layers"] = min(spec.layers, n_layers)
+    if spec.kind == "lookup":
+        state["rm_ngram"] = spec.ngram
+    return state
+
+
+def draft_from_widgets(kind: str, values: dict[str, Any], n_layers: int) -> DraftSpec:
+    """The DraftSpec the page's draft widgets describe."""
+    if kind == "early-exit":
+        return DraftSpec("early-exit", layers=min(int(values.get("rm_layers", 8)), n_layers))
+    if kind == "target":
+        return DraftSpec("target", temperature=float(values.get("rm_draft_t", 1.5)),
+                         top_k=int(values.get("rm_draft_k", 0)))
+    if kind == "lookup":
+        return DraftSpec("lookup", ngram=int(values.get("rm_ngram", 3)))
+    if kind == "bf16":
+        return DraftSpec("bf16")
+    return DraftSpec("model", model=str(values.get("rm_draft_model", "")).strip())
+
+
+def apply_preset() -> None:
+    """Set every widget the chosen preset decides (the preset box's on_change)."""
+    ss = st.session_state
+    for key, value in preset_state(by_name(ss.rm_preset), ss.get("rm_n_layers", 30)).items():
+        ss[key] = value
+
+
+def open_on_first_preset(first: Preset, n_layers: int) -> None:
+    """The first visit opens on the first preset; later visits keep the widgets as they were."""
+    st.session_state.rm_n_layers = n_layers
+    for key, value in preset_state(first, n_layers).items():
+        st.session_state.setdefault(key, value)
+    st.session_state.setdefault("rm_preset", first.name)
+
+
+# --- loading ----------------------------------------------------------------------------------------------
+class BackgroundLoad:
+    """A model load running in a worker thread; the page polls `text`, `fraction` and `elapsed`.
+
+    Cached per model spec by the page, so every visitor waits on the same load.
+    """
+
+    def __init__(self, load: Callable[..., Any]):
+        self.text, self.fraction = "Starting", 0.0
+        self.began = time.perf_counter()
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, args=(load,), name="specviz-model-load", daemon=True)
+        self._thread.start()
+
+    def _stage(self, text: str, fraction: float) -> None:
+        self.text, self.fraction = text, fraction
+
+    def _work(self, load: Callable[..., Any]) -> None:
+        try:
+            self._result = load(stage=self._stage)
+        except BaseException as error:  # noqa: BLE001 - handed to whoever asks for the result
+            self._error = error
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.began
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def wait(self, seconds: float) -> None:
+        self._thread.join(seconds)
+
+    def result(self) -> Any:
+        """The loaded model; raises the load's error (waits if still loading)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+def follow(load: BackgroundLoad, report: Callable[[BackgroundLoad], None], *, poll_s: float = 0.25) -> Any:
+    """Report the load's progress until it finishes, then return its result (or raise its error)."""
+    while not load.done:
+        report(load)
+        load.wait(poll_s)
+    return load.result()
+
+
+class Throttle:
+    """True at most every `interval` seconds (and always when forced): cheap live rendering."""
+
+    def __init__(self, interval: float = 0.2, clock: Callable[[], float] = time.perf_counter):
+        self.interval = interval
+        self.clock = clock
+        self.last = -float("inf")
+
+    def __call__(self, force: bool = False) -> bool:
+        now = self.clock()
+        if force or now - self.last >= self.interval:
+            self.last = now
+            return True
+        return False
+
+
+@st.cache_resource(show_spinner=False, max_entries=3)
+def model_load(spec: str, device: str | None) -> BackgroundLoad:
+    """Start loading once per process; every visitor follows the same load."""
+    return BackgroundLoad(lambda stage: load_model(spec, device, stage=stage))
+
+
+def get_model(spec: str, device: str | None, what: str = "model"):
+    """The loaded model, or None after explaining what went wrong."""
+    slot = st.empty()
+    box = slot.container()
+    note, bar = box.empty(), box.progress(0.0)
+
+    def report(progress: BackgroundLoad) -> None:
+        extra = f" {BUNDLED_NOTE}" if spec == "smollm2" else ""
+        note.info(f"Loading the {what} {spec!r}: {progress.text} … {progress.elapsed:.0f} s.{extra}")
+        bar.progress(min(1.0, progress.fraction), text=progress.text)
+
+    try:
+        model = follow(model_load(spec, device), report)
+    except ModelLoadError as error:
+        model_load.clear(spec, device)  # a later attempt (a download, a fixed path) starts afresh
+        slot.empty()
+        st.error(str(error))
+        st.info("The rest of the app works without this model. Pick the bundled SmolLM2 (installed by "
+                "`make run`), or give a local folder saved with `save_pretrained`.")
+        return None
+    slot.empty()
+    return model
+
+
+# --- widgets ----------------------------------------------------------------------------------------------
+def settings_widgets(target) -> dict[str, Any]:
+    """The prompt and settings expander; returns the values the page needs."""
+    ss = st.session_state
+    with st.expander("Prompt and settings (set by the preset; change any)", expanded=False):
+        left, right = st.columns([2, 1])
+        left.text_area("Prompt", key="rm_prompt", height=120)
+        left.checkbox("Chat template", value=True, key="rm_chat", disabled=not target.is_chat)
+        kind = DRAFT_CHOICES[right.selectbox("Draft", list(DRAFT_CHOICES), key="rm_draft")]
+        if kind == "early-exit":
+            ss.rm_layers = min(ss.get("rm_layers", min(8, target.n_layers)), target.n_layers)
+            right.slider("Early-exit layers k (k = all: q = p)", 1, target.n_layers, key="rm_layers")
+        elif kind == "target":
+            right.slider("Draft temperature", 0.1, 3.0, 1.5, key="rm_draft_t")
+            right.number_input("Draft top-k (0: off)", 0, 1000, 0, key="rm_draft_k")
+        elif kind == "lookup":
+            right.slider("Longest n-gram", 1, MAX_NGRAM, key="rm_ngram")
+        elif kind == "model":
+            right.text_input("Draft hub id or folder", key="rm_draft_model")
+        cols = st.columns(4)
+        cols[0].slider("Depth", 1, MAX_DEPTH, key="rm_depth")
+        cols[0].number_input("Draft top-k (0: off)", 0, 5000, key="rm_draft_top_k")
+        cols[1].slider("Target temperature", 0.1, 2.0, step=0.05, key="rm_temperature")
+        cols[1].number_input("Target top-k (0: off)", 0, 5000, key="rm_top_k")
+        cols[2].slider("Target top-p", 0.05, 1.0, step=0.05, key="rm_top_p")
+        cols[2].number_input("Seed", 0, 2**31 - 1, 1, key="rm_seed")
+        cols[3].slider("Max new tokens", 4, 256, key="rm_max_new")
+        cols[3].slider("Top-N bars", 3, 30, 10, key="rm_top_n")
+    return {"kind": kind, "draft": draft_from_widgets(kind, dict(ss), target.n_layers)}
+
+
+# --- live view ----------------------------------------------------------------------------------------------
+def live_view(slot, tokenizer, draft_label: str, max_new: int, with_plain: bool):
+    """Progress bar and running text per leg, side by side; returns the race's progress callback."""
+    box = slot.container()
+    columns = box.columns(2) if with_plain else [box]
+    legs = ([PLAIN] if with_plain else []) + [SPECULATIVE]
+    places, throttle = {}, Throttle(0.2)
+    for leg, column in zip(legs, columns):
+        column.markdown(f"**{'Plain sampling' if leg == PLAIN else f'Speculative ({draft_label})'}**")
+        places[leg] = (column.progress(0.0, text="waiting"), column.empty())
+
+    def progress(leg: str, session, record) -> None:
+        gen = session.generation
+        done = gen.stopped or len(gen.tokens) >= max_new
+        if not throttle(force=done or record.round_id == 0):
+            return
+        bar, text = places[leg]
+        bar.progress(min(1.0, len(gen.tokens) / max_new),
+                     text=f"seed {session.settings.seed}: {len(gen.tokens)}/{max_new} tokens")
+        text.markdown(plots.tokens_html(token_pieces(tokenizer, gen.tokens), gen.origins), unsafe_allow_html=True)
+    return progress
+
+
+# --- results ------------------------------------------------------------------------------------------------
+def labeler(tokenizer) -> Callable[[int], str]:
+    """token id -> short visible label, memoised."""
+    memo: dict[int, str] = {}
+
+    def label(token: int) -> str:
+        if token not in memo:
+            memo[token] = token_label(tokenizer, token)
+        return memo[token]
+    return label
+
+
+def leg_metrics(leg: Leg, container) -> None:
+    """Tokens/s, verification passes and tokens per verification pass of one leg, each with its denominator."""
+    s = leg.summary
+    m = container.columns(3)
+    m[0].metric("Tokens/s", f"{s.tokens_per_s:.1f}", help=f"{s.tokens} tokens in {s.wall_s:.2f} s")
+    m[1].metric("Verify passes", s.target_forwards,
+                help="Target verification passes: each checks a drafted block or samples one token without a "
+                     "draft (target passes spent drafting are not counted)")
+    m[2].metric("Tokens/verify pass", f"{s.tokens_per_target_forward:.2f}",
+                help=f"{s.tokens} tokens / {s.target_forwards} verification passes")
+
+
+def show_race(outcome: RaceResult, result: dict, tokenizer) -> None:
+    """The verdict banner, both legs of the first race side by side, the explanation."""
+    banner = {"wins": st.success, "loses": st.warning}.get(outcome.verdict, st.info)
+    banner(f"**{outcome.line()}**")
+    columns = st.columns(2)
+    title = f"Speculative ({result['draft']}, {rule(result['verification']).label})"
+    for column, one, name in ((columns[0], outcome.plain, "Plain sampling (exact core)"),
+                              (columns[1], outcome.speculative, title)):
+        column.markdown(f"**{name}**")
+        leg_metrics(one, column)
+        column.markdown(plots.tokens_html(token_pieces(tokenizer, one.generation.tokens), one.generation.origins),
+                        unsafe_allow_html=True)
+    st.caption(f"Texts and per-run figures: the race with seed {outcome.trials[0].seed}. "
+               + "; ".join(f"seed {t.seed} ({'plain' if t.plain_first else 'speculative'} first) {t.speedup:.2f}x"
+                           for t in outcome.trials) + f". {SAME_LAW}")
+    if outcome.explanation:
+        st.info(outcome.explanation)
+
+
+def show_alone(leg: Leg, result: dict, tokenizer) -> None:
+    """The speculative run without a race."""
+    st.subheader(f"Generated with {result['draft']}, {rule(result['verification']).label}")
+    leg_metrics(leg, st)
+    st.markdown(plots.tokens_html(token_pieces(tokenizer, leg.generation.tokens), leg.generation.origins),
+                unsafe_allow_html=True)
+
+
+def show_measured(summary: Summary, leg: Leg, outcome: RaceResult | None, draft: str) -> None:
+    """What the speculative run measured: counts with their denominators, then the charts."""
+    st.subheader("What the speculative run measured")
+    m = st.columns(5)
+    m[0].metric("Tokens", summary.tokens)
+    m[1].metric("Accepted drafts", f"{summary.accepted}/{summary.drafted}",
+                help=f"{summary.accepted} of {summary.drafted} drafted tokens committed; {acceptance_words(summary)}")
+    m[2].metric("Tokens/verify pass", f"{summary.tokens_per_target_forward:.2f}",
+                help=f"{summary.tokens} tokens / {summary.target_forwards} target verification passes (passes spent "
+                     "drafting are not counted)")
+    m[3].metric("Drafting passes", summary.drafting_forwards,
+                help="Target passes spent drafting, when the draft is the target itself (q = p, or the target "
+                     "re-processed)")
+    m[4].metric("No-draft rounds", summary.plain_rounds,
+                help="Rounds where prompt lookup found no n-gram match and sampled the target alone")
+    st.caption(f"Drafts: {summary.accepted} of {summary.drafted} committed ({acceptance_words(summary)}). Theory "
+               f"line in 'Tokens per round': {summary.expected_basis}.")
+    if outcome is not None:
+        predicted = outcome.prediction.speedup if outcome.prediction else None
+        st.plotly_chart(plots.race_figure(outcome.plain.tokens_per_s, outcome.speculative.tokens_per_s, draft,
+                                          predicted), key="rm_race_chart", theme=None)
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(plots.acceptance_figure(summary.acceptance_by_position, summary.alpha_by_position,
+                                            summary.reached), key="rm_acceptance", theme=None)
+    per_round = [(r.origins.count("accepted"), r.origins[-1] if r.origins else "") for r in leg.generation.rounds]
+    c2.plotly_chart(plots.tokens_per_round_figure(per_round, summary.expected_tokens_per_round),
+                    key="rm_per_round", theme=None)
+    st.plotly_chart(plots.time_split_figure(summary.time_s, TIME_LABELS), key="rm_time", theme=None)
+
+
+def render_round(record, label: Callable[[int], str], top_n: int) -> None:
+    """Every event of one round (charts and the exact acceptance test), built only for this round."""
+    committed = " ".join(f"{plots.origin_cue(o).glyph} {label(t)!r}" for t, o in zip(record.tokens, record.origins))
+    what = "no n-gram match: a plain target sample" if record.plain else \
+        f"drafted {len(record.drafted)}, accepted {record.accepted}"
+    st.markdown(f"**Round {record.round_id}** — {what}; committed {committed}")
+    if record.trace is None:
+        return
+    narrate = {"check": lambda v: plots.check_text(v, label), "block_check": lambda v: plots.block_check_text(v, label),
+               "block_decision": plots.block_decision_text}
+    for view in event_views(record.trace, top_n):
+        if view["kind"] == "draft":
+            continue
+        view["plain"] = record.plain
+        fig = plots.view_figure(view, label)
+        if fig is not None:
+            st.plotly_chart(fig, key=f"rm_{record.round_id}_{view['kind']}_{view['position']}", theme=None)
+        if view["kind"] in narrate:
+            st.markdown(narrate[view["kind"]](view))
+
+
+def publish(result: dict) -> None:
+    """Leave the measurement where the Theory page finds it."""
+    st.session_state.rm_summary = result["leg"].summary
+    point = theory_point(result["race"], result["depth"]) if result["race"] is not None else None
+    if point is not None:
+        st.session_state.theory_speedups = {f"Real model, {result['draft']}": point}

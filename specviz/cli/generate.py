@@ -1,0 +1,132 @@
+"""`specviz generate`: exact speculative sampling on a real model, printed as marked text, a race or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from .terminal import Progress, legend, marked_text, use_color
+
+
+def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list[str]) -> dict:
+    """The full trace of a generation as JSON-ready data."""
+    from specviz.models.text import token_label
+
+    def label_events(events: list[dict]) -> list[dict]:
+        for event in events:
+            for key in ("p", "q", "residual"):
+                if isinstance(event.get(key), dict):
+                    for entry in event[key]["top"]:
+                        entry["text"] = token_label(target.tokenizer, entry["token"])
+            if "token" in event:
+                event["text"] = target.tokenizer.decode([event["token"]])
+        return events
+
+    return {
+        "prompt": args.prompt, "model": args.model, "draft": str(args.draft), "device": gen.device,
+        "settings": {k: getattr(args, k) for k in ("depth", "seed", "max_new_tokens", "temperature", "top_k",
+                                                   "top_p", "draft_top_k", "verification")},
+        "context_id": gen.context_id,
+        "prompt_tokens": list(gen.prompt_ids),
+        "text": "".join(pieces),
+        "tokens": [{"id": t, "text": s, "origin": o} for t, s, o in zip(gen.tokens, pieces, gen.origins)],
+        "rounds": [{"round_id": r.round_id, "drafted": list(r.drafted), "tokens": list(r.tokens),
+                    "origins": list(r.origins), "accepted": r.accepted, "rejected": r.rejected,
+                    "stopped": r.stopped, "alphas": list(r.alphas),
+                    "time_s": {"draft_forward": r.draft_forward_s, "draft_exact": r.draft_exact_s,
+                               "target_forward": r.target_forward_s, "verify": r.verify_s, "wall": r.wall_s},
+                    "target_forwards": r.target_forwards, "draft_target_forwards": r.draft_target_forwards,
+                    "plain": r.plain, "events": label_events(r.events or [])}
+                   for r in gen.rounds],
+        "summary": summary.to_dict(),
+    }
+
+
+def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run one speculative generation and print it."""
+    from specviz.models import DraftSpec, ModelLoadError, Session, Settings, load_model
+    from specviz.models.drafts import TokenizerMismatchError
+    from specviz.models.loading import check_before_load
+    from specviz.models.stats import format_summary, summarize
+    from specviz.models.text import token_pieces
+
+    try:
+        spec = DraftSpec(args.draft.kind, **args.draft.fields)
+        settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=args.max_new_tokens,
+                            temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+                            draft_top_k=args.draft_top_k, chat=not args.no_chat, verification=args.verification)
+        check_device(args.device)
+        check_before_load(args.model, args.max_new_tokens)  # a folder's config.json rules out what it can
+        err.write(f"loading {args.model} ...\n")
+        target = load_model(args.model, args.device)
+        draft_model = load_model(spec.model, args.device) if spec.kind == "model" else None
+        err.write(f"loaded in {target.load_seconds:.1f}s on {target.device_name}\n")
+        session = Session(target, spec, settings, args.prompt, draft_model=draft_model,
+                          top_n=args.top_n if args.json else None)
+    except (ModelLoadError, TokenizerMismatchError, ValueError) as error:
+        err.write(f"error: {error}\n")
+        return 2
+    if args.race:
+        return cmd_race(args, target, spec, settings, draft_model, out, err)
+    progress = Progress(settings.max_new_tokens, err)
+    gen = session.run(lambda record: progress.update(len(session.generation.tokens)))
+    progress.close()
+    summary = summarize(gen, settings.depth)
+    pieces = token_pieces(target.tokenizer, gen.tokens)
+    if args.json:
+        json.dump(generation_json(args, target, gen, summary, pieces), out, indent=1)
+        out.write("\n")
+        return 0
+    color = use_color(args.color, out)
+    out.write(marked_text(pieces, gen.origins, color) + "\n\n")
+    out.write(legend(color) + "\n")
+    out.write(format_summary(summary) + "\n")
+    return 0
+
+
+def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out: TextIO, err: TextIO) -> int:
+    """Plain sampling, then the speculative run, each with progress; both texts, the table, the speedup line."""
+    from specviz.models.race import race, race_table
+    from specviz.models.text import token_pieces
+
+    bars: dict[str, Progress] = {}
+
+    def progress(leg: str, session, record) -> None:
+        if leg not in bars:
+            for bar in bars.values():
+                bar.close()
+            err.write(f"{leg}:\n")
+            bars[leg] = Progress(settings.max_new_tokens, err)
+        bars[leg].update(len(session.generation.tokens))
+
+    result = race(target, args.prompt, spec, settings, draft_model=draft_model, progress=progress)
+    for bar in bars.values():
+        bar.close()
+    color = use_color(args.color, out)
+    for leg in (result.plain, result.speculative):
+        gen = leg.generation
+        out.write(f"--- {leg.name} ({leg.label}) ---\n")
+        pieces = token_pieces(target.tokenizer, gen.tokens)
+        out.write(("".join(pieces) if leg is result.plain else marked_text(pieces, gen.origins, color)) + "\n\n")
+    out.write(legend(color) + "\n")
+    out.write("\n".join(race_table(result)) + "\n")
+    out.write(result.line() + "\n")
+    return 0
+
+
+def check_device(device: str | None) -> None:
+    """Refuse (ValueError) a device this machine does not have, before any model loads."""
+    if device in (None, "", "auto"):
+        return
+    from specviz.models.device import available_devices
+
+    kind, _, index = device.partition(":")
+    if kind not in available_devices():
+        raise ValueError(f"--device {device!r} is not available here (available: {', '.join(available_devices())})")
+    if kind == "cuda" and index:
+        import torch
+
+        count = torch.cuda.device_count()
+        if int(index) >= count:
+            raise ValueError(f"--device {device!r}: this machine has {count} CUDA device(s), cuda:0..cuda:{count - 1}")

@@ -1,0 +1,329 @@
+"""One narration of trace events, for the Playground page and the command line alike.
+
+``tell(event, setting, drafted, profile)`` turns one event into a headline and lines. Two profiles
+write the same facts in two forms:
+
+* ``PAGE``: sentences in markdown for the Playground; a fraction of long integers reads
+  '≈ 0.3000 (exact: 80-digit fraction)' and ``exact_values`` / ``exact_values_html`` fold the
+  full values under the narration;
+* ``TERMINAL``: plain text for ``python -m specviz play``: the headline, then the numbers behind the
+  step (q(x) and its ticket draw; p(x), q(x), min(1, p/q) and the integer test; the residual mass
+  and its draw; the bonus draw), long integers abbreviated by ``specviz.formats``' one rule.
+
+``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
+only the current round's drafts and the committed tokens. Block verification's events are told by
+``specviz.narration.block``, a tree's by ``specviz.narration.tree``, with this profile's formats.
+Pure functions, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .. import formats
+from ..core.trace import (
+    BlockCheckEvent,
+    BlockDecisionEvent,
+    BonusEvent,
+    CheckEvent,
+    CorrectionEvent,
+    DraftEvent,
+    Event,
+    ResultEvent,
+    ScaledCorrectionEvent,
+    StopEvent,
+    TreeCheckEvent,
+)
+from ..core.verification import rule
+from . import block as block_explain
+from . import tree as tree_narration
+
+Told = tuple[str, list[str]]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a narration is written: its number formats and whether markdown bold is kept."""
+
+    name: str
+    fraction: Callable[[formats.Number], str]  # a value with its decimal: '3/10 ≈ 0.3000'
+    exact: Callable[[formats.Number], str]  # an exact value inside a formula: '3/10'
+    draw: Callable[[int, int], str]  # an integer draw over its range
+    markdown: bool
+
+    @property
+    def block_formats(self) -> block_explain.Formats:
+        return block_explain.Formats(fraction=self.fraction, exact=self.exact, draw=self.draw)
+
+    def plain(self, line: str) -> str:
+        """The line as this profile prints it (the terminal drops markdown bold)."""
+        return line if self.markdown else line.replace("**", "")
+
+
+PAGE = Profile("page", formats.fraction_folded, formats.formula_operand, formats.draw, markdown=True)
+TERMINAL = Profile("terminal", formats.fraction_abbreviated, formats.exact_short,
+                   lambda value, draw_range: formats.draw(value, draw_range, point=False), markdown=False)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What the narration needs of a scenario: the words, the depth, the rule and whether q has rows."""
+
+    vocab: tuple[str, ...]
+    depth: int
+    verification: str = "token"
+    markov_draft: bool = False
+
+    @classmethod
+    def of(cls, scenario: Any) -> Setting:
+        """The setting of a Scenario (read by attribute, so any object with these fields will do)."""
+        return cls(tuple(scenario.vocab), scenario.depth, scenario.verification, scenario.draft.rows is not None)
+
+    @property
+    def kept(self) -> str:
+        return rule(self.verification).kept_verb
+
+    @property
+    def joint(self) -> bool:
+        """True when the rule checks the block jointly (block verification) rather than draft by draft."""
+        return rule(self.verification).family == "block"
+
+
+def label(vocab: Sequence[str], token: int) -> str:
+    return f"‘{vocab[token]}’"
+
+
+def text_of(vocab: Sequence[str], tokens: Iterable[int]) -> str:
+    words = [vocab[t] for t in tokens]
+    return " ".join(words) if words else "(empty)"
+
+
+def origin_of(event: Event) -> str | None:
+    """How the token of this event is committed ('accepted', 'correction', 'bonus'), or None."""
+    if isinstance(event, (CheckEvent, TreeCheckEvent)):  # a tree's accepted sibling commits its draft
+        return "accepted" if event.accepted else None
+    if isinstance(event, CorrectionEvent):
+        return "correction"
+    if isinstance(event, BonusEvent):
+        return "bonus"
+    return None
+
+
+def committed_by(event: Event) -> list[tuple[int, str]]:
+    """(token, origin) of every token this event commits (block verification keeps its drafts at once)."""
+    if isinstance(event, BlockDecisionEvent):
+        return [(t, "accepted") for t in event.drafts[: event.accepted_drafts]]
+    origin = origin_of(event)
+    return [] if origin is None else [(event.token, origin)]  # type: ignore[union-attr]
+
+
+def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> Told | None:
+    """The narration of an event only block verification or a draft tree has; None for the chain's events."""
+    told = block_explain.narrate_event(event, vocab, profile.block_formats)
+    return told if told is not None else tree_narration.narrate_event(event, vocab, profile.block_formats)
+
+
+# --- the page's sentences -----------------------------------------------------------------------------
+def _draft(event: DraftEvent, s: Setting, drafted: Sequence[int], f: Profile) -> Told:
+    v = s.vocab
+    if not s.markov_draft:
+        context = "the same at every position"
+    elif event.prefix:
+        context = f"its row after the previous token {label(v, event.prefix[-1])}"
+    else:
+        context = "its start row (nothing before)"
+    head = (f"Round {event.round_id}, drafting position {event.position}: the draft samples "
+            f"{label(v, event.token)} from q")
+    return head, [
+        f"q is the draft's distribution: {context}.",
+        f"The {f.draw(event.draw, event.draw_range)} lands on {label(v, event.token)}, "
+        f"whose probability is q({v[event.token]}) = {f.fraction(event.q.prob(event.token))}.",
+        f"Drafted so far this round: **{text_of(v, drafted)}**.",
+    ]
+
+
+def _check(event: CheckEvent, s: Setting, f: Profile) -> Told:
+    x = s.vocab[event.token]
+    verdict = "accepted" if event.accepted else "rejected"
+    compare = "<" if event.accepted else "≥"
+    head = f"Round {event.round_id}, checking position {event.position}: {label(s.vocab, event.token)} is {verdict}"
+    return head, [
+        f"Proposed token x = {label(s.vocab, event.token)}: p({x}) = {f.fraction(event.p_token)}, "
+        f"q({x}) = {f.fraction(event.q_token)}.",
+        f"Acceptance probability min(1, p(x)/q(x)) = {f.fraction(event.acceptance)}.",
+        f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} "
+        f"{f.fraction(event.acceptance)}, so x is **{verdict}**"
+        + (" and committed." if event.accepted else "; a correction is drawn from the residual next."),
+    ]
+
+
+def _correction(event: CorrectionEvent, s: Setting, f: Profile) -> Told:
+    overlap = 1 - event.residual_mass
+    head = (f"Round {event.round_id}, rejection at position {event.position}: the correction "
+            f"{label(s.vocab, event.token)} is drawn from the residual")
+    return head, [
+        "The residual (p − q)+ is the part of p that sticks out above q.",
+        f"Its mass is 1 − Σ min(p, q) = 1 − {f.fraction(overlap)} = {f.fraction(event.residual_mass)}; "
+        "dividing by it gives the normalized residual.",
+        f"The correction {f.draw(event.draw, event.draw_range)} picks {label(s.vocab, event.token)} "
+        f"with residual probability {f.fraction(event.residual.prob(event.token))}; the round ends here.",
+    ]
+
+
+def _bonus(event: BonusEvent, s: Setting, f: Profile) -> Told:
+    head = f"Round {event.round_id}: all {event.position} drafts {s.kept}, bonus token {label(s.vocab, event.token)}"
+    return head, [
+        f"Every draft was {s.kept}, so the target's distribution p after the last draft "
+        f"{label(s.vocab, event.prefix[-1])} gives one more token for free.",
+        f"The bonus {f.draw(event.draw, event.draw_range)} picks {label(s.vocab, event.token)} with "
+        f"p = {f.fraction(event.p.prob(event.token))}.",
+    ]
+
+
+def _stop(event: StopEvent, s: Setting) -> Told:
+    r, token = event.round_id, label(s.vocab, event.token)
+    if event.stage == "draft":
+        how = "jointly (block verification)" if s.joint else "as usual"
+        return (f"Round {r}: the draft drew the stop token {token}, so the block ends early",
+                [f"The block has {event.position + 1} of {s.depth} proposals; the verifier checks them {how}."])
+    return (f"Round {r}: the stop token {token} was committed, so the request stops",
+            ["No further round can be played from this text: press Reset or New seed."])
+
+
+def _result(event: ResultEvent, s: Setting) -> Told:
+    parts = [f"{event.accepted_drafts} {s.kept} draft" + ("" if event.accepted_drafts == 1 else "s")]
+    if event.rejected:
+        parts.append("1 correction")
+    elif not event.stopped or len(event.tokens) > event.accepted_drafts:
+        parts.append("1 bonus")
+    count = len(event.tokens)
+    head = f"Round {event.round_id} commits {count} token{'' if count == 1 else 's'}: {text_of(s.vocab, event.tokens)}"
+    return head, [f"That is {' + '.join(parts)}.",
+                  "Next round drafts again from the committed text." if not event.stopped else
+                  "The request has stopped."]
+
+
+def sentences(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
+    """The headline and the sentences of one event (drafted: this round's drafts up to this event)."""
+    told = rule_event(event, setting.vocab, profile)
+    if told is not None:
+        return told
+    if isinstance(event, DraftEvent):
+        return _draft(event, setting, drafted, profile)
+    if isinstance(event, CheckEvent):
+        return _check(event, setting, profile)
+    if isinstance(event, CorrectionEvent):
+        return _correction(event, setting, profile)
+    if isinstance(event, BonusEvent):
+        return _bonus(event, setting, profile)
+    if isinstance(event, StopEvent):
+        return _stop(event, setting)
+    return _result(event, setting)
+
+
+# --- the terminal's numbers ---------------------------------------------------------------------------
+def numbers(event: Event, vocab: Sequence[str], profile: Profile = TERMINAL) -> list[str]:
+    """The numbers behind one event, one line each (none for stops and results: their headline says it all)."""
+    told = rule_event(event, vocab, profile)
+    if told is not None:  # a block or tree event (checked before CorrectionEvent: a scaled correction is one)
+        return [profile.plain(line) for line in told[1]]
+    f, short = profile, formats.abbreviate
+    if isinstance(event, DraftEvent):
+        x = vocab[event.token]
+        return [f"q({x}) = {f.fraction(event.q.prob(event.token))}; ticket {f.draw(event.draw, event.draw_range)} "
+                f"picks {x}"]
+    if isinstance(event, CheckEvent):
+        x, a = vocab[event.token], event.acceptance
+        test, verdict = ("<", "accepted") if event.accepted else ("≥", "rejected")
+        return [f"p({x}) = {f.fraction(event.p_token)}, q({x}) = {f.fraction(event.q_token)}",
+                f"min(1, p/q) = {f.fraction(a)}",
+                f"acceptance {f.draw(event.draw, event.draw_range)} (the denominator's range): "
+                f"{short(event.draw)} {test} {short(a.numerator)} = the numerator, so {verdict}"]
+    if isinstance(event, CorrectionEvent):
+        x = vocab[event.token]
+        return [f"residual mass Σ (p − q)+ = {f.fraction(event.residual_mass)}",
+                f"correction {f.draw(event.draw, event.draw_range)} picks {x}, residual probability "
+                f"{f.fraction(event.residual.prob(event.token))}"]
+    if isinstance(event, BonusEvent):
+        x = vocab[event.token]
+        return [f"bonus {f.draw(event.draw, event.draw_range)} picks {x}, p({x}) = "
+                f"{f.fraction(event.p.prob(event.token))}"]
+    return []
+
+
+def tell(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
+    """The headline and lines of one event in a profile: the page's sentences, or the terminal's numbers."""
+    head, lines = sentences(event, setting, drafted, profile)
+    if profile.markdown:
+        return head, lines
+    return head, numbers(event, setting.vocab, profile)
+
+
+@dataclass
+class Narrator:
+    """Tells a stream of events in order: linear time, memory for one round's drafts and the committed text."""
+
+    setting: Setting
+    profile: Profile = TERMINAL
+    drafted: list[int] = field(default_factory=list)
+    committed: list[tuple[int, str]] = field(default_factory=list)  # (token, origin)
+    _round: int | None = None
+
+    def tell(self, event: Event) -> Told:
+        if event.round_id != self._round:
+            self._round, self.drafted = event.round_id, []
+        if isinstance(event, DraftEvent):
+            self.drafted.append(event.token)
+        told = tell(event, self.setting, self.drafted, self.profile)
+        self.committed += committed_by(event)
+        return told
+
+
+# --- the page's folded exact values -------------------------------------------------------------------
+def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | int]]:
+    values: list[tuple[str, Fraction | int]] = []
+    if getattr(event, "draw", None) is not None:
+        values += [("draw", event.draw), ("draw range", event.draw_range)]  # type: ignore[union-attr]
+    token = getattr(event, "token", None)
+    if isinstance(event, CheckEvent):
+        x = vocab[event.token]
+        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("min(1, p(x)/q(x))", event.acceptance)]
+    elif isinstance(event, BlockCheckEvent):
+        x, i = vocab[event.token], event.position + 1
+        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), (f"w_{i - 1}", event.previous_weight),
+                   (f"w_{i}", event.weight), (f"h_{i}", event.stop_probability)]
+        if event.residual_mass is not None:
+            values.append((f"ρ_{i}", event.residual_mass))
+    elif isinstance(event, BlockDecisionEvent):
+        values += [(f"w_{i}", w) for i, w in enumerate(event.weights)]
+        values += [(f"h_{i}", h) for i, h in enumerate(event.stop_probabilities)]
+    elif isinstance(event, DraftEvent):
+        values.append((f"q({vocab[event.token]})", event.q.prob(event.token)))
+    elif isinstance(event, CorrectionEvent):
+        values += [("residual mass", event.residual_mass), (f"r({vocab[event.token]})", event.residual.prob(token))]
+        if isinstance(event, ScaledCorrectionEvent):
+            values.append(("scale w_τ", event.scale))
+    elif isinstance(event, BonusEvent):
+        values.append((f"p({vocab[event.token]})", event.p.prob(event.token)))
+    return values
+
+
+def exact_values(event: Event, vocab: Sequence[str]) -> list[tuple[str, str]]:
+    """(name, exact value) of every number of this event when the narration abbreviates any (else empty)."""
+    values = _values(event, vocab)
+    if not any(formats.is_long(v) for _, v in values):
+        return []
+    return [(name, formats.exact(v)) for name, v in values]
+
+
+def exact_values_html(values: list[tuple[str, str]]) -> str:
+    """The step's long numbers in full, folded (a details element inside the narration, not a widget)."""
+    if not values:
+        return ""
+    items = "".join(f"<li>{html.escape(name)} = <code style='word-break:break-all'>{html.escape(value)}</code></li>"
+                    for name, value in values)
+    return f"<details><summary>Exact values of this step (long integers in full)</summary><ul>{items}</ul></details>"
