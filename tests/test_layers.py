@@ -28,9 +28,7 @@ LAYERS: dict[str, set[str]] = {
     "plots": {"core", "formats", "scenario", "theory", "narration", "lab", "playground"},
     "models": {"core", "formats", "scenario", "theory", "narration"},
     "gallery": {"core", "formats", "scenario", "theory", "lab", "playground"},
-    "cli": LIBRARY | {"models", "gallery", "cli_args", "cli_narrate"},
-    "cli_args": LIBRARY,  # cli_args and cli_narrate: until the command line is one package, specviz/cli/
-    "cli_narrate": LIBRARY,
+    "cli": LIBRARY | {"models", "gallery"},
     "app": LIBRARY | {"models", "gallery"},  # the app side: Streamlit, session state, page parts
     "__main__": {"cli"},
     "__init__": set(),
@@ -43,11 +41,7 @@ LAZY_MODELS_PARTS = {"cli"}  # specviz.models (which loads torch) only inside a 
 
 # Crossings their owners are removing (module, imported module): each entry must still be in the tree,
 # so that a fixed one is struck off here.
-KNOWN_CROSSINGS: dict[tuple[str, str], str] = {
-    ("specviz.playground.view", "specviz.plots.style"):
-        "committed_html draws chips with the plots' colours: the HTML moves to plots/ (owner: the Playground's "
-        "view, renamed playground/narrative.py by cli-narration)",
-}
+KNOWN_CROSSINGS: dict[tuple[str, str], str] = {}  # playground.view -> plots.style: fixed (plots/committed_text.py)
 KNOWN_CYCLES: dict[frozenset[str], str] = {}  # lab.montecarlo <-> lab.block_montecarlo: fixed (lab/draws.py)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +255,6 @@ def test_streamlit_lives_only_in_the_app_package_and_torch_only_in_models():
 
 
 # --- the README draws the same map -------------------------------------------------------------------------
-TRANSITIONAL = {"cli_args", "cli_narrate"}  # not drawn: they become specviz/cli/
 NOT_PARTS = {"__init__", "__main__"}
 
 
@@ -293,14 +286,14 @@ def readme_layers(section: str) -> dict[str, set[str]]:
 
 def test_the_readme_draws_the_same_map():
     drawn = readme_layers(_architecture())
-    table = {name: allowed - TRANSITIONAL for name, allowed in LAYERS.items() if name not in TRANSITIONAL | NOT_PARTS}
+    table = {name: allowed for name, allowed in LAYERS.items() if name not in NOT_PARTS}
     assert drawn == table
 
 
 def test_the_readme_lists_every_part_and_every_core_module_of_the_tree():
     section = _architecture()
     package = modules(ROOT)
-    parts = {part(m) for m in package} - TRANSITIONAL - NOT_PARTS
+    parts = {part(m) for m in package} - NOT_PARTS
     missing = [f"specviz/{name}" for name in sorted(parts)
                if f"specviz/{name}/" not in section and f"specviz/{name}.py" not in section]
     missing += [f"specviz/core/{path.name}" for m, path in package.items()
