@@ -65,9 +65,8 @@ def verification_controls() -> None:
         return
     pg.setdefault("tree_width", 2)
     pg.setdefault("tree_distinct", False)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    left.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key)
-    right.toggle("distinct", key=S.tree_distinct.key,
+    st.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key)
+    st.toggle("Distinct drafts (without replacement)", key=S.tree_distinct.key,
                  help="on: a node's children are drawn without replacement (q renormalized over the tokens not "
                       "drawn yet); off: i.i.d. from q")
 
