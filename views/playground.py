@@ -19,6 +19,7 @@ from specviz.app.playground_messages import adopt_controls, refused_note
 from specviz.app.playground_sidebar import sidebar_controls
 from specviz.app.playground_state import Keys, PlaygroundSession, session
 from specviz.app.playground_tabs import many_rounds_tab, proof_tab, sharing
+from specviz.app.playground_tree import many_rounds_note
 from specviz.app.playground_weights import weight_editors
 from specviz.playground import presets, state
 
@@ -52,7 +53,8 @@ def tabs(presenter: bool) -> None:
     pg = session()
     refused = pg.refused_view is not None
     parts = {TAB_ANIMATION: lambda: animation_tab(presenter), TAB_PROOF: lambda: proof_tab(presenter),
-             TAB_MANY: lambda: many_rounds_tab(presenter), TAB_COMPARE: lambda: compare_tab(presenter),
+             TAB_MANY: lambda: many_rounds_note(pg.scenario) or many_rounds_tab(presenter),
+             TAB_COMPARE: lambda: compare_tab(presenter),
              TAB_WEIGHTS: weight_editors, TAB_SHARE: lambda: share_tab(pg)}
     shown = dict(zip(TABS, st.tabs(TABS, key=PlaygroundSession.tab.key, on_change="rerun"), strict=True))
     for name, part in parts.items():

@@ -65,9 +65,8 @@ def verification_controls() -> None:
         return
     pg.setdefault("tree_width", 2)
     pg.setdefault("tree_distinct", False)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    left.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key)
-    right.toggle("distinct", key=S.tree_distinct.key,
+    st.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key)
+    st.toggle("Distinct drafts (without replacement)", key=S.tree_distinct.key,
                  help="on: a node's children are drawn without replacement (q renormalized over the tokens not "
                       "drawn yet); off: i.i.d. from q")
 
@@ -92,3 +91,17 @@ def tree_problems(scenario: Scenario) -> list[explain.Problem]:
         f"A tree of width {found.width} and depth {scenario.depth} drafts {nodes} tokens per round; the Playground "
         f"draws trees of at most {MAX_TREE_NODES} drafted tokens, one step per token.",
         f"lower the depth to {fits} or fewer, or the width (drafts per node).")]
+
+
+MANY_ROUNDS_NOTE = ("The draft tree is on. **Many rounds** simulates tokenwise and block verification only, so it "
+                    "runs nothing here rather than another rule's rounds; the Exactness lab's rules view compares "
+                    "the tree's exact law and a Monte Carlo with p. Switch the Verification to tokenwise or block "
+                    "to run many rounds.")
+
+
+def many_rounds_note(scenario: Scenario) -> bool:
+    """Say, in the Many rounds tab, that a tree is not simulated there (True: said, the tab shows nothing else)."""
+    if rule(scenario.verification).family != "tree":
+        return False
+    st.info(MANY_ROUNDS_NOTE)
+    return True

@@ -180,3 +180,10 @@ def test_a_link_wider_than_the_switch_is_refused_in_words():
     errors = " ".join(e.value for e in at.error)
     assert "wider than the Playground offers" in errors and "'multi:8'" in errors
     assert at.slider(key="pg_tree_width").value == 4
+
+
+def test_many_rounds_says_it_does_not_simulate_a_tree():
+    at = app(share.scenario_to_query(scenario(verification="multi:2"), 0))
+    open_tab(at, "📊 Many rounds")
+    assert any("Many rounds** simulates tokenwise and block verification only" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "pg_many_run"]
