@@ -36,8 +36,8 @@ def proof_tab(presenter: bool) -> None:
     except Exception as error:  # noqa: BLE001 - a refusal is a message
         st.error(explain.explain(error, scenario=scenario).markdown())
         return
-    if is_block(scenario):
-        st.info(proof.BLOCK_NOTE)
+    if note := proof.rule_note(scenario.verification):
+        st.info(note)
     after = "at the start (nothing before)" if not prefix else \
         f"after **{view.text_of(scenario, prefix)}** (the animation's current position)"
     if scenario.target.rows is None:

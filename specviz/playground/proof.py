@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..core import Categorical
+from ..core import Categorical, rule
 from ..core.trace import BlockCheckEvent, BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent
 from ..scenario import Prefix, Scenario
 
@@ -20,6 +20,17 @@ BLOCK_NOTE = ("Block verification is on. This picture is tokenwise verification'
               "min(p, q) + (p − q)+ = p. Block verification keeps drafts by running weights over the whole "
               "block and corrects from the scaled residual (w·p − q)+, so no single position shows its proof; "
               "the **Exactness lab** proves block verification exact by enumerating every drafted block.")
+
+TREE_NOTE = ("Tree verification is on. This picture is its first sibling's step: against r = p, a child is "
+             "accepted with min(1, p/q), and min(p, q) + (p − q)+ = p. Each later sibling is checked the same way "
+             "against the residual r left by the rejections before it (min(r, q) + (r − q)+ = r), so the identity "
+             "holds at every sibling; the **Exactness lab**'s rules view gives the tree's exact law and "
+             "acceptance.")
+
+
+def rule_note(verification: str) -> str:
+    """What this one-position picture leaves out for a rule other than tokenwise ('' for tokenwise)."""
+    return {"block": BLOCK_NOTE, "tree": TREE_NOTE}.get(rule(verification).family, "")
 
 
 def exact_probs(c: Categorical) -> list[Fraction]:

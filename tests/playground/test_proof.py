@@ -62,3 +62,10 @@ def test_proof_figure_stacks_sum_exactly_to_p():
     assert "= p exactly" in fig.layout.xaxis2.title.text
     rows = plots.proof_rows(pr)
     assert all(Fraction(r["sum"].split(" ≈")[0]) == Fraction(r["p"].split(" ≈")[0]) for r in rows)
+
+
+def test_the_proof_says_what_its_one_position_picture_leaves_out_for_each_rule():
+    assert proof.rule_note("token") == ""
+    assert proof.rule_note("block") == proof.BLOCK_NOTE
+    for name in ("multi:2", "multi-distinct:3"):
+        assert proof.rule_note(name) == proof.TREE_NOTE and "sibling" in proof.TREE_NOTE
