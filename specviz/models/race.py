@@ -168,7 +168,8 @@ def race(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings: 
             result.explanation = explain(cost, spec_leg.label, result.prediction, result.speedup,
                                          plain_rounds=s.plain_rounds, device_kind=target.device.type,
                                          spread=result.spread, races=trials, counts=(s.accepted, s.checks),
-                                         verb=rule(settings.verification).kept_verb)
+                                         verb=rule(settings.verification).kept_verb,
+                                         verify_share=s.time_s["verify_s"] / s.wall_s if s.wall_s else None)
     return result
 
 
