@@ -92,6 +92,12 @@ class RaceResult:
         """The slowest and the fastest race's speedup."""
         return min(self.speedups), max(self.speedups)
 
+    def chart_speeds(self) -> tuple[float, float]:
+        """(plain, speculative) tokens/s for a chart whose ratio is the median speedup: the plain legs' median
+        speed, and that times the median speedup."""
+        plain = statistics.median(t.plain.tokens_per_s for t in self.trials)
+        return plain, plain * self.speedup
+
     @property
     def verdict(self) -> str:
         """'wins', 'loses' or 'shows no measurable difference' (a win or a loss only when the spread excludes 1)."""

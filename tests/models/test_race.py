@@ -109,3 +109,10 @@ def test_cli_race_ends_with_the_speedup_line(tiny_dir):
     assert re.fullmatch(LINE, lines[-1])  # issue 20: median and spread of interleaved races
     assert any(line.startswith("races: seed 1 (plain first)") for line in lines)
     assert "--- plain (plain) ---" in lines and "--- speculative (lookup:3) ---" in lines
+
+
+def test_the_race_chart_speeds_carry_the_median_speedup(tiny):
+    result = _race(tiny, 2)
+    plain, speculative = result.chart_speeds()
+    assert plain == statistics.median(t.plain.tokens_per_s for t in result.trials)
+    assert speculative / plain == pytest.approx(result.speedup)
