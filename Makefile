@@ -4,6 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 PORT ?= 8501
+BENCH_OUT ?= docs/bench-latest.txt
+SHELL := /bin/bash
 
 .PHONY: install run test test-fast bench lint clean
 
@@ -31,10 +33,14 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -m "not slow and not e2e"
 
+# the printed tables also go to $(BENCH_OUT) (docs/performance.md points to it), replaced only by a run that ends
 bench: install
-	$(BIN)/python bench/core.py
-	$(BIN)/python bench/montecarlo.py
-	$(BIN)/python bench/real_model.py
+	@mkdir -p $(dir $(BENCH_OUT))
+	set -o pipefail; { \
+	  echo "# make bench, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) CPU cores, $$(uname -sm), $$($(BIN)/python -V)"; \
+	  $(BIN)/python bench/core.py && $(BIN)/python bench/montecarlo.py && $(BIN)/python bench/real_model.py; \
+	} | tee $(BENCH_OUT).partial
+	mv $(BENCH_OUT).partial $(BENCH_OUT)
 
 lint: install
 	$(BIN)/ruff check specviz views tests bench scripts app.py

@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from specviz.lab import montecarlo as mc  # noqa: E402
-from specviz.lab.picker import preset_scenario  # noqa: E402
+from specviz.playground.presets import preset_scenario  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from specviz import theory
+from specviz.app import scenario_picker as picker
 from specviz.core import SpecvizError
 from specviz.lab import float_verifier as fv
 from specviz.lab import montecarlo as mc
-from specviz.lab import picker
 from specviz.plots import lab as plots
 from specviz.plots import verification as plots_verification
 

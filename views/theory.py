@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from specviz import theory
+from specviz.app import measured
+from specviz.app import scenario_picker as picker
 from specviz.core import SpecvizError
-from specviz.lab import measured, picker
 from specviz.plots import theory as plots
 from specviz.plots import verification as plots_verification
 

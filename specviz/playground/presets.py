@@ -128,6 +128,13 @@ def apply_preset(scenario: Scenario, name: str, markov: bool | None = None) -> S
     return scenario.with_changes(target=target, draft=draft, stop_ids=stops)
 
 
+def preset_scenario(name: str, vocab_size: int, depth: int, markov: bool) -> Scenario:
+    """A preset on V tokens (the default words at V = 6, else letters) at depth g: the lab's and theory's scenarios."""
+    vocab = DEFAULT_VOCAB if vocab_size == len(DEFAULT_VOCAB) else tuple("abcdefghijkl"[:vocab_size])
+    base = Scenario(vocab=vocab, target=Table((1,) * vocab_size), draft=Table((1,) * vocab_size), depth=depth)
+    return apply_preset(base, name, markov)
+
+
 def default_scenario(markov: bool = False) -> Scenario:
     base = Scenario(vocab=DEFAULT_VOCAB, target=Table((1,) * 6), draft=Table((1,) * 6), depth=3, seed=0,
                     request_id="demo")

@@ -10,8 +10,8 @@ import pytest
 from specviz import theory
 from specviz.lab import block_montecarlo as bm
 from specviz.lab import montecarlo as mc
-from specviz.lab.picker import preset_scenario
 from specviz.playground import presets
+from specviz.playground.presets import preset_scenario
 from specviz.scenario import Scenario, Table
 
 EXAMPLE = Scenario(vocab=("a", "b"), target=Table((1, 2)), draft=Table((2, 1)), depth=2, verification="block")

@@ -104,7 +104,7 @@ def test_bad_settings_are_refused():
 
 
 def test_bonus_differences_are_listed_as_deviations():
-    from specviz.lab.picker import preset_scenario
+    from specviz.playground.presets import preset_scenario
 
     close = preset_scenario("close", 6, 3, False)
     skip = fv.compare(close, settings=fv.EngineSettings(False, "<", "skip_bonus"))
@@ -119,8 +119,7 @@ def test_bonus_differences_are_listed_as_deviations():
 
 
 def test_any_nonzero_distance_comes_with_a_deviation():
-    from specviz.lab.picker import preset_scenario
-    from specviz.playground.presets import PRESETS
+    from specviz.playground.presets import PRESETS, preset_scenario
 
     for name in PRESETS:
         scenario = preset_scenario(name, 3, 2, False)

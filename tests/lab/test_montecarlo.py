@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from specviz import theory
 from specviz.lab import montecarlo as mc
-from specviz.lab.picker import preset_scenario
+from specviz.playground.presets import preset_scenario
 from specviz.scenario import Scenario, Table
 
 MARKOV = Scenario(vocab=("a", "b", "c"), target=Table((3, 2, 1), ((1, 1, 1), (4, 1, 1), (1, 0, 5))),

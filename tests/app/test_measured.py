@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from specviz.lab import measured
+from specviz.app import measured
 from specviz.plots import theory as plots
 
 POINT = {"acceptance_rate": 0.9, "cost_ratio": 0.001, "depth": 5, "verify_ratio": 1.6, "measured_speedup": 2.8,

@@ -1,5 +1,9 @@
 """Running measurements other pages leave in the Streamlit session, read without importing them.
 
+Pure functions over the session mapping (any Mapping; no Streamlit import): the Theory page passes
+``st.session_state``. It lives on the app side because it reads other pages' session keys and builds
+the plots' Measurement and SpeedupPoint (the lab sits below the plots and the Playground).
+
 * The Playground keeps its scenario in ``pg_scenario`` and its animation state in ``pg_state``
   (a ``PlayState`` with ``step``); its running statistics are ``view.step_view(...).stats``.
 * The real-model page keeps a ``specviz.models.stats.Summary`` (found by its fields, so torch is

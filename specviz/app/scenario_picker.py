@@ -1,4 +1,4 @@
-"""The scenario picker the lab and theory pages share: the Playground's scenario, or a preset."""
+"""The scenario picker the lab and theory pages share: the Playground's scenario, or a preset (in the sidebar)."""
 
 from __future__ import annotations
 
@@ -7,18 +7,12 @@ import json
 import streamlit as st
 
 from ..playground import presets
-from ..scenario import Scenario, Table, scenario_from_dict, scenario_to_dict
+from ..playground.presets import preset_scenario
+from ..scenario import Scenario, scenario_from_dict, scenario_to_dict
 from .measured import playground_scenario
 
 PLAYGROUND = "The Playground's scenario"
 PRESET = "A preset"
-_LETTERS = "abcdefghijkl"
-
-
-def preset_scenario(name: str, vocab_size: int, depth: int, markov: bool) -> Scenario:
-    vocab = presets.DEFAULT_VOCAB if vocab_size == len(presets.DEFAULT_VOCAB) else tuple(_LETTERS[:vocab_size])
-    base = Scenario(vocab=vocab, target=Table((1,) * vocab_size), draft=Table((1,) * vocab_size), depth=depth)
-    return presets.apply_preset(base, name, markov)
 
 
 def pick(key: str, *, default_preset: str = "close", default_vocab: int = 6, default_depth: int = 3) -> Scenario:
