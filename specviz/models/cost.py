@@ -115,7 +115,7 @@ def _pct(x: float) -> str:
 
 def verdict_of(spread: tuple[float, float]) -> str:
     """"wins" or "loses" only when every race fell on one side of 1.00x; otherwise no measurable difference."""
-    low, high = spread
+    low, high = round(spread[0], 2), round(spread[1], 2)  # as shown: a spread read "to 1.00x" is not a loss
     return "wins" if low > 1.0 else "loses" if high < 1.0 else "shows no measurable difference"
 
 

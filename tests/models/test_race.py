@@ -87,6 +87,7 @@ def test_the_verdict_needs_the_spread_to_exclude_one():
 
     assert verdict_of((1.02, 1.3)) == "wins" and verdict_of((0.5, 0.98)) == "loses"
     assert verdict_of((0.97, 1.11)) == verdict_of((1.0, 1.2)) == "shows no measurable difference"
+    assert verdict_of((0.43, 0.998)) == verdict_of((1.004, 1.3)) == "shows no measurable difference"  # reads 1.00x
 
 
 def test_block_prediction_uses_block_theory_and_names_denominators(tiny):
