@@ -1,6 +1,6 @@
 """When speculative decoding pays off on a real model: every preset against plain sampling, in one run.
 
-    .venv/bin/python bench/real_model.py [--model smollm2] [--repeats 2] [--seeds 1,2,3] [--threads 2]
+    .venv/bin/python bench/real_model.py [--model smollm2] [--repeats 2] [--races 3] [--threads 2]
 
 For each preset (specviz.models.presets): plain sampling through the exact core on the same prompt and
 settings, the exact speculative run, transformers' assisted generation with the same draft where it has
@@ -9,7 +9,8 @@ speedup the cost model (measured in this run) predicts beside the measured one, 
 block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation).
 Rows are interleaved `--repeats` times and the fastest of each is kept, so a busy moment on a shared
 machine hits every row alike; speedups are ratios against the plain run of the same preset in the same
-run. The copy preset is then raced over several seeds. Prints a text table, then the same table as markdown.
+run. Every preset is then raced as the page and the command line race it (interleaved over consecutive
+seeds; the median speedup and its spread). Prints a text table, then the same table as markdown.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from specviz.models.drafts import SharedTargetDraft, half_precision_copy  # noqa
 from specviz.models.generate import Session  # noqa: E402
 from specviz.models.lm import early_exit_view  # noqa: E402
 from specviz.models.presets import PRESETS, Preset  # noqa: E402
-from specviz.models.race import Leg, prediction_for, run_leg  # noqa: E402
+from specviz.models.race import TRIALS, Leg, prediction_for, race, run_leg, trials_line  # noqa: E402
 from specviz.models.stats import paired_expected_accepted  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
@@ -83,7 +84,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--repeats", type=int, default=2, help="interleaved passes over every row; the best is kept")
-    parser.add_argument("--seeds", default="1,2,3", help="seeds of the copy preset's extra races")
+    parser.add_argument("--races", type=int, default=TRIALS,
+                        help="interleaved races per preset (seeds 1, 2, ...), as on the page and the command line")
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -136,20 +138,18 @@ def main() -> None:
         for method, seconds, predicted, per_pass, acceptance, accepted in rows:
             table.append([preset.name, method, f"{n / seconds:.1f}", f"{plain_s / seconds:.2f}x", predicted or "-",
                           per_pass, acceptance, accepted])
-    seeds = [int(x) for x in args.seeds.split(",") if x]
-    copy_preset = PRESETS[0]
-    seed_lines = []
-    for seed in seeds:  # the copy preset over several seeds (plain and speculative back to back)
-        plain, _ = exact_leg(target, copy_preset, prompts[copy_preset.name], seed, plain=True)
-        spec, _ = exact_leg(target, copy_preset, prompts[copy_preset.name], seed, plain=False)
-        seed_lines.append(f"seed {seed}: {plain.summary.wall_s / spec.summary.wall_s:.2f}x "
-                          f"({spec.summary.tokens_per_target_forward:.2f} tokens per verification pass)")
+    race_lines = []
+    for preset in PRESETS:  # the page's and the command line's race: interleaved, median and spread
+        raced = race(target, prompts[preset.name], preset.draft_spec, preset.settings(seed=1, ignore_eos=True),
+                     cost=cost, trials=args.races)
+        race_lines.append(f"{preset.name}: {raced.line()}; {trials_line(raced)}")
 
     widths = [max(len(x[i]) for x in [header, *table]) for i in range(len(header))]
     for line in [header, *table]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)))
     print()
-    print(f"{copy_preset.name}, speedup by seed: " + "; ".join(seed_lines))
+    for line in race_lines:
+        print(line)
     for preset in PRESETS:  # exact expectations on the block run's own drafted blocks (common draws)
         paired = paired_expected_accepted(best[f"{preset.name}|block"]["leg"].generation)
         if paired is not None:

@@ -12,12 +12,13 @@ from specviz.app import real_models as app
 from specviz.core.verification import playable_names, rule
 from specviz.models import Session, Settings, TokenizerMismatchError
 from specviz.models.device import available_devices
+from specviz.models.generate import CHAIN_FAMILIES
 from specviz.models.presets import PRESETS, by_name
 from specviz.models.race import SPECULATIVE, race, run_leg
 
 ss = st.session_state
 BUNDLED, CUSTOM = "SmolLM2-135M-Instruct (bundled, offline)", "Hub id, local folder or .gguf file"
-VERIFICATIONS = [name for name in playable_names() if rule(name).family in ("token", "block")]
+VERIFICATIONS = [name for name in playable_names() if rule(name).family in CHAIN_FAMILIES]  # what a chain drafts
 
 # --- model ----------------------------------------------------------------------------------------------------
 st.title("Real models")

@@ -297,8 +297,10 @@ def show_measured(summary: Summary, leg: Leg, outcome: RaceResult | None, draft:
                f"line in 'Tokens per round': {summary.expected_basis}.")
     if outcome is not None:
         predicted = outcome.prediction.speedup if outcome.prediction else None
-        st.plotly_chart(plots.race_figure(outcome.plain.tokens_per_s, outcome.speculative.tokens_per_s, draft,
-                                          predicted), key="rm_race_chart", theme=None)
+        plain, speculative = outcome.chart_speeds()
+        st.plotly_chart(plots.race_figure(plain, speculative, draft, predicted), key="rm_race_chart", theme=None)
+        st.caption(f"The race chart: the plain runs' median speed over {len(outcome.trials)} races, and that speed "
+                   f"times the median speedup {outcome.speedup:.2f}x (and times the predicted speedup).")
     c1, c2 = st.columns(2)
     c1.plotly_chart(plots.acceptance_figure(summary.acceptance_by_position, summary.alpha_by_position,
                                             summary.reached), key="rm_acceptance", theme=None)

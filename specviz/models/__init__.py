@@ -7,9 +7,10 @@
 
 from specviz.models.drafts import DraftSpec, TokenizerMismatchError, parse_draft
 from specviz.models.generate import Generation, RoundRecord, Session, Settings, generate
-from specviz.models.loading import BUNDLED, LoadedModel, ModelLoadError, load_model
+from specviz.models.limits import ContextLengthError
+from specviz.models.loading import BUNDLED, LoadedModel, ModelLoadError, check_before_load, load_model
 
 __all__ = [
-    "BUNDLED", "DraftSpec", "Generation", "LoadedModel", "ModelLoadError", "RoundRecord", "Session",
-    "Settings", "TokenizerMismatchError", "generate", "load_model", "parse_draft",
+    "BUNDLED", "ContextLengthError", "DraftSpec", "Generation", "LoadedModel", "ModelLoadError", "RoundRecord",
+    "Session", "Settings", "TokenizerMismatchError", "check_before_load", "generate", "load_model", "parse_draft",
 ]

@@ -115,7 +115,7 @@ def _pct(x: float) -> str:
 
 def verdict_of(spread: tuple[float, float]) -> str:
     """"wins" or "loses" only when every race fell on one side of 1.00x; otherwise no measurable difference."""
-    low, high = spread
+    low, high = round(spread[0], 2), round(spread[1], 2)  # as shown: a spread read "to 1.00x" is not a loss
     return "wins" if low > 1.0 else "loses" if high < 1.0 else "shows no measurable difference"
 
 
@@ -135,11 +135,12 @@ def _acceptance_text(prediction: Prediction, counts: tuple[int, int] | None, ver
 
 def explain(cost: CostModel, draft: str, prediction: Prediction, measured: float, *, plain_rounds: int = 0,
             device_kind: str = "cpu", spread: tuple[float, float] | None = None, races: int = 1,
-            counts: tuple[int, int] | None = None, verb: str = "accepted") -> str:
+            counts: tuple[int, int] | None = None, verb: str = "accepted", verify_share: float | None = None) -> str:
     """Why speculative decoding wins or loses here, in two or three sentences with the measured numbers.
 
     With the spread of repeated races the verdict is a win or a loss only when the spread excludes 1.00x;
-    counts (kept, checked) name the acceptance rate's denominator; verb is the rule's ("accepted", "kept").
+    counts (kept, checked) name the acceptance rate's denominator; verb is the rule's ("accepted", "kept");
+    verify_share is the measured share of the run spent in exact verification (not in the cost model).
     """
     where = "this GPU" if device_kind in ("cuda", "mps") else "this CPU"
     drafted = [d for d in prediction.depths if d]
@@ -165,9 +166,12 @@ def explain(cost: CostModel, draft: str, prediction: Prediction, measured: float
         where_text = "inside the races' spread" if inside else f"within {AGREEMENT:.0%} of the measurement"
         lines.append(f"The cost model predicts {prediction.speedup:.2f}x, {where_text}.")
     else:
-        lines.append(f"The cost model predicts {prediction.speedup:.2f}x, off by more than {AGREEMENT:.0%}: "
-                     "acceptance differs from position to position, or the machine was busier during one run "
-                     "than during the other.")
+        why = ("acceptance differs from position to position, or the machine was busier during one run "
+               "than during the other")
+        if verify_share is not None:
+            why = (f"the cost model counts target passes and draft steps, not the exact verification's own time "
+                   f"({verify_share:.0%} of the speculative run here); also {why}")
+        lines.append(f"The cost model predicts {prediction.speedup:.2f}x, off by more than {AGREEMENT:.0%}: {why}.")
     return " ".join(lines)
 
 

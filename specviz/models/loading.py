@@ -6,6 +6,7 @@ import importlib.metadata
 import importlib.util
 import os
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,6 +93,7 @@ def resolve(spec: str) -> tuple[str, str | None]:
     return spec, None
 
 
+_LOAD_LOCK = threading.Lock()
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 HUB_PROBE_TIMEOUT_S = 3.0
 Stage = Callable[[str, float], None]
@@ -167,7 +169,22 @@ def load_model(spec: str = BUNDLED, device: str | None = None, *, stage: Stage |
 
     `stage(text, fraction)` is told where loading is (tokenizer, weights, warm-up), for a progress bar.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    if not _LOAD_LOCK.acquire(blocking=False):
+        if stage is not None:
+            stage("Waiting for another model load to finish", 0.0)
+        _LOAD_LOCK.acquire()
+    try:  # transformers' loading is not thread-safe: the page's loads (target, draft) run one at a time
+        return _load(spec, device, stage)
+    finally:
+        _LOAD_LOCK.release()
+
+
+def _load(spec: str, device: str | None, stage: Stage | None) -> LoadedModel:
+    """load_model's work, under the load lock."""
+    try:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as error:
+        raise _explain(spec, error) from error
 
     def report(text: str, fraction: float) -> None:
         if stage is not None:

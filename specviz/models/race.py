@@ -92,6 +92,12 @@ class RaceResult:
         """The slowest and the fastest race's speedup."""
         return min(self.speedups), max(self.speedups)
 
+    def chart_speeds(self) -> tuple[float, float]:
+        """(plain, speculative) tokens/s for a chart whose ratio is the median speedup: the plain legs' median
+        speed, and that times the median speedup."""
+        plain = statistics.median(t.plain.tokens_per_s for t in self.trials)
+        return plain, plain * self.speedup
+
     @property
     def verdict(self) -> str:
         """'wins', 'loses' or 'shows no measurable difference' (a win or a loss only when the spread excludes 1)."""
@@ -168,7 +174,8 @@ def race(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings: 
             result.explanation = explain(cost, spec_leg.label, result.prediction, result.speedup,
                                          plain_rounds=s.plain_rounds, device_kind=target.device.type,
                                          spread=result.spread, races=trials, counts=(s.accepted, s.checks),
-                                         verb=rule(settings.verification).kept_verb)
+                                         verb=rule(settings.verification).kept_verb,
+                                         verify_share=s.time_s["verify_s"] / s.wall_s if s.wall_s else None)
     return result
 
 

@@ -66,6 +66,11 @@ def test_agreement_and_explanation():
     assert "a 5-token check costs 1.45 single passes on this CPU" in text and "within 25%" in text
     off = explain(CPU, "early-exit:8", p, measured=2 * p.speedup)
     assert "off by more than 25%" in off
+    assert "exact verification's own time (30% of" in explain(CPU, "early-exit:8", p, measured=2 * p.speedup,
+                                                             verify_share=0.3)
+    spread = explain(CPU, "early-exit:8", p, measured=0.9, spread=(0.8, 1.1), races=3, counts=(3, 50))
+    assert "shows no measurable difference here (median 0.90x over 3 interleaved races, spread 0.80x to 1.10x)" \
+        in spread and "had 3 of 50 checked drafts accepted (6%)" in spread
     win = explain(GPU, "lookup:3", predict(GPU, "lookup:3", [5, 0], 0.9), measured=2.0, plain_rounds=1,
                   device_kind="cuda")
     assert "wins" in win and "this GPU" in win and "1 of 2 rounds found no n-gram match" in win

@@ -115,3 +115,16 @@ def test_loading_reports_its_stages(tiny_dir):
     fractions = [f for _, f in stages]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert any("weights" in text for text, _ in stages)
+
+
+def test_two_loads_in_two_threads_both_succeed(tiny_dir):
+    """The page loads a target and a draft model in worker threads: transformers is imported once, under a lock."""
+    import threading
+
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(load_model(str(tiny_dir), "cpu"))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 2 and all(r.vocab_size == 50257 for r in results)

@@ -87,6 +87,7 @@ def test_the_verdict_needs_the_spread_to_exclude_one():
 
     assert verdict_of((1.02, 1.3)) == "wins" and verdict_of((0.5, 0.98)) == "loses"
     assert verdict_of((0.97, 1.11)) == verdict_of((1.0, 1.2)) == "shows no measurable difference"
+    assert verdict_of((0.43, 0.998)) == verdict_of((1.004, 1.3)) == "shows no measurable difference"  # reads 1.00x
 
 
 def test_block_prediction_uses_block_theory_and_names_denominators(tiny):
@@ -109,3 +110,10 @@ def test_cli_race_ends_with_the_speedup_line(tiny_dir):
     assert re.fullmatch(LINE, lines[-1])  # issue 20: median and spread of interleaved races
     assert any(line.startswith("races: seed 1 (plain first)") for line in lines)
     assert "--- plain (plain) ---" in lines and "--- speculative (lookup:3) ---" in lines
+
+
+def test_the_race_chart_speeds_carry_the_median_speedup(tiny):
+    result = _race(tiny, 2)
+    plain, speculative = result.chart_speeds()
+    assert plain == statistics.median(t.plain.tokens_per_s for t in result.trials)
+    assert speculative / plain == pytest.approx(result.speedup)

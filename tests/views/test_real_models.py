@@ -138,3 +138,31 @@ def test_beyond_the_context_length_is_refused_in_one_line(tiny_dir):
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert "context length of 256" in error and "8 tokens" in error and "\n" not in error
+
+
+def test_the_page_and_the_command_line_report_the_same_run(tiny_dir):
+    """Same settings, same seed: the same speculative text and counts, the same races in the same order."""
+    import io
+
+    from specviz.cli import main
+
+    at = _page(tiny_dir, rm_temperature=0.5)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    outcome = at.session_state["rm_result"]["race"]
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["generate", "w1 w2 w3 w1 w2 w3 w1 w2", "--model", tiny_dir, "--draft", "lookup:3", "--depth", "5",
+                 "--temperature", "0.5", "--max-new-tokens", "8", "--seed", "1", "--race", "--no-chat",
+                 "--color", "never"], out=out, err=err)
+    assert code == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    s = outcome.speculative.summary
+    per_pass = next(line for line in lines if line.startswith("tokens per verification pass")).split()
+    assert per_pass[-1] == f"{s.tokens_per_target_forward:.2f}"
+    races = next(line for line in lines if line.startswith("races: "))
+    assert [part.split(")")[0] for part in races.split("seed ")[1:]] == \
+        [f"{t.seed} ({'plain' if t.plain_first else 'speculative'} first" for t in outcome.trials]
+    spec_metrics = [m.value for m in at.metric if m.label == "Tokens/verify pass"]
+    assert f"{s.tokens_per_target_forward:.2f}" in spec_metrics
+    target_passes = next(line for line in lines if line.startswith("target verification passes")).split()
+    assert target_passes[-1] == str(s.target_forwards)
