@@ -11,7 +11,7 @@ from .terminal import Progress, legend, marked_text, use_color
 
 def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list[str]) -> dict:
     """The full trace of a generation as JSON-ready data."""
-    from specviz.models.text import token_label
+    from specviz.models.text import token_label, token_text
 
     def label_events(events: list[dict]) -> list[dict]:
         for event in events:
@@ -20,7 +20,7 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
                     for entry in event[key]["top"]:
                         entry["text"] = token_label(target.tokenizer, entry["token"])
             if "token" in event:
-                event["text"] = target.tokenizer.decode([event["token"]])
+                event["text"] = token_text(target.tokenizer, event["token"])
         return events
 
     return {

@@ -50,6 +50,11 @@ def token_pieces(tokenizer: Any, ids: Sequence[int]) -> list[str]:
     return pieces
 
 
+def token_text(tokenizer: Any, token: int) -> str:
+    """One token's text as decoded, except a special token, which reads as its marker (never <|im_end|>)."""
+    return special_marker(tokenizer, token) if token in special_ids(tokenizer) else tokenizer.decode([token])
+
+
 def token_label(tokenizer: Any, token: int) -> str:
     """A short visible label for one token id (whitespace shown as ␣ and ⏎, special tokens as markers)."""
     if token in special_ids(tokenizer):
