@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
+from ..core.verification import rule
 from ..lab import buggy_tables as bt
 from ..lab import montecarlo as mc
 from ..scenario import Scenario
@@ -91,7 +92,7 @@ def run(scenario: Scenario, rounds: int, bug: str = "none", seed: int = 0, chunk
         raise ValueError(f"unknown bug {bug!r}; choose one of {sorted(BUG_NAMES)}")
     if type(rounds) is not int or rounds < 1:
         raise ValueError(f"rounds must be a positive int, got {rounds!r}")
-    if scenario.verification == "block":
+    if rule(scenario.verification).family == "block":
         if bug != "none":
             raise BlockBugError(f"bug {bug!r} is a tokenwise engine bug; block verification runs without one")
         return _run_block(scenario, rounds, seed, chunks, on_chunk)

@@ -228,7 +228,7 @@ def step_view(scenario: Scenario, step: int) -> StepView:
 
     done_rounds = round_id + (1 if isinstance(event, ResultEvent) else 0)
     history = _history(scenario, timeline, done_rounds)
-    block = scenario.verification == "block"
+    block = rule(scenario.verification).family == "block"
     if block:
         a = None
         expected_accepted, expected, note = block_theory(scenario)
@@ -262,7 +262,7 @@ def stats_markdown(stats: Stats) -> str:
     def cell(value: Fraction | None) -> str:
         return "—" if value is None else fmt_fraction(value, 3)
 
-    if stats.verification == "block":
+    if rule(stats.verification).family == "block":
         return "\n".join([
             "| block verification | measured | theory (exact) |",
             "|---|---|---|",
