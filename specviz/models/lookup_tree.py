@@ -30,7 +30,7 @@ import dataclasses
 import hashlib
 
 from specviz.core import Categorical, Processor, RandomStreams, Result, Trace, propose_tree
-from specviz.core.errors import BlockError
+from specviz.core.errors import BlockError, VerificationError
 from specviz.core.tree import Tree
 from specviz.core.verification import rule, verifier_class
 from specviz.models.drafts import DraftSpec, LookupDraft, check_ngram
@@ -128,6 +128,9 @@ class LookupTreeSession(Session):
         check_lookup_width(width)
         check_ngram(ngram)
         name = rule(f"multi-distinct:{width}").name
+        if settings.verification not in ("token", name):  # the width fixes the rule: never swapped silently
+            raise VerificationError(f"verification {settings.verification!r} does not verify a lookup tree of width "
+                                    f"{width}: use 'token' (the default) or {name!r}")
         super().__init__(target, DraftSpec("lookup", ngram=ngram), dataclasses.replace(settings, verification="token"),
                          prompt, top_n=top_n, keep_raw=keep_raw)
         self.settings = dataclasses.replace(settings, verification=name)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from specviz.core.errors import BlockError
+from specviz.core.errors import BlockError, VerificationError
 from specviz.core.tree import TreeVerifier
 from specviz.models import Session, Settings, parse_draft
+from specviz.models.drafts import lookup_token
 from specviz.models.lm import CausalLM
 from specviz.models.lookup_tree import (
     LookupTreeDraft,
@@ -48,9 +51,28 @@ def test_width_outside_one_to_four_is_refused(width, tiny):
         LookupTreeSession(tiny, Settings(), PROMPT, width=width)
 
 
-def test_ngram_outside_its_bounds_is_refused(tiny):
+def test_ngram_outside_its_bounds_and_another_rule_are_refused(tiny):
     with pytest.raises(ValueError, match="lookup:N must be a whole number in 1..8, got 9"):
         LookupTreeSession(tiny, Settings(), PROMPT, width=2, ngram=9)
+    with pytest.raises(VerificationError, match="verification 'block' does not verify a lookup tree of width 2: "
+                                                "use 'token' \\(the default\\) or 'multi-distinct:2'"):
+        LookupTreeSession(tiny, Settings(verification="block"), PROMPT, width=2)
+    session = LookupTreeSession(tiny, Settings(verification="multi-distinct:2"), PROMPT, width=2)
+    assert session.settings.verification == "multi-distinct:2" and session.label == "lookup-tree:3,width=2"
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=30), st.integers(1, 4), st.integers(1, 4))
+def test_candidates_are_distinct_followers_of_one_suffix_length(tokens, ngram, width):
+    prefix = tuple(tokens)
+    found = lookup_candidates(prefix, ngram, width)
+    first = lookup_token(prefix, ngram)
+    assert (found[:1] or (None,))[0] == first and len(set(found)) == len(found) <= width
+    lengths = [n for n in range(min(ngram, len(prefix) - 1), 0, -1)
+               if any(prefix[s:s + n] == prefix[len(prefix) - n:] for s in range(len(prefix) - n))]
+    if found:
+        n = lengths[0]  # the longest suffix with an earlier match, as lookup_token's
+        followers = [prefix[s + n] for s in range(len(prefix) - n - 1, -1, -1) if prefix[s:s + n] == prefix[-n:]]
+        assert found == tuple(dict.fromkeys(followers))[:width]  # most recent first, no repeats
 
 
 def test_width_one_is_the_chain_path_token_for_token(tiny):
