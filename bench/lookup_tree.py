@@ -8,7 +8,7 @@ sampling through the exact core, the lookup chain (tokenwise), and the lookup tr
 of each is kept; speedups are ratios against the plain row of the same run. Besides tokens/s it prints
 tokens per verification pass (committed tokens / target forwards), target forwards per drafting round
 and target tokens scored per round (positions fed to the target, the prompt's prefill left out: a pass
-over more tokens costs more).
+over more tokens costs more), then what a target pass over k new tokens costs on this machine.
 Prints a text table, then the same table as markdown.
 """
 
@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from specviz.models import load_model  # noqa: E402
+from specviz.models.cost import measure_costs  # noqa: E402
 from specviz.models.generate import Session  # noqa: E402
 from specviz.models.lookup_tree import LookupTreeSession  # noqa: E402
 from specviz.models.presets import DEFAULT  # noqa: E402
@@ -104,6 +105,10 @@ def main() -> None:
     widths = [max(len(x[i]) for x in [header, *table]) for i in range(len(header))]
     for line in [header, *table]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)))
+    cost = measure_costs(target, [], max_tokens=9, use_cache=False)  # why more passes, or wider ones, cost more
+    passes = ", ".join(f"{k}: {cost.pass_ratio(k):.2f}" for k in range(1, 10))
+    print(f"a target pass over k new tokens, in single-token passes ({passes}); single pass "
+          f"{1000 * cost.pass_s(1):.1f} ms")
     print()
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
