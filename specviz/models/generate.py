@@ -16,10 +16,12 @@ import numpy as np
 
 from specviz.core import (
     MAX_DEPTH,
+    Block,
     Categorical,
     Owner,
     Processor,
     RandomStreams,
+    Result,
     Trace,
     identity_processor,
     propose,
@@ -40,6 +42,7 @@ from specviz.models.target import TargetModel, encode_prompt
 ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
 PLAIN_LABEL = "plain"
 CHAIN_FAMILIES = ("token", "block")  # rules that verify one drafted chain: what a real-model round drafts
+ALPHA_KINDS = ("check", "block_check", "tree_check")  # trace events whose (p, q) give a round's alpha statistics
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,19 @@ class Session:
         self.verifier.reset(prefix + (token,))  # the verifier continues from the committed token
         return (token,), stopped
 
+    def _propose(self, prefix: Prefix, depth: int, streams: RandomStreams,
+                 trace: Trace) -> tuple[Block, tuple[int, ...]]:
+        """Draft this round's block (proposal stream): the block and its drafted tokens."""
+        block = propose(self.draft, prefix, streams, depth=depth, context_id=self.context, stop_ids=self.stop_ids,
+                        trace=trace)
+        return block, tuple(p.token for p in block.proposals)
+
+    def _verify(self, prefix: Prefix, block: Block, drafted: tuple[int, ...], streams: RandomStreams,
+                trace: Trace) -> Result:
+        """One target pass over the drafted block, then exact verification (acceptance and correction streams)."""
+        self.target_model.prefetch(prefix, drafted)
+        return self.verifier.verify(block, streams, trace=trace)
+
     def step(self, round_id: int) -> RoundRecord:
         """Play one round: propose, prefetch, verify, roll back (or one plain target sample)."""
         s, gen = self.settings, self.generation
@@ -249,14 +265,11 @@ class Session:
         fwd0, count0 = self._clock()
         drafted: tuple[int, ...] = ()
         if depth:
-            block = propose(self.draft, prefix, streams, depth=depth, context_id=self.context,
-                            stop_ids=self.stop_ids, trace=trace)
-            drafted = tuple(p.token for p in block.proposals)
+            block, drafted = self._propose(prefix, depth, streams, trace)
         t1 = time.perf_counter()
         fwd1, count1 = self._clock()
         if depth:
-            self.target_model.prefetch(prefix, drafted)
-            result = self.verifier.verify(block, streams, trace=trace)
+            result = self._verify(prefix, block, drafted, streams, trace)
             committed, accepted, rejected, stopped = result.tokens, result.accepted_drafts, result.rejected, \
                 result.stopped
         else:
@@ -269,7 +282,7 @@ class Session:
             self.draft.sync(self.verifier.prefix)
         wall = time.perf_counter() - began
         alphas = tuple(alpha_of(e.p, e.q) for e in trace.events
-                       if e.kind in ("check", "block_check"))
+                       if e.kind in ALPHA_KINDS)
         tokens = committed[:remaining]
         decisions = trace.of_kind("block_decision")
         origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)

@@ -50,6 +50,7 @@ class CausalLM:
         self.memo: dict[Prefix, np.ndarray] = {}
         self.forwards = 0
         self.forward_seconds = 0.0
+        self.tokens_scored = 0  # input positions fed to forwards (a pass over more tokens costs more)
 
     def probs(self, prefix: Prefix) -> np.ndarray:
         """FP32 next-token probabilities after prefix (length vocab_size)."""
@@ -104,6 +105,7 @@ class CausalLM:
         probs = softmax_fp32(logits, self.temperature)
         self.forward_seconds += time.perf_counter() - began
         self.forwards += 1
+        self.tokens_scored += ids.shape[1]
         self.cache = out.cache
         self.cached = list(seq)
         width = probs.shape[-1]
