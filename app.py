@@ -4,7 +4,10 @@ from pathlib import Path
 
 import streamlit as st
 
-st.set_page_config(page_title="specviz: exact speculative sampling", page_icon="🎯", layout="wide")
+# a presenter link's first page config already collapses the sidebar (the Playground says it again)
+PRESENTER = st.query_params.get("presenter") == "1"
+st.set_page_config(page_title="specviz: exact speculative sampling", page_icon="🎯", layout="wide",
+                   initial_sidebar_state="collapsed" if PRESENTER else "auto")
 st.html(f"<style>{(Path(__file__).parent / 'assets' / 'style.css').read_text()}</style>")
 
 PAGES = [
