@@ -56,8 +56,10 @@ def _with_vocab(vocab):
 
 @pytest.mark.parametrize("scenario, kind", [(FAR, "check"), (FAR, "correction"), (presets.default_scenario(),
                                                                                    "bonus")])
-def test_presenter_mode_shows_the_committed_text_on_the_first_screen(scenario, kind, app_url, app_page, page,
+def test_presenter_mode_shows_the_committed_text_on_the_first_screen(scenario, kind, app_url, app_page, fresh_page,
                                                                       recorder):
+    # a fresh browser profile: Streamlit remembers a sidebar the lecturer opened (the navigation test does)
+    page = fresh_page
     app_page("playground")
     sup.open_page(page, link(app_url, scenario, first_step(scenario, kind), presenter=True))
     # presenter mode collapses the sidebar with a CSS transition: measure once the main column is full width
