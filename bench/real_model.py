@@ -26,6 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
+from tables import print_markdown  # noqa: E402  (bench/tables.py: run as a script, its folder is on sys.path)
 
 from specviz.models import load_model  # noqa: E402
 from specviz.models.cost import measure_costs  # noqa: E402
@@ -162,10 +163,7 @@ def main() -> None:
     print(f"cost model on {cost.device}: a pass over k new tokens in single passes ({passes}); one draft step in "
           f"single passes ({drafts}); single pass {1000 * cost.pass_s(1):.1f} ms")
     print()
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---" for _ in header) + "|")
-    for line in table:
-        print("| " + " | ".join(line) + " |")
+    print_markdown(header, table)
 
 
 if __name__ == "__main__":
