@@ -134,7 +134,7 @@ def check_verification(verification: object) -> str:
     if not found.playable:
         raise VerificationError(
             f"verification {found.name!r} ({found.label}) is evaluated by theory only; the verifier runs "
-            f"{', '.join(repr(n) for n in playable_names())}"
+            f"{', '.join(repr(n) for n in playable_names())}, 'multi:K' and 'multi-distinct:K' (trees)"
         )
     return found.name
 
