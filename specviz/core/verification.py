@@ -2,17 +2,23 @@
 
 Every layer (Playground, Real models, the lab, theory, the command line, the benchmarks) asks this
 registry instead of comparing strings: ``rule("block").label``, ``rule(name).verifier_class``,
-``rule(name).kept_verb``. Adding a rule means one entry here and, per layer, at most one function
-that reads the rule's fields. A rule is named by a short spec: "token", "block", and (built on the
+``rule(name).kept_verb``. A rule is named by a short spec: "token", "block", and (built on the
 same registry) parameterised families such as "multi:2" (a tree of i.i.d. drafts) whose parser
 lives in ``_FAMILIES``.
+
+What a layer does differently for a family of rules lives in that layer's ``FamilyTable``: one table
+keyed by family name, looked up with the rule (``NODE_LAWS[rule]``), never a comparison of
+``rule.family`` with a string. Every table registers itself in ``TABLES``; the completeness test
+(tests/core/test_family_tables.py) names any table that misses a family of ``FAMILIES``, so a new
+rule is one entry here and one entry per layer table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Generic, Literal, TypeVar
 
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
@@ -103,6 +109,55 @@ def _typical(name: str) -> Rule:
 
 _FAMILIES: dict[str, Callable[[str], Rule]] = {"multi": _multi, "multi-distinct": _multi_distinct,
                                                 "typical": _typical}
+
+
+# every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
+# line and the models can run it); a layer table of scope "playable" covers exactly the playable ones
+FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True,
+                             "exact-match": False, "greedy-draft": False, "typical": False}
+
+Scope = Literal["all", "playable"]
+T = TypeVar("T")
+
+
+def families(scope: Scope = "all") -> tuple[str, ...]:
+    """The registered families a layer table of this scope must name, in registry order."""
+    return tuple(name for name, playable in FAMILIES.items() if scope == "all" or playable)
+
+
+class FamilyTable(Generic[T]):
+    """One layer's behaviour for each family of rules: ``table[rule]`` is the entry of the rule's family.
+
+    ``layer`` names the table in messages and in the completeness test ("theory.node_law"); ``scope`` says
+    which families it must name: "all", or "playable" for a layer that only runs rules the core verifies.
+    """
+
+    def __init__(self, layer: str, entries: Mapping[str, T], *, scope: Scope = "all") -> None:
+        unknown = sorted(set(entries) - set(FAMILIES))
+        if unknown:  # a typo in a layer would otherwise hide as a missing family
+            raise ValueError(f"{layer}: {unknown} are not registered families ({', '.join(FAMILIES)})")
+        self.layer = layer
+        self.scope: Scope = scope
+        self._entries = dict(entries)
+        TABLES.append(self)
+
+    def __getitem__(self, key: str | Rule) -> T:
+        found = rule(key)
+        if found.family not in self._entries:
+            raise VerificationError(
+                f"verification {found.name!r} ({found.label}) has no entry in {self.layer}; "
+                f"it holds {', '.join(self._entries)}")
+        return self._entries[found.family]
+
+    def missing(self) -> tuple[str, ...]:
+        """The families of this table's scope that it does not name (the completeness test reads it)."""
+        return tuple(name for name in families(self.scope) if name not in self._entries)
+
+    def __repr__(self) -> str:
+        return f"FamilyTable({self.layer!r}, {sorted(self._entries)}, scope={self.scope!r})"
+
+
+TABLES: list[FamilyTable] = []  # every layer table, in import order
 
 
 def playable_names() -> tuple[str, ...]:
