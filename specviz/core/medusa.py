@@ -20,6 +20,10 @@ defaults are ``MedusaModel.medusa_generate``'s in ``medusa/model/medusa_model.py
   function computes. The rejected sample is discarded and the next token is a fresh sample, so a position
   keeps x with probability t(x) (t the truncated p) and otherwise commits a fresh draw from t.
 
+Medusa runs typical acceptance only at temperature > 0: at ``temperature == 0`` (``medusa_generate``'s default)
+``evaluate_posterior`` keeps a candidate iff it equals the target's argmax (greedy matching, not this rule). p
+here is the processed target (a processor applies the temperature, as Medusa's ``logits / temperature``).
+
 The names: ``typical:EPS`` is Medusa's default rule with δ = √ε (computed in float64 as math.sqrt(float(ε)));
 ``typical:EPS,DELTA`` sets δ; ``typical-sample:...`` is ``fast=False``. The project's earlier ``typical:EPS``
 (exact entropy without the 1e-5, and a sample of the full p after a rejection and as the bonus) is not what
@@ -206,19 +210,20 @@ class MedusaVerifier(ChainRuleVerifier):
 
     settings = MedusaSettings(Fraction(9, 100), Fraction(3, 10), True)  # medusa_generate's defaults
 
-    def _threshold(self, p: Categorical) -> TypicalThreshold:
-        """The threshold at p, computed once per target distribution."""
-        cached = self.__dict__.get("_last_threshold")
+    def _at(self, p: Categorical) -> tuple[TypicalThreshold, Categorical]:
+        """The threshold at p and what the next token is drawn from, computed once per target distribution."""
+        cached = self.__dict__.get("_last")
         if cached is None or cached[0] is not p:
-            cached = (p, typical_threshold(p, self.settings))
-            self._last_threshold = cached
-        return cached[1]
+            threshold = typical_threshold(p, self.settings)
+            cached = (p, threshold, next_token_distribution(p, threshold, self.settings))
+            self._last = cached
+        return cached[1], cached[2]
 
     def _keeps(self, position: int, context: Prefix, p: Categorical, proposal: Proposal, streams: RandomStreams,
                trace: Trace | None) -> bool:
         s, x, q = self.settings, proposal.token, proposal.q
-        threshold = self._threshold(p)
-        a = typical_acceptance(p, x, threshold, s)
+        threshold, chosen = self._at(p)
+        a = (_ONE if p.prob(x) > threshold.value else _ZERO) if s.fast else chosen.prob(x)
         draw = streams.acceptance.randrange(a.denominator)
         ok = draw < a.numerator
         if trace is not None:
@@ -229,8 +234,7 @@ class MedusaVerifier(ChainRuleVerifier):
 
     def _instead(self, position: int, context: Prefix, p: Categorical, proposal: Proposal,
                  streams: RandomStreams, trace: Trace | None) -> int:
-        threshold = self._threshold(p)
-        chosen = next_token_distribution(p, threshold, self.settings)
+        threshold, chosen = self._at(p)
         token, draw = chosen.draw(streams.correction)
         if trace is not None:
             mass = sum((p.prob(x) for x in chosen.ids), _ZERO)
@@ -241,8 +245,7 @@ class MedusaVerifier(ChainRuleVerifier):
 
     def _bonus(self, position: int, context: Prefix, p: Categorical, streams: RandomStreams,
                trace: Trace | None) -> int:
-        threshold = self._threshold(p)
-        chosen = next_token_distribution(p, threshold, self.settings)
+        threshold, chosen = self._at(p)
         token, draw = chosen.draw(streams.correction)
         if trace is not None:
             trace.append(MedusaBonusEvent(streams.round_id, position, context, p, draw, chosen.total, token, chosen,
