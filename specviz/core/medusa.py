@@ -1,0 +1,294 @@
+"""Medusa's typical acceptance as Medusa runs it (``typical:EPS[,DELTA]`` and ``typical-sample:EPS[,DELTA]``).
+
+The engine: FasterDecoding/Medusa at commit e2a5d20c048a9b0a4092e6933c34313687422518, ``medusa/model/utils.py``:
+``evaluate_posterior`` (the acceptance), ``generate_candidates`` (the token after the accepted prefix, which
+becomes the next round's first candidate), ``get_typical_one_token`` and ``get_typical_posterior_mask``; the
+defaults are ``MedusaModel.medusa_generate``'s in ``medusa/model/medusa_model.py``: ``posterior_threshold=0.09``
+(ε), ``posterior_alpha=0.3`` (δ, "recommended to be sqrt(posterior_threshold)"), ``fast=True``. Read there:
+
+* the threshold: ``entropy = -sum(p * log(p + 1e-5))`` (note the 1e-5), ``threshold = min(posterior_threshold,
+  exp(-entropy) * posterior_alpha)``;
+* ``fast=True`` (Medusa's default): a candidate x is kept iff ``p(x) > threshold`` (``candidates_prob >
+  threshold``), the accepted length is the cumulative product of that mask; the token after it is
+  ``argmax`` of the target's logits (``generate_candidates``: ``if temperature == 0 or fast``), both after a
+  rejection and after a fully accepted chain (the bonus);
+* ``fast=False``: the token after the accepted prefix is ``get_typical_one_token``, a sample of p with every
+  token of ``p < threshold`` removed (renormalized); the acceptance is ``get_typical_posterior_mask``: a
+  candidate is kept iff it equals a sample of that same truncated p. At this commit ``evaluate_posterior`` calls
+  ``get_typical_posterior_mask`` with one positional argument too many (``..., posterior_alpha, fast)`` for a
+  five-parameter function), so Medusa's own ``fast=False`` path raises TypeError; this module runs what that
+  function computes. The rejected sample is discarded and the next token is a fresh sample, so a position
+  keeps x with probability t(x) (t the truncated p) and otherwise commits a fresh draw from t.
+
+Medusa runs typical acceptance only at temperature > 0: at ``temperature == 0`` (``medusa_generate``'s default)
+``evaluate_posterior`` keeps a candidate iff it equals the target's argmax (greedy matching, not this rule). p
+here is the processed target (a processor applies the temperature, as Medusa's ``logits / temperature``).
+
+The names: ``typical:EPS`` is Medusa's default rule with δ = √ε (computed in float64 as math.sqrt(float(ε)));
+``typical:EPS,DELTA`` sets δ; ``typical-sample:...`` is ``fast=False``. The project's earlier ``typical:EPS``
+(exact entropy without the 1e-5, and a sample of the full p after a rejection and as the bonus) is not what
+Medusa runs: on p = (.90, .04, .03, .02, .01), q uniform and ε = 0.09 it commits a law at TV 0.02 from p, where
+Medusa's rule (either mode) commits token 0 always, TV 0.10.
+
+Where exactness ends: the threshold's entropy term is computed in float64 from the exact p, deterministically:
+p_i = float(p(x_i)) (correctly rounded), H = -math.fsum(p_i * math.log(p_i + 1e-5)) over p's support (each
+product rounded, the sum correctly rounded), e = δ_f * math.exp(-H) with δ_f = float(δ) or math.sqrt(float(ε));
+the threshold is then the exact rational T = min(ε, Fraction(e)), ε kept exact. Everything after is exact:
+p(x) > T and p(x) >= T are Fraction comparisons, the argmax is exact (ties to the lowest id, as torch.argmax
+returns the first maximum), t is p masked exactly. math.log and math.exp are the platform's libm: a machine whose
+libm rounds differently can move e by an ulp and so decide differently only for a p(x) within an ulp of e.
+Medusa works in the model's float dtype (float32 or lower) and compares float probabilities.
+
+Where this differs from the engine: Medusa proposes its heads' top-k tokens in a tree and keeps the longest
+accepted candidate (ties by likelihood); here the drafts are a chain sampled from q (``propose``), so the
+accepted length is the first rejection's position, as in Medusa's cumulative product; a stop token ends the
+round (Medusa stops after the round in which EOS appears). Trees are not verified by this rule.
+
+Draws, so a trace can be replayed: the acceptance stream makes one draw per checked draft,
+``randrange(a.denominator) < a.numerator`` with a = 1 if p(x) > T else 0 (fast: randrange(1), decided by the
+threshold) or a = t(x) (not fast: whether Medusa's sample of t equals x). The correction-or-bonus stream makes
+one draw of the token after the accepted prefix, from the point mass at argmax p (fast: randrange(1)) or from t.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .categorical import Categorical
+from .chain_rules import ChainRuleVerifier
+from .errors import SupportError
+from .rule_law import NodeLaw, add, check_pair, geometric, support, total_variation
+from .rule_params import decimal_text, parse_number, rule_arguments
+from .streams import RandomStreams
+from .trace import BonusEvent, CheckEvent, CorrectionEvent, Trace
+from .verifier import Prefix, Proposal
+
+_ONE, _ZERO = Fraction(1), Fraction(0)
+LOG_OFFSET = 1e-5  # Medusa's entropy: log(p + 1e-5)
+FAMILIES = {"typical": True, "typical-sample": False}  # name -> fast
+SOURCE = ("Medusa (FasterDecoding/Medusa, medusa/model/utils.py evaluate_posterior): keep x when p(x) > min(ε, "
+          "δ·exp(−H)), H with log(p + 1e-5); then argmax p (fast=True, the default) or a sample of p above the "
+          "threshold (fast=False)")
+
+
+class TypicalSupportError(SupportError):
+    """Medusa's truncation removes every token (every p(x) is below the threshold): nothing to sample."""
+
+
+@dataclass(frozen=True)
+class MedusaSettings:
+    """ε (``posterior_threshold``), δ (``posterior_alpha``; None: √ε, Medusa's recommendation) and ``fast``."""
+
+    eps: Fraction
+    delta: Fraction | None = None
+    fast: bool = True
+
+    @property
+    def name(self) -> str:
+        family = "typical" if self.fast else "typical-sample"
+        tail = "" if self.delta is None else f",{decimal_text(self.delta)}"
+        return f"{family}:{decimal_text(self.eps)}{tail}"
+
+    @property
+    def delta_float(self) -> float:
+        """δ as the float the threshold is computed with."""
+        return math.sqrt(float(self.eps)) if self.delta is None else float(self.delta)
+
+    @property
+    def exact(self) -> bool:
+        return False
+
+
+def parse_typical(name: object) -> MedusaSettings:
+    """The settings named by ``typical:EPS[,DELTA]`` (fast) or ``typical-sample:EPS[,DELTA]``; ε in (0, 1), δ in
+    (0, 1]; RuleParameterError otherwise."""
+    family = name.partition(":")[0] if isinstance(name, str) else "typical"
+    texts = rule_arguments(name, family if family in FAMILIES else "typical", ("EPS", "DELTA"), 1)
+    eps = parse_number(texts[0], name=str(name), field="EPS (ε, Medusa's posterior_threshold)", low=_ZERO,
+                       high=_ONE, high_open=True)
+    delta = None if len(texts) == 1 else parse_number(
+        texts[1], name=str(name), field="DELTA (δ, Medusa's posterior_alpha; omit it for √ε)", low=_ZERO, high=_ONE)
+    return MedusaSettings(eps, delta, FAMILIES[family])
+
+
+@dataclass(frozen=True)
+class TypicalThreshold:
+    """Medusa's threshold at one context: T = min(ε, δ·exp(−H)) with H = −Σ p log(p + 1e-5)."""
+
+    value: Fraction  # T, exact: min(ε, Fraction(entropy_term))
+    entropy: float  # H as Medusa computes it (float64 here)
+    entropy_term: float  # δ·exp(−H)
+
+
+def typical_threshold(p: Categorical, settings: MedusaSettings) -> TypicalThreshold:
+    """The threshold, computed as the module docstring says (float64 entropy, then exact)."""
+    total = p.total
+    floats = [t / total for t in p.tickets if t]  # int / int: correctly rounded
+    entropy = -math.fsum(f * math.log(f + LOG_OFFSET) for f in floats)
+    term = settings.delta_float * math.exp(-entropy)
+    return TypicalThreshold(min(settings.eps, Fraction(term)), entropy, term)
+
+
+def _above(p: Categorical, threshold: Fraction, strict: bool) -> np.ndarray:
+    """A mask over the vocabulary: p(x) > T (strict) or p(x) >= T, decided exactly in integers."""
+    keep = np.zeros(p.vocab_size, dtype=bool)
+    total, num, den = p.total, threshold.numerator, threshold.denominator
+    for x, t in zip(p.ids, p.tickets):
+        keep[x] = t * den > num * total if strict else t * den >= num * total
+    return keep
+
+
+def truncated(p: Categorical, threshold: TypicalThreshold) -> Categorical:
+    """p without the tokens under the threshold (``probs < threshold`` removed), renormalized."""
+    keep = _above(p, threshold.value, strict=False)
+    if not keep.any():
+        raise TypicalSupportError(
+            f"Medusa's typical truncation removes every token: every p(x) is below the threshold "
+            f"T = min(ε, δ·exp(−H)) ≈ {float(threshold.value):.6g} (H ≈ {threshold.entropy:.6g} nats); Medusa's "
+            "torch.multinomial would fail here. Lower DELTA or EPS")
+    return p.masked(keep)
+
+
+def argmax(p: Categorical) -> int:
+    """The most probable token, ties to the lowest id (torch.argmax returns the first maximum)."""
+    return p.top(1)[0][0]
+
+
+def next_token_distribution(p: Categorical, threshold: TypicalThreshold, settings: MedusaSettings) -> Categorical:
+    """What the token after the accepted prefix is drawn from: the point mass at argmax p (fast) or the truncated p."""
+    if settings.fast:
+        return Categorical(p.vocab_size, [argmax(p)], [1])
+    return truncated(p, threshold)
+
+
+def typical_acceptance(p: Categorical, token: int, threshold: TypicalThreshold, settings: MedusaSettings) -> Fraction:
+    """P(Medusa keeps the draft token): 1 or 0 by p(x) > T (fast), or t(x) (not fast)."""
+    if settings.fast:
+        return _ONE if p.prob(token) > threshold.value else _ZERO
+    return truncated(p, threshold).prob(token)
+
+
+@dataclass(frozen=True)
+class MedusaCheckEvent(CheckEvent):
+    """A ``check`` by Medusa's rule: acceptance = [p(x) > threshold] (fast; draw_range 1, the threshold decides)
+    or t(x), the chance that Medusa's sample of the truncated p equals x (not fast); accept iff draw < numerator."""
+
+    threshold: Fraction  # T = min(ε, δ·exp(−H))
+    entropy: float  # H = −Σ p log(p + 1e-5)
+    eps: Fraction
+    delta: float  # δ as used (√ε when not given)
+    fast: bool
+
+
+@dataclass(frozen=True)
+class MedusaCorrectionEvent(CorrectionEvent):
+    """After a rejection, Medusa's next token: ``residual`` is what it is drawn from (the point mass at argmax p
+    when fast, else p above the threshold renormalized); ``residual_mass`` is p's mass on that support."""
+
+    threshold: Fraction
+    entropy: float
+    fast: bool
+
+
+@dataclass(frozen=True)
+class MedusaBonusEvent(BonusEvent):
+    """Every draft kept: Medusa's next token, drawn by ``draw`` from ``drawn_from`` (not from ``p``, the target):
+    the point mass at argmax p (fast) or p above the threshold renormalized."""
+
+    drawn_from: Categorical
+    threshold: Fraction
+    entropy: float
+    fast: bool
+
+
+class MedusaVerifier(ChainRuleVerifier):
+    """A session verifying chains by Medusa's typical acceptance (see the module docstring)."""
+
+    settings = MedusaSettings(Fraction(9, 100), Fraction(3, 10), True)  # medusa_generate's defaults
+
+    def _at(self, p: Categorical) -> tuple[TypicalThreshold, Categorical]:
+        """The threshold at p and what the next token is drawn from, computed once per target distribution."""
+        cached = self.__dict__.get("_last")
+        if cached is None or cached[0] is not p:
+            threshold = typical_threshold(p, self.settings)
+            cached = (p, threshold, next_token_distribution(p, threshold, self.settings))
+            self._last = cached
+        return cached[1], cached[2]
+
+    def _keeps(self, position: int, context: Prefix, p: Categorical, proposal: Proposal, streams: RandomStreams,
+               trace: Trace | None) -> bool:
+        s, x, q = self.settings, proposal.token, proposal.q
+        threshold, chosen = self._at(p)
+        a = (_ONE if p.prob(x) > threshold.value else _ZERO) if s.fast else chosen.prob(x)
+        draw = streams.acceptance.randrange(a.denominator)
+        ok = draw < a.numerator
+        if trace is not None:
+            trace.append(MedusaCheckEvent(streams.round_id, position, context, p, q, x, p.prob(x), q.prob(x), a, draw,
+                                          a.denominator, ok, threshold.value, threshold.entropy, s.eps,
+                                          s.delta_float, s.fast))
+        return ok
+
+    def _instead(self, position: int, context: Prefix, p: Categorical, proposal: Proposal,
+                 streams: RandomStreams, trace: Trace | None) -> int:
+        threshold, chosen = self._at(p)
+        token, draw = chosen.draw(streams.correction)
+        if trace is not None:
+            mass = sum((p.prob(x) for x in chosen.ids), _ZERO)
+            trace.append(MedusaCorrectionEvent(streams.round_id, position, context, p, proposal.q, chosen, mass, draw,
+                                               chosen.total, token, threshold.value, threshold.entropy,
+                                               self.settings.fast))
+        return token
+
+    def _bonus(self, position: int, context: Prefix, p: Categorical, streams: RandomStreams,
+               trace: Trace | None) -> int:
+        threshold, chosen = self._at(p)
+        token, draw = chosen.draw(streams.correction)
+        if trace is not None:
+            trace.append(MedusaBonusEvent(streams.round_id, position, context, p, draw, chosen.total, token, chosen,
+                                          threshold.value, threshold.entropy, self.settings.fast))
+        return token
+
+
+# ---------------------------------------------------------------------------------------------
+# exact theory (exact given the float64 threshold)
+# ---------------------------------------------------------------------------------------------
+
+
+def node_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> NodeLaw:
+    """One position: kept[x] = q(x)·a(x) with a the acceptance; instead = (1 − Σ kept)·(the next-token law)."""
+    check_pair(p, q)
+    threshold = typical_threshold(p, settings)
+    chosen = support(next_token_distribution(p, threshold, settings))
+    kept: dict[int, Fraction] = {}
+    ql = support(q)
+    if settings.fast:
+        for x, qx in ql.items():
+            if p.prob(x) > threshold.value:
+                add(kept, x, qx)
+    else:
+        for x, qx in ql.items():
+            add(kept, x, qx * chosen.get(x, _ZERO))
+    miss = 1 - sum(kept.values(), _ZERO)
+    instead: dict[int, Fraction] = {}
+    for y, cy in chosen.items():
+        add(instead, y, miss * cy)
+    return NodeLaw(kept, instead)
+
+
+def first_token_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> tuple[Fraction, ...]:
+    """The law of the first committed token, in vocabulary order (never p: the rule is lossy)."""
+    return node_law(p, q, settings).committed(p.vocab_size)
+
+
+def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: MedusaSettings) -> Fraction:
+    """a + a^2 + ... + a^g, a = Σ q(x)·acceptance(x), for context-independent p and q (no stop tokens)."""
+    return geometric(node_law(p, q, settings).acceptance, depth)
+
+
+def distance(p: Categorical, q: Categorical, settings: MedusaSettings) -> Fraction:
+    """TV between the committed first-token law and p, exactly (given the float64 threshold)."""
+    return total_variation(first_token_law(p, q, settings), p)

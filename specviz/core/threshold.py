@@ -1,0 +1,373 @@
+"""SGLang's target-only tree verification with its two thresholds (``threshold:S,A``), exactly, on chains and trees.
+
+The engine: sgl-project/sglang, ``sgl-kernel/csrc/speculative/speculative_sampling.cuh``,
+``TreeSpeculativeSamplingTargetOnly`` (read at commit 120affb9613cc3f5bcd055ec09c7621d3ced0ebc), called from
+``python/sglang/srt/speculative/eagle_info.py`` (``EagleVerifyInput.verify``, sampling branch) with
+``draft_probs = torch.zeros(...)``, ``coins = torch.rand_like(candidates)``, ``coins_for_final_sampling =
+torch.rand(bs)``, ``threshold_single = --speculative-accept-threshold-single`` (S) and ``threshold_acc =
+--speculative-accept-threshold-acc`` (A), both 1.0 by default. Read there, at each node of the walk:
+
+* one coin per node: ``coin = uniform_samples[node]``, drawn for the node whose children are checked (the root's
+  first, then each accepted child's); it is reset only when a child is accepted;
+* the children are walked in sibling order (``retrive_next_sibling``), summing their target mass:
+  ``prob_acc += p(x)``; a child is accepted when ``coin <= prob_acc / A`` or ``p(x) >= S`` (A is capped below
+  at 1e-9 by the launcher); the draft probabilities are never read (``// FIXME: leverage draft probs``);
+* a rejected child gets ``draft_probs[x] = p(x)``; when every child of a node is rejected, the final token is
+  drawn with a separate coin from ``relu(target_probs - draft_probs)`` normalized by its sum, i.e. p with the
+  rejected children's tokens removed, renormalized; after an accepted leaf (the bonus) the final token is
+  drawn from p itself (``there is no draft_probs for the bonus token``).
+
+With S = A = 1 and distinct children (SGLang drafts top-k, so siblings never repeat a token) the coin is the
+target's own inverse-CDF sample over the siblings' mass: a child is kept exactly when the target's sample is
+that child, and the final token is p's sample off the children. So ``threshold:1,1`` commits p exactly, with
+exact match's acceptance (sum of q·p on a chain). Below 1 it keeps more and is lossy: ``node_law`` gives the
+committed law exactly. On i.i.d. children a repeated token adds its mass to ``prob_acc`` twice, as the kernel
+does, so even ``threshold:1,1`` is lossy there (``node_law(..., distinct=False)`` says by how much).
+
+Draws, so a trace can be replayed: the acceptance stream makes one draw per node whose children are checked,
+``u = randrange(D)``, where D is the least common denominator of the thresholds c_k = min(1, C_k/A) of the
+siblings before the first one with p(x) >= S (C_k = the target mass of siblings 1..k); sibling k is accepted
+iff p(x_k) >= S or u < c_k·D (so u/D plays the coin, and with one child u < numerator of c_1 with
+D = its denominator, as tokenwise). The correction-or-bonus stream makes one draw: the final token from p with
+the node's rejected tokens removed, or the bonus from p. A chain (Block) is a tree of width 1, draw for draw.
+
+Where this differs from the engine: the coin and the final sample are exact integer draws (the kernel uses
+float32 ``torch.rand`` and a float32 inverse CDF, with a fallback to the last valid index when rounding leaves
+u above the sum); a stop token ends the round as everywhere here (SGLang checks ``req.check_finished()`` after
+each accepted token, the same); the tree is the project's drafted ``Tree`` (children drawn from q, i.i.d. or
+distinct) rather than EAGLE's top-k tree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import ClassVar
+
+import numpy as np
+
+from .categorical import Categorical
+from .chain_rules import ChainRuleVerifier
+from .errors import BlockError
+from .rule_law import LawError, NodeLaw, add, check_pair, geometric, support, total_variation
+from .rule_params import decimal_text, parse_number, rule_arguments
+from .streams import RandomStreams
+from .trace import BonusEvent, CheckEvent, CorrectionEvent, Trace
+from .tree import Tree, TreeNode, check_tree
+from .validation import check_token
+from .verifier import MAX_WIDTH, Block, Prefix, Proposal, Result, Verifier, check_streams
+
+_ONE, _ZERO = Fraction(1), Fraction(0)
+SOURCE = ("SGLang tree_speculative_sampling_target_only (--speculative-accept-threshold-single S, -acc A): one coin "
+          "per node, siblings summing target mass, kept when coin <= mass/A or p(x) >= S; draft probabilities unused")
+MAX_LAW_STATES = 200_000  # (rejected tokens, summed mass) states per sibling a node's exact law may hold
+
+
+@dataclass(frozen=True)
+class ThresholdSettings:
+    """S (``threshold_single``) and A (``threshold_acc``), both in (0, 1]; (1, 1) is SGLang's default."""
+
+    single: Fraction
+    acc: Fraction
+
+    @property
+    def name(self) -> str:
+        return f"threshold:{decimal_text(self.single)},{decimal_text(self.acc)}"
+
+    @property
+    def exact(self) -> bool:
+        """S = A = 1 commits p on chains and on trees of distinct children."""
+        return self.single == 1 and self.acc == 1
+
+
+def parse_threshold(name: object) -> ThresholdSettings:
+    """The settings named by ``threshold:S,A``, each a decimal in (0, 1]; RuleParameterError otherwise."""
+    single, acc = rule_arguments(name, "threshold", ("S", "A"), 2)
+    return ThresholdSettings(
+        parse_number(single, name=str(name), field="S (--speculative-accept-threshold-single)", low=_ZERO, high=_ONE),
+        parse_number(acc, name=str(name), field="A (--speculative-accept-threshold-acc)", low=_ZERO, high=_ONE))
+
+
+@dataclass(frozen=True)
+class NodeCoin:
+    """What one node's coin decides with: its range, and per sibling the summed mass, the threshold and the bound."""
+
+    draw_range: int  # D: the coin is randrange(D)
+    masses: tuple[Fraction, ...]  # C_k = p(x_1) + ... + p(x_k)
+    acceptances: tuple[Fraction, ...]  # c_k = min(1, C_k/A), or 1 where p(x_k) >= S
+    singles: tuple[bool, ...]  # p(x_k) >= S: kept whatever the coin
+    bounds: tuple[int, ...]  # c_k·D: the coin keeps sibling k iff u < bound (singles: D)
+
+    def accepted(self, draw: int) -> int | None:
+        """The sibling the coin u = draw keeps (the first with p >= S or u < its bound), or None."""
+        for k, (single, bound) in enumerate(zip(self.singles, self.bounds)):
+            if single or draw < bound:
+                return k
+        return None
+
+
+def node_coin(p: Categorical, tokens: list[int] | tuple[int, ...], settings: ThresholdSettings) -> NodeCoin:
+    """The coin of a node with target p whose children carry these tokens, in sibling order."""
+    held, masses, acceptances, singles = _ZERO, [], [], []
+    for x in tokens:
+        p_x = p.prob(x)
+        held += p_x  # prob_acc += target_prob_single, before the test
+        single = p_x >= settings.single
+        masses.append(held)
+        singles.append(single)
+        acceptances.append(_ONE if single else min(_ONE, held / settings.acc))
+    reachable = []  # the siblings the coin can decide: up to the first single or the first certain one
+    for c, single in zip(acceptances, singles):
+        if single:
+            break
+        reachable.append(c)
+        if c == 1:
+            break
+    draw_range = math.lcm(*(c.denominator for c in reachable)) if reachable else 1
+    bounds = tuple(draw_range if s else int(c * draw_range) for c, s in zip(acceptances, singles))
+    return NodeCoin(draw_range, tuple(masses), tuple(acceptances), tuple(singles), bounds)
+
+
+def without(p: Categorical, removed: list[int] | tuple[int, ...]) -> tuple[Categorical, Fraction]:
+    """p with the removed tokens' mass taken out, renormalized (SGLang's relu(p - draft_probs)), and the mass kept."""
+    keep = np.ones(p.vocab_size, dtype=bool)
+    keep[list(removed)] = False
+    return p.masked(keep), 1 - sum((p.prob(x) for x in set(removed)), _ZERO)
+
+
+@dataclass(frozen=True)
+class ThresholdCheckEvent(CheckEvent):
+    """A chain's ``check`` under the thresholds: acceptance = 1 if p(x) >= S else min(1, p(x)/A); accept iff
+    draw < its numerator (draw_range is its denominator, as tokenwise). q is the proposal's, unused by the rule."""
+
+    threshold_single: Fraction  # S
+    threshold_acc: Fraction  # A
+    single: bool  # p(x) >= S: kept whatever the coin
+
+
+@dataclass(frozen=True)
+class ThresholdTreeCheckEvent:
+    """SGLang's test of one sibling (kind ``threshold_check``): the node's coin ``draw`` in 0..draw_range-1 keeps
+    it iff ``single`` (p(x) >= S) or draw < ``bound`` = ``acceptance``·draw_range, acceptance = min(1, mass/A)
+    with mass the target mass of this sibling and the ones before it. Every sibling of a node shows the same
+    draw (one coin per node). ``q_token`` is q'(x), the draft's probability as the child was drawn (unused)."""
+
+    kind: ClassVar[str] = "threshold_check"
+    round_id: int
+    position: int
+    path: tuple[int, ...]
+    sibling: int
+    siblings: int
+    prefix: tuple[int, ...]
+    p: Categorical
+    q: Categorical
+    token: int
+    p_token: Fraction
+    q_token: Fraction
+    mass: Fraction  # C_k
+    acceptance: Fraction  # c_k (1 for a single)
+    single: bool
+    bound: int
+    draw: int
+    draw_range: int
+    accepted: bool
+    threshold_single: Fraction
+    threshold_acc: Fraction
+
+
+@dataclass(frozen=True)
+class ThresholdCorrectionEvent(CorrectionEvent):
+    """Every child of a node rejected: the final token drawn from ``residual`` = p without the rejected tokens,
+    renormalized; ``residual_mass`` = p's mass off them. ``node`` is the tree node's path (None in a chain)."""
+
+    removed: tuple[int, ...]
+    node: tuple[int, ...] | None
+
+
+class ThresholdVerifier(ChainRuleVerifier):
+    """A session verifying chains (Blocks from ``propose``) and trees (Trees from ``propose_tree``) by SGLang's
+    thresholds; the same constructor, session rules and Result as ``Verifier`` (rule and draws: module docstring)."""
+
+    settings = ThresholdSettings(_ONE, _ONE)
+
+    # --- what a round is ---------------------------------------------------------------------
+    def _check_kind(self, block: object, streams: object) -> None:
+        if not isinstance(block, (Block, Tree)):
+            raise BlockError(f"{type(self).__name__} verifies a Block from propose or a Tree from propose_tree, "
+                             f"got {type(block).__name__}")
+        check_streams(streams)
+
+    def _check_block(self, block: Block | Tree) -> int:  # type: ignore[override]
+        if isinstance(block, Block):
+            return Verifier._check_block(self, block)
+        vocab = check_tree(block, self.stop_ids)
+        for token in (*self.prefix, *self.stop_ids):
+            check_token(token, vocab)
+        return vocab
+
+    def verify(self, block: Block | Tree, streams: RandomStreams, *,  # type: ignore[override]
+               trace: Trace | None = None) -> Result:
+        """Verify a chain or a tree with the acceptance and correction streams; record events into trace if given."""
+        if isinstance(block, Tree):
+            return self._verify_tree(block, streams, trace)
+        return super().verify(block, streams, trace=trace)  # type: ignore[arg-type]
+
+    # --- a chain: one child per node -----------------------------------------------------------
+    def _keeps(self, position: int, context: Prefix, p: Categorical, proposal: Proposal, streams: RandomStreams,
+               trace: Trace | None) -> bool:
+        coin, x = node_coin(p, [proposal.token], self.settings), proposal.token
+        draw = streams.acceptance.randrange(coin.draw_range)
+        ok = coin.accepted(draw) == 0
+        if trace is not None:
+            a = coin.acceptances[0]
+            trace.append(ThresholdCheckEvent(streams.round_id, position, context, p, proposal.q, x, p.prob(x),
+                                             proposal.q.prob(x), a, draw, coin.draw_range, ok, self.settings.single,
+                                             self.settings.acc, coin.singles[0]))
+        return ok
+
+    def _instead(self, position: int, context: Prefix, p: Categorical, proposal: Proposal,
+                 streams: RandomStreams, trace: Trace | None) -> int:
+        return self._final(position, context, p, proposal.q, (proposal.token,), None, streams, trace)
+
+    def _final(self, position: int, context: Prefix, p: Categorical, q: Categorical, removed: tuple[int, ...],
+               node: tuple[int, ...] | None, streams: RandomStreams, trace: Trace | None) -> int:
+        """The final token after every child of a node was rejected: p without them, on the correction stream."""
+        residual, mass = without(p, removed)
+        if not mass:  # the children hold all of p's mass, so the coin keeps one: reaching this is a bug
+            raise AssertionError(f"threshold verification rejected children {list(removed)} holding all of p")
+        token, draw = residual.draw(streams.correction)
+        if trace is not None:
+            trace.append(ThresholdCorrectionEvent(streams.round_id, position, context, p, q, residual, mass, draw,
+                                                  residual.total, token, removed, node))
+        return token
+
+    # --- a tree ------------------------------------------------------------------------------
+    def _verify_tree(self, tree: Tree, streams: RandomStreams, trace: Trace | None) -> Result:
+        vocab = self._begin(tree, streams)
+        current = self.prefix
+        output: list[int] = []
+        accepted = 0
+        q, children, node = tree.q, tree.children, ()
+        while children:
+            p = self._target_at(current, vocab)
+            child, token = self._walk(p, q, children, node, current, streams, trace)
+            output.append(token)
+            if child is None:
+                return self._commit(tree.round_id, output, accepted, True, trace)
+            accepted += 1
+            current += (token,)
+            if token in self.stop_ids:
+                return self._commit(tree.round_id, output, accepted, False, trace)
+            q, children, node = child.q, child.children, child.path
+        p = self._target_at(current, vocab, bonus=True)
+        token, draw = p.draw(streams.correction)
+        if trace is not None:
+            trace.append(BonusEvent(tree.round_id, len(output), current, p, draw, p.total, token))
+        output.append(token)
+        return self._commit(tree.round_id, output, accepted, False, trace)
+
+    def _walk(self, p: Categorical, q: Categorical, children: tuple[TreeNode, ...], node: tuple[int, ...],
+              context: Prefix, streams: RandomStreams, trace: Trace | None) -> tuple[TreeNode | None, int]:
+        """One node: its coin, its siblings in order; (the kept child, its token) or (None, the final token)."""
+        coin = node_coin(p, [child.token for child in children], self.settings)
+        draw = streams.acceptance.randrange(coin.draw_range)
+        kept = coin.accepted(draw)
+        removed: list[int] = []
+        for k, child in enumerate(children[: len(children) if kept is None else kept + 1]):
+            x = child.token
+            if trace is not None:
+                trace.append(ThresholdTreeCheckEvent(
+                    streams.round_id, len(child.path) - 1, child.path, k, len(children), context, p, q, x, p.prob(x),
+                    child.drawn_from.prob(x), coin.masses[k], coin.acceptances[k], coin.singles[k], coin.bounds[k],
+                    draw, coin.draw_range, k == kept, self.settings.single, self.settings.acc))
+            if k == kept:
+                return child, x
+            if x not in removed:
+                removed.append(x)
+        return None, self._final(len(node), context, p, q, tuple(removed), node, streams, trace)
+
+
+# ---------------------------------------------------------------------------------------------
+# exact theory
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_shape(width: object, distinct: object) -> None:
+    if type(width) is not int or not 1 <= width <= MAX_WIDTH:
+        raise LawError(f"width (children per node) must be an int in 1..{MAX_WIDTH}, got {width!r}")
+    if type(distinct) is not bool:
+        raise LawError(f"distinct must be True or False, got {distinct!r}")
+
+
+def _finish(instead: dict[int, Fraction], p: dict[int, Fraction], removed: frozenset[int], weight: Fraction) -> None:
+    """Every child rejected (with this probability): the final token from p off the removed tokens."""
+    rest = 1 - sum((p.get(x, _ZERO) for x in removed), _ZERO)
+    if weight and rest:
+        for y, py in p.items():
+            if y not in removed:
+                add(instead, y, weight * py / rest)
+
+
+def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int = 1,
+             distinct: bool = False) -> NodeLaw:
+    """One node of a tree of ``width`` children drawn from q (i.i.d., or without replacement when distinct),
+    exactly: a pass over the siblings whose states are (rejected tokens, their summed target mass C).
+
+    A state holds P(these siblings were drawn); the coin has not kept any of them with probability
+    1 − min(1, C/A). The next sibling x is kept with P(drawn)·q'(x)·(min(1, (C + p(x))/A) − min(1, C/A)), or
+    with P(drawn)·q'(x)·(1 − min(1, C/A)) when p(x) >= S.
+    """
+    check_pair(p, q)
+    _check_shape(width, distinct)
+    s, a, pl, ql = settings.single, settings.acc, support(p), support(q)
+    kept: dict[int, Fraction] = {}
+    instead: dict[int, Fraction] = {}
+    level: dict[tuple[frozenset[int], Fraction], Fraction] = {(frozenset(), _ZERO): _ONE}
+    for _ in range(width):
+        following: dict[tuple[frozenset[int], Fraction], Fraction] = {}
+        for (removed, held), drawn in level.items():
+            alive = 1 - min(_ONE, held / a)
+            left = sum((qx for x, qx in ql.items() if x not in removed), _ZERO) if distinct else _ONE
+            if not left:  # a distinct node whose q has no token left: it has no more children
+                _finish(instead, pl, removed, drawn * alive)
+                continue
+            for x, qx in ql.items():
+                if distinct and x in removed:
+                    continue
+                weight, p_x = drawn * qx / left, pl.get(x, _ZERO)
+                if p_x >= s:
+                    add(kept, x, weight * alive)
+                    continue
+                after = min(_ONE, (held + p_x) / a)
+                add(kept, x, weight * (after - (1 - alive)))
+                if after < 1:
+                    key = (removed | {x}, held + p_x)
+                    following[key] = following.get(key, _ZERO) + weight
+        if len(following) > MAX_LAW_STATES:
+            raise LawError(f"threshold's exact node law reaches {len(following):,} states over {len(ql)} draft "
+                           f"tokens and width {width}; it is limited to {MAX_LAW_STATES:,}")
+        level = following
+    for (removed, held), drawn in level.items():
+        _finish(instead, pl, removed, drawn * (1 - min(_ONE, held / a)))
+    return NodeLaw(kept, instead)
+
+
+def first_token_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int = 1,
+                    distinct: bool = False) -> tuple[Fraction, ...]:
+    """The law of the first committed token, in vocabulary order (p itself for S = A = 1 on chains and distinct
+    trees)."""
+    return node_law(p, q, settings, width, distinct).committed(p.vocab_size)
+
+
+def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: ThresholdSettings,
+                             width: int = 1, distinct: bool = False) -> Fraction:
+    """a + a^2 + ... + a^g, a the node's acceptance, for context-independent p and q (no stop tokens): every
+    node's coin and children are fresh, so each depth keeps a child with the same probability."""
+    return geometric(node_law(p, q, settings, width, distinct).acceptance, depth)
+
+
+def distance(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int = 1,
+             distinct: bool = False) -> Fraction:
+    """TV between the committed first-token law and p (0 for S = A = 1 on chains and distinct trees)."""
+    return total_variation(first_token_law(p, q, settings, width, distinct), p)
