@@ -38,7 +38,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import theory
-from .core import SpecvizError
+from .core import SpecvizError, acceptance
 from .scenario import Scenario, Table
 
 _WORDS = ("the", "cat", "sat", "on", "mat", ".")
@@ -251,7 +251,7 @@ def _rule_fact(key: str, seen: _Seen) -> tuple[bool, Any]:
 
         t = _token(scenario, m.group(1))
         if m.group(2) == "exact":
-            return True, theory.acceptance(p, q, t)
+            return True, acceptance(p, q, t)
         ratio = fv.ratio32(fv.to_float32(p), fv.to_float32(q), t)
         return True, fv.acceptance_probability32(ratio, m.group(2).split()[1])
     return False, None

@@ -1,13 +1,27 @@
-"""Exact acceptance probabilities and residual distributions, O(V) in integers."""
+"""Exact acceptance probabilities and residual distributions, O(V) in integers; the lossy rules' thresholds.
+
+``typical_keeps`` is the typical-acceptance rule's keep-set (Medusa: p(x) > min(ε, √ε·exp(−H(p)))),
+decided exactly by ``log_sign``; theory and the lab read it from here, so the threshold lives in the core.
+"""
 
 from __future__ import annotations
 
+import decimal
+import math
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 import numpy as np
 
 from .categorical import Categorical, _shared_arange
-from .errors import DistributionTypeError, ProposalError, ScaleError, SupportError, VocabularyMismatchError
+from .errors import (
+    DistributionTypeError,
+    ProposalError,
+    ScaleError,
+    SupportError,
+    ThresholdPrecisionError,
+    VocabularyMismatchError,
+)
 from .tickets import DifferenceTickets, DyadicTickets, Fp32Tickets, IntTickets, RawTickets
 
 _MISMATCH = "target/proposal vocabulary mismatch: p has {} tokens, q has {}; draft and target must share one vocabulary"
@@ -211,3 +225,68 @@ def residual_with_mass(p: Categorical, q: Categorical,
 def residual(p: Categorical, q: Categorical) -> Categorical:
     """(p - q)+ normalized, over the FULL target vocabulary, never just the transmitted support."""
     return residual_with_mass(p, q)[0]
+
+
+# --- the lossy rules' thresholds -------------------------------------------------------------------------
+EXACT_LOG_BITS = 200_000  # integers up to this size settle a log comparison exactly (milliseconds)
+
+
+def log_sign(terms: Iterable[tuple[Fraction, Fraction]]) -> int:
+    """The sign of sum c * ln(v) over (c, v), rational c and v > 0, decided without rounding doubt.
+
+    Exactly when it is cheap: with N the common denominator of the c's, the sum has the sign of
+    ln(prod v^(N c)), so it compares two integers (a true tie, such as p = (1/2, 1/4, 1/4) and
+    ε = 1/2 in the typical rule, is found as a tie). Otherwise in decimal arithmetic with 50, then 400
+    significant digits, trusting the sign only when the sum exceeds a bound on the rounding error;
+    a sum still within the bound is refused (ThresholdPrecisionError) rather than guessed.
+    """
+    terms = [(Fraction(c), Fraction(v)) for c, v in terms if c]
+    n = math.lcm(*(c.denominator for c, _ in terms)) if terms else 1
+    bits = sum(abs(c) * n * (v.numerator.bit_length() + v.denominator.bit_length()) for c, v in terms)
+    if bits <= EXACT_LOG_BITS:
+        top = bottom = 1
+        for c, v in terms:
+            e = int(c * n)
+            top, bottom = (top * v.numerator**e, bottom * v.denominator**e) if e > 0 else \
+                (top * v.denominator**-e, bottom * v.numerator**-e)
+        return (top > bottom) - (top < bottom)
+    for digits in (50, 400):
+        with decimal.localcontext() as context:
+            context.prec = digits + 20
+            total, scale = decimal.Decimal(0), decimal.Decimal(1)
+            for c, v in terms:
+                ln = decimal.Decimal(v.numerator).ln() - decimal.Decimal(v.denominator).ln()
+                term = decimal.Decimal(c.numerator) * ln / decimal.Decimal(c.denominator)
+                total += term
+                scale += abs(term) + 1
+            if abs(total) > scale * decimal.Decimal(10) ** -digits:
+                return 1 if total > 0 else -1
+    raise ThresholdPrecisionError("the typical-acceptance threshold is within 10^-400 of a probability and the "
+                                  "exact comparison would need over 200,000-bit integers: refused rather than "
+                                  "guessed")
+
+
+def _probabilities(p: Categorical | Mapping[int, Fraction]) -> dict[int, Fraction]:
+    if isinstance(p, Categorical):
+        total = p.total
+        return {x: Fraction(t, total) for x, t in enumerate(p.ticket_ints()) if t}
+    return dict(p)
+
+
+def entropy(p: Categorical | Mapping[int, Fraction]) -> float:
+    """H(p) in nats (for display; the typical rule's decision never rounds it)."""
+    return -sum(float(px) * math.log(float(px)) for px in _probabilities(p).values() if px)
+
+
+def typical_keeps(p: Categorical | Mapping[int, Fraction], eps: Fraction) -> frozenset[int]:
+    """The tokens the typical rule keeps: p(x) > min(ε, √ε · exp(−H(p))) (Medusa; H in nats).
+
+    p(x) > ε is a Fraction comparison. p(x) > √ε · exp(−H(p)) is, taking logs,
+    2 ln p(x) − ln ε − 2 Σ_i p_i ln p_i > 0, a sum of rational multiples of logs of rationals, whose sign
+    ``log_sign`` decides exactly (or with a certified error bound); a tie is not kept (the rule is strict).
+    """
+    law = _probabilities(p)
+    eps = Fraction(eps)
+    entropy_terms = [(-2 * px, px) for px in law.values()]  # + 2 H(p)
+    return frozenset(x for x, px in law.items()
+                     if px > eps or log_sign([(Fraction(2), px), (Fraction(-1), eps), *entropy_terms]) > 0)

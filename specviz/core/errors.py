@@ -86,3 +86,7 @@ class ProcessorOutputError(ProcessorError, DistributionTypeError):
 
 class StreamsTypeError(SessionError, TypeError):
     """The streams passed to propose or verify are not RandomStreams."""
+
+
+class ThresholdPrecisionError(SpecvizError, ValueError):
+    """A lossy rule's threshold lies too close to a probability to be decided within the precision limit."""

@@ -155,7 +155,7 @@ def _distinct_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_No
     """Children drawn without replacement: q renormalized over the tokens not yet drawn, so the steps branch
     on what was drawn (one node per ordered path of rejected drafts); node 0 first."""
     v = p.vocab_size
-    pl, ql = dict(theory._support(p)), dict(theory._support(q))
+    pl, ql = dict(theory.support(p)), dict(theory.support(q))
     nodes: list[_Node | None] = [None]
     pending: list[tuple[int, frozenset[int], dict[int, Fraction]]] = [(0, frozenset(), pl)]
     while pending:
@@ -178,7 +178,7 @@ def _distinct_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_No
 def _iid_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_Node]:
     """i.i.d. children: a chain of residuals, one node per child."""
     v = p.vocab_size
-    r, ql = dict(theory._support(p)), dict(theory._support(q))
+    r, ql = dict(theory.support(p)), dict(theory.support(q))
     nodes = []
     for j in range(found.width):
         num, den, after = _step(r, ql, v)
@@ -259,7 +259,7 @@ def _sample_target_rules(found: Rule, p: Categorical, q: Categorical, n: int,
     rows = np.zeros(n, dtype=np.int64)
     y = numpy_draw(rng, p_cum, p_total, rows)
     if found.family == "greedy-draft":
-        x = np.full(n, theory._greedy_token(dict(theory._support(q))))
+        x = np.full(n, theory.greedy_token(dict(theory.support(q))))
     else:
         x = numpy_draw(rng, q_cum, q_total, rows)
     if found.family == "typical":

@@ -36,7 +36,6 @@ KNOWN_FAMILY_READS: set[str] = {
     "specviz/playground/narrative.py",
     "specviz/playground/proof.py",
     "specviz/plots/verification.py",
-    "specviz/theory.py",
     "views/exactness_lab.py",
     "views/real_models.py",
     "views/theory.py",

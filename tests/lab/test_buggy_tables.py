@@ -27,13 +27,13 @@ def test_first_token_law_matches_the_float_verifiers_exact_engine_law(name, bug)
     law = bt.first_token_law(t, t.start)
     assert sum(law) == 1
     engine = fv.compare(s, (), fv.EngineSettings(float32=False, comparison="<", bug=bug))
-    p = dict(theory._support(s.processor()((), s.target_model()(()))))
+    p = dict(theory.support(s.processor()((), s.target_model()(()))))
     assert theory.total_variation({x: f for x, f in enumerate(law) if f}, p) == engine.tv_first
 
 
 def test_without_a_bug_the_first_token_law_is_p_and_greedy_is_far():
     s = SCENARIOS["far apart"]
-    p = theory._support(s.processor()((), s.target_model()(())))
+    p = theory.support(s.processor()((), s.target_model()(())))
     t = bt.tables_with_bug(s, "none")
     assert [f for f in bt.first_token_law(t, t.start) if f] == [f for _, f in p]
     greedy = bt.first_token_law(bt.tables_with_bug(s, "greedy"), t.start)
