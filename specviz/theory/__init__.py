@@ -23,7 +23,7 @@ One module per concept (``from specviz import theory`` re-exports every public n
 
 Enumeration is exponential in the depth (V^(depth+1) sequences) and meant for toy vocabularies. Every
 computation that could grow without bound states its limit (MAX_EXACT_DEPTH, MAX_BLOCK_DEPTH,
-MAX_BLOCK_WORK, MAX_VOCABULARY, MAX_ENUMERATED_DEPTH, MAX_ENUMERATED_OUTCOMES, MAX_ROUND_NODES,
+MAX_BLOCK_WORK, MAX_ROUND_WORK, MAX_VOCABULARY, MAX_ENUMERATED_DEPTH, MAX_ENUMERATED_OUTCOMES, MAX_ROUND_NODES,
 MAX_REJECTION_PATHS) and refuses past it with a ``TheoryLimitError`` before the slow work; no walk
 recurses once per position except the enumerations, which stop at MAX_ENUMERATED_DEPTH.
 """
@@ -52,6 +52,7 @@ from .limits import (
     MAX_EXACT_DEPTH,
     MAX_REJECTION_PATHS,
     MAX_ROUND_NODES,
+    MAX_ROUND_WORK,
     MAX_VOCABULARY,
     TheoryError,
     TheoryLimitError,
@@ -91,7 +92,8 @@ from .rules import (
 
 __all__ = [
     "DEPTH_SEARCH_LIMIT", "LEVIATHAN_ALPHAS", "MAX_BLOCK_DEPTH", "MAX_BLOCK_WORK", "MAX_ENUMERATED_DEPTH",
-    "MAX_ENUMERATED_OUTCOMES", "MAX_EXACT_DEPTH", "MAX_REJECTION_PATHS", "MAX_ROUND_NODES", "MAX_VOCABULARY",
+    "MAX_ENUMERATED_OUTCOMES", "MAX_EXACT_DEPTH", "MAX_REJECTION_PATHS", "MAX_ROUND_NODES", "MAX_ROUND_WORK",
+    "MAX_VOCABULARY",
     "THEORY_BY_FAMILY", "ExactnessReport", "Law", "NodeLaw", "Outcome", "PositionRow", "RoundAnalysis",
     "RoundExpectation", "RoundModels", "RuleTheory", "SequenceRow", "Sequence_", "Source", "TheoryError",
     "TheoryLimitError", "TheoryTypeError", "VerificationRow", "add_mass", "alpha", "analyze_round",

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from ..core import Categorical, Prefix, Rule
 from ..core.block_verifier import next_weight, stop_probability
-from .limits import MAX_BLOCK_WORK, MAX_ROUND_NODES, TheoryLimitError, check_block_work
+from .limits import MAX_BLOCK_WORK, MAX_ROUND_NODES, TheoryLimitError, check_block_work, check_round_work
 from .node_laws import NodeLaw
 from .round_models import Law, Node, NodeCache, RoundModels, constant_models, support
 
@@ -55,8 +55,10 @@ def chain_expectation(models: RoundModels, cache: NodeCache, root: Prefix, found
         return laws[key]
 
     level: dict[Hashable, tuple[Prefix, Fraction]] = {models.state(root): (root, Fraction(1))}
+    vocab_size = models.vocab_size or cache.node(root).p.vocab_size
     kept, stop_end = [], Fraction(0)
     for k in range(depth):
+        check_round_work(len(laws) + sum(key not in laws for key in level), vocab_size, k)
         here, following = Fraction(0), {}
         for context, mass in level.values():
             for x, w in kept_at(context):

@@ -34,7 +34,8 @@ MAX_ENUMERATED_DEPTH = 64  # analyze_round and its relatives walk one Python fra
 MAX_ENUMERATED_OUTCOMES = 1_000_000  # paths (drafted blocks, outcomes) one enumeration may walk
 MAX_ROUND_NODES = 200_000  # (context key[, weight]) nodes at one position that a round expectation may visit
 MAX_BLOCK_DEPTH = 100  # block verification's exact pass over running weights
-MAX_BLOCK_WORK = 4_000_000  # steps of block verification's exact pass (nodes x drafts x positions left)
+MAX_BLOCK_WORK = 1_000_000  # steps of block verification's exact pass (nodes x drafts x positions left)
+MAX_ROUND_WORK = 2_000_000  # contexts x vocabulary a node-by-node round pass may read (each context is O(V))
 MAX_REJECTION_PATHS = 110_000  # ordered rejection paths one distinct-draft node may have (V = 8, K = 8 fits)
 MAX_VOCABULARY = 131_072  # tokens of a context's p and q that node laws and round passes read exactly (2^17)
 
@@ -131,3 +132,12 @@ def check_block_work(depth: int, ratios: int, drafts: int) -> None:
             f"depth {depth} over {drafts} draft tokens ({ratios} distinct ratios p/q) is beyond block "
             f"verification's exact pass: it may take more than {MAX_BLOCK_WORK:,} steps (the limit of depth x "
             f"vocabulary work); lower the depth or the vocabulary")
+
+
+def check_round_work(contexts: int, vocab_size: int, k: int) -> None:
+    """Refuse a node-by-node round pass that would read more than MAX_ROUND_WORK context x vocabulary steps."""
+    if contexts * vocab_size > MAX_ROUND_WORK:
+        raise TheoryLimitError(
+            f"a round expectation reads {contexts:,} contexts of {vocab_size:,} tokens by draft position {k}; the "
+            f"exact pass is limited to {MAX_ROUND_WORK:,} contexts x vocabulary (lower the depth or the vocabulary, "
+            "or give the models a smaller state key)")

@@ -201,7 +201,9 @@ def round_expectation(source: Source, prefix: Prefix = (), **settings: Any) -> R
     models = round_models(source, **settings)
     cache = NodeCache(models)
     found = verification_rule(models.verification)
-    kept, stop_end = THEORY_BY_FAMILY[found].round_pass(models, cache, tuple(prefix), found, _law_at)
+    entry = THEORY_BY_FAMILY[found]
+    entry.check(found, models.draft(tuple(prefix)).support_size)  # before the first node's O(V) Fractions
+    kept, stop_end = entry.round_pass(models, cache, tuple(prefix), found, _law_at)
     accepted = sum(kept, Fraction(0))
     return RoundExpectation(found.name, accepted, accepted + 1 - stop_end, stop_end, tuple(kept))
 
