@@ -44,6 +44,10 @@ from .scenario import Scenario, Table
 _WORDS = ("the", "cat", "sat", "on", "mat", ".")
 
 
+class UnknownFactError(SpecvizError, KeyError):
+    """A card asks for a fact the gallery does not compute (a typo in its expected keys)."""
+
+
 @dataclass(frozen=True)
 class Card:
     slug: str
@@ -180,7 +184,7 @@ def observe(card: Card | Scenario, keys: list[str] | None = None) -> dict[str, A
         if not found:
             found, value = _rule_fact(key, seen)
         if not found:
-            raise KeyError(f"unknown gallery fact {key!r}")
+            raise UnknownFactError(f"unknown gallery fact {key!r}")
         out[key] = value
     return out
 

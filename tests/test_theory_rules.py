@@ -322,5 +322,5 @@ def test_any_depth_and_rule_is_answered_or_refused_in_words(depth, verification)
         value = theory.expected_accepted_drafts(P, Q, depth, verification)
     except SpecvizError as error:
         assert isinstance(error, (ValueError, TypeError)) and str(error)
-        return
-    assert isinstance(value, F) and 0 <= value <= depth
+    else:
+        assert isinstance(value, F) and 0 <= value <= depth

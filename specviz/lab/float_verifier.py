@@ -34,12 +34,16 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
-from ..core import Categorical, Prefix, acceptance, residual_mass, residual_with_mass
+from ..core import Categorical, Prefix, SpecvizError, acceptance, residual_mass, residual_with_mass
 from ..scenario import Scenario
 
 U_BITS = 24
 U_GRID = 1 << U_BITS  # torch.rand float32: k / 2^24
 CRASH = -1  # the "token" a NaN residual commits (the engine crashes or emits garbage)
+
+class EngineSettingsError(SpecvizError, ValueError):
+    """An engine-style verifier setting out of range (the comparison, the name of an injected bug), named in words."""
+
 
 BUGS: dict[str, str] = {
     "none": "no injected bug",
@@ -60,9 +64,9 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         if self.comparison not in ("<", "<="):
-            raise ValueError(f"comparison must be '<' or '<=', got {self.comparison!r}")
+            raise EngineSettingsError(f"comparison must be '<' or '<=', got {self.comparison!r}")
         if self.bug not in BUGS:
-            raise ValueError(f"unknown bug {self.bug!r}; choose one of {sorted(BUGS)}")
+            raise EngineSettingsError(f"unknown bug {self.bug!r}; choose one of {sorted(BUGS)}")
 
 
 # ------------------------------------------------------------------------------------------------
