@@ -298,6 +298,19 @@ def test_deep_rounds_have_no_recursion():
     (lambda: theory.ideal_accepted_drafts(Q8, Q8, 40), "limited to 200,000"),
     (lambda: theory.node_law("multi-distinct:8", Categorical.dense([1] * 9), Categorical.dense([1] * 9)),
      "rejection paths"),
+    # issue 25 item 4: a vocabulary limit, and a depth x vocabulary work limit, checked before the slow work
+    (lambda: theory.node_law("multi:8", BIG, BIG), "vocabulary size 131,073 is beyond theory's exact limit of 131,072"),
+    (lambda: theory.optimal_multi_draft_acceptance(BIG, BIG, 3), "limit of 131,072 tokens"),
+    (lambda: theory.first_token_law(BIG, BIG, "typical:0.09"), "limit of 131,072 tokens"),
+    (lambda: theory.expected_accepted_drafts(P4, Q4, 40, "block"), "limit of depth x vocabulary work"),
+    (lambda: theory.expected_accepted_drafts(Q8, P8, 100, "block"), "limit of depth x vocabulary work"),
+    (lambda: theory.expected_accepted_drafts(P, Q, 100, "block"), r"more than 1,000,000 steps"),
+    (lambda: theory.round_expectation(theory.RoundModels(lambda prefix: Q8, lambda prefix: P8, 12),
+                                      verification="block"), "limit of depth x vocabulary work"),
+    (lambda: theory.round_expectation(theory.RoundModels(lambda prefix: WIDE_P, lambda prefix: WIDE_Q, 3)),
+     "limited to 2,000,000 contexts x vocabulary"),
+    (lambda: theory.round_expectation(theory.RoundModels(lambda prefix: U9, lambda prefix: U9, 3,
+                                                         verification="multi-distinct:8")), "rejection paths"),
 ])
 def test_enormous_requests_are_refused_in_words(call, words):
     with pytest.raises(theory.TheoryLimitError, match=words) as info:
@@ -306,6 +319,22 @@ def test_enormous_requests_are_refused_in_words(call, words):
 
 
 Q8 = Categorical.dense([1, 2, 3, 4, 5, 6, 7, 8])
+P8 = Categorical.dense([8, 3, 5, 1, 7, 2, 6, 4])
+P4, Q4 = Categorical.dense([7, 1, 3, 9]), Categorical.dense([2, 8, 5, 4])
+BIG = Categorical.dense([1] * (theory.MAX_VOCABULARY + 1))
+U9 = Categorical.dense([1] * 9)
+WIDE_P, WIDE_Q = Categorical.dense(list(range(1, 1501))), Categorical.dense([1] * 1500)
+
+
+def test_work_within_the_limits_is_answered():
+    """Just inside the limits the exact passes run (and agree with the enumeration where both apply)."""
+    block = theory.expected_accepted_drafts(P4, Q4, 6, "block")
+    assert block == theory.analyze_round(theory.RoundModels(lambda prefix: P4, lambda prefix: Q4, 6,
+                                                            state=lambda prefix: None),
+                                         verification="block").expected_accepted
+    assert theory.expected_accepted_drafts(P, Q, 40, "block") > theory.expected_accepted_drafts(P, Q, 40, "token")
+    edge = Categorical.dense([1] * (theory.MAX_VOCABULARY - 1) + [theory.MAX_VOCABULARY])
+    assert theory.optimal_multi_draft_acceptance(edge, Categorical.dense([1] * theory.MAX_VOCABULARY), 2) < 1
 
 
 def test_a_float_alpha_has_no_depth_limit():
