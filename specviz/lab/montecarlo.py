@@ -201,7 +201,9 @@ def _decode(code: int, base: int, width: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-class _NumpyTables:
+class NumpyTables:
+    """A StateTables' cumulative tickets and acceptance numbers as int64 arrays, for simulate_numpy."""
+
     def __init__(self, t: StateTables):
         self.q_cum = np.cumsum(np.array(t.q, dtype=np.int64), axis=1)
         self.p_cum = np.cumsum(np.array(t.p, dtype=np.int64), axis=1)
@@ -213,7 +215,7 @@ class _NumpyTables:
         self.den = np.array(t.acc_den, dtype=np.int64)
 
 
-def simulate_numpy(t: StateTables, nt: _NumpyTables, n: int, start: int, rng: np.random.Generator) -> np.ndarray:
+def simulate_numpy(t: StateTables, nt: NumpyTables, n: int, start: int, rng: np.random.Generator) -> np.ndarray:
     """n independent rounds from state start; returns an (n, depth+1) int array of tokens (-1 = none)."""
     depth = t.depth
     tokens = np.full((n, depth + 1), -1, dtype=np.int64)
@@ -272,7 +274,7 @@ class MonteCarlo:
         self.tables = build_tables(scenario, self.prefix)
         self.start = state_of(self.prefix, scenario.vocab_size)
         self.vectorized = self.tables.fits_int64 and not force_python
-        self._numpy = _NumpyTables(self.tables) if self.vectorized else None
+        self._numpy = NumpyTables(self.tables) if self.vectorized else None
         self._rng = np.random.default_rng(seed)
         self._py = random.Random(seed)
         self._block = None

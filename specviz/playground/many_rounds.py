@@ -114,7 +114,7 @@ def _run_chain(scenario: Scenario, rounds: int, bug: str, seed: int, chunks: int
     else:
         expected = _buggy_tokens_per_round(scenario, bug)
     vectorized = tables.fits_int64
-    numpy_tables = mc._NumpyTables(tables) if vectorized else None
+    numpy_tables = mc.NumpyTables(tables) if vectorized else None
     rng, py_rng = np.random.default_rng(seed), random.Random(seed)
     counts = np.zeros(scenario.vocab_size, dtype=np.int64)
     committed, done = 0, 0

@@ -53,7 +53,7 @@ def test_unknown_bug_is_refused():
 def test_simulated_rounds_follow_the_buggy_law():
     s = SCENARIOS["far apart"]
     t = bt.tables_with_bug(s, "residual_from_p")
-    tokens = mc.simulate_numpy(t, mc._NumpyTables(t), 50_000, t.start, np.random.default_rng(1))
+    tokens = mc.simulate_numpy(t, mc.NumpyTables(t), 50_000, t.start, np.random.default_rng(1))
     law = bt.first_token_law(t, t.start)
     fit = mc.goodness_of_fit(np.bincount(tokens[:, 0], minlength=6), law)
     assert fit.p_value > 1e-6 and fit.impossible == 0
