@@ -44,9 +44,9 @@ ISSUES: tuple[tuple[str, str, str], ...] = (
 
 
 def rule_names(eps: str = DEFAULT_EPS) -> tuple[str, ...]:
-    """The rules the view compares, in table order (typical with the chosen ε)."""
-    return ("token", "block", "multi:2", "multi:3", "multi-distinct:2", "exact-match", "greedy-draft",
-            f"typical:{eps}")
+    """The rules the view compares, in table order (typical with the chosen ε), by their canonical names."""
+    return tuple(rule(name).name for name in ("token", "block", "multi:2", "multi:3", "multi-distinct:2",
+                                               "exact-match", "greedy-draft", f"typical:{eps}"))
 
 
 def engines(found: Rule) -> str:
