@@ -163,8 +163,3 @@ def draw(draw_value: int, draw_range: int, point: bool = True) -> str:
 def thousands(n: int) -> str:
     """'12,345' with separators; past the rule, abbreviated."""
     return f"{n:,}" if digit_count(n) <= FULL_DIGITS else abbreviate(n)
-
-
-def percent(x: float, places: int = 1) -> str:
-    """'42.0%'."""
-    return f"{100 * x:.{places}f}%"

@@ -38,10 +38,14 @@ from fractions import Fraction
 from typing import Any
 
 from . import theory
-from .core import SpecvizError
+from .core import SpecvizError, acceptance
 from .scenario import Scenario, Table
 
 _WORDS = ("the", "cat", "sat", "on", "mat", ".")
+
+
+class UnknownFactError(SpecvizError, KeyError):
+    """A card asks for a fact the gallery does not compute (a typo in its expected keys)."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,7 @@ def observe(card: Card | Scenario, keys: list[str] | None = None) -> dict[str, A
         if not found:
             found, value = _rule_fact(key, seen)
         if not found:
-            raise KeyError(f"unknown gallery fact {key!r}")
+            raise UnknownFactError(f"unknown gallery fact {key!r}")
         out[key] = value
     return out
 
@@ -251,7 +255,7 @@ def _rule_fact(key: str, seen: _Seen) -> tuple[bool, Any]:
 
         t = _token(scenario, m.group(1))
         if m.group(2) == "exact":
-            return True, theory.acceptance(p, q, t)
+            return True, acceptance(p, q, t)
         ratio = fv.ratio32(fv.to_float32(p), fv.to_float32(q), t)
         return True, fv.acceptance_probability32(ratio, m.group(2).split()[1])
     return False, None

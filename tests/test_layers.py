@@ -1,7 +1,7 @@
 """The package's layers, kept by a test: who may import whom, read from every module's source with ast.
 
 The map (the README's Architecture section draws the same one). A part is a top-level module or
-package of specviz (``specviz/theory.py`` is part ``theory``, ``specviz/lab/*`` part ``lab``); each
+package of specviz (``specviz/theory/*`` is part ``theory``, ``specviz/lab/*`` part ``lab``); each
 row names the parts it may import besides itself; every other direction is a crossing. The rows
 form no cycle, so parts that keep to them cannot import each other in circles.
 """

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from specviz import narration
-from specviz.narration import PAGE, TERMINAL, Narrator, Setting
+from specviz.core.trace import StopEvent
+from specviz.narration import CHECKING_BY_FAMILY, PAGE, TERMINAL, Narrator, Setting, sentences
 from specviz.playground import narrative, presets
 from specviz.scenario import play
 
@@ -25,7 +26,7 @@ def test_the_narrator_tells_what_the_playground_tells(name, seed, verification, 
     try:
         rounds = play(scenario, 3)
     except (ValueError, TypeError):
-        return  # a preset this seed cannot play is refused elsewhere
+        assume(False)  # a preset this seed cannot play is refused elsewhere
     page = Narrator(Setting.of(scenario), PAGE)
     for step, event in enumerate(e for r in rounds for e in r.trace):
         view = narrative.step_view(scenario, step)
@@ -53,3 +54,13 @@ def test_exact_values_fold_only_long_numbers():
     events = [e for r in play(scenario, 2) for e in r.trace]
     assert all(narration.exact_values(e, scenario.vocab) == [] for e in events)
     assert narration.exact_values_html([]) == ""
+
+
+@pytest.mark.parametrize(("verification", "how"), [("token", "as usual"), ("block", "jointly (block verification)"),
+                                                   ("multi:2", "as usual"), ("multi-distinct:3", "as usual")])
+def test_a_drafted_stop_says_how_the_rule_checks_the_block(verification, how):
+    setting = Setting(("a", "b", "<stop>"), 3, verification)
+    head, lines = sentences(StopEvent(0, 1, 2, "draft"), setting)
+    assert "stop token ‘<stop>’" in head
+    assert lines == [f"The block has 2 of 3 proposals; the verifier checks them {how}."]
+    assert setting.checking == CHECKING_BY_FAMILY[verification] == how

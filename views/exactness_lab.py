@@ -36,8 +36,10 @@ if view == lab_rules.RULES:
 st.markdown("**The claim:** the tokens speculative sampling commits are distributed *exactly* as the target's own "
             "samples. Here it is checked three ways: by exact enumeration, by a large exact Monte Carlo, and "
             "against a float verifier written the way engines write it.")
-verification = st.radio("Verification to check", ["token", "block"], format_func=lambda v: rule(v).label,
-                        index=int(rule(scenario.verification).family == "block"), horizontal=True,
+CHECKED = list(mc.checked_rules())  # the rules sections 1 and 2 enumerate and simulate: token, block
+verification = st.radio("Verification to check", CHECKED, format_func=lambda v: rule(v).label,
+                        index=CHECKED.index(scenario.verification) if scenario.verification in CHECKED else 0,
+                        horizontal=True,
                         key="lab_verification", help="Sections 1 and 2 check this verifier; section 3 is tokenwise.")
 scenario = scenario.with_changes(verification=verification)
 key = picker.to_key(scenario)

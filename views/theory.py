@@ -23,7 +23,7 @@ def position_alphas(key: str) -> list:
 
 st.title("Theory and speedup")
 scenario = picker.pick("th")
-if rule(scenario.verification).family not in ("token", "block"):  # a tree or a theory-only rule: its numbers
+if not theory.can_enumerate(scenario.verification):  # a tree or a theory-only rule: its numbers
     st.caption(f"The scenario verifies with {rule(scenario.verification).label}; this page's per-position "
                "numbers are tokenwise. Every rule side by side: the Exactness lab's rules view.")
     scenario = scenario.with_changes(verification="token")

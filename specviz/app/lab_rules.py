@@ -35,7 +35,7 @@ def linked_scenario(params: Mapping[str, str]) -> Scenario | None:
 
 
 @st.cache_data(show_spinner="Computing every rule exactly…")
-def _compare(key: str, eps: str) -> rules.Comparison:
+def _compare(key: str, eps: str) -> rules.RulesComparison:
     return rules.compare(picker.from_key(key), eps)
 
 
@@ -49,7 +49,7 @@ def _table(rows: list[dict]) -> None:
     st.markdown(lab_plots.html_table(rows), unsafe_allow_html=True)
 
 
-def _exact_section(comparison: rules.Comparison, labels: list[str]) -> None:
+def _exact_section(comparison: rules.RulesComparison, labels: list[str]) -> None:
     st.plotly_chart(plots.accepted_figure(comparison), width="stretch", theme=None)
     _table(plots.table_rows(comparison, labels))
     st.caption("Exact values: a short fraction as it is, a longer one as a decimal; hover a number (dotted "
@@ -59,14 +59,14 @@ def _exact_section(comparison: rules.Comparison, labels: list[str]) -> None:
                "are not i.i.d. and can exceed it.")
 
 
-def _engines_section(comparison: rules.Comparison) -> None:
+def _engines_section(comparison: rules.RulesComparison) -> None:
     st.subheader("Who uses which rule")
     _table(plots.engine_rows(comparison))
     links = " · ".join(f"[{name}]({url}): {what}" for name, url, what in rules.ISSUES)
     st.markdown(f"Public threads where an engine's verification went wrong: {links}.")
 
 
-def _monte_carlo_section(scenario: Scenario, comparison: rules.Comparison, key: str, eps: str) -> None:
+def _monte_carlo_section(scenario: Scenario, comparison: rules.RulesComparison, key: str, eps: str) -> None:
     st.subheader("Monte Carlo: each rule's own mechanism, first committed token")
     c1, c2, c3 = st.columns([2, 1, 2])
     n = c1.select_slider("Rounds per rule", ROUNDS, value=100_000, format_func=lambda v: f"{v:,}", key="lab_rules_n")

@@ -1,8 +1,57 @@
-"""Exception types of the exact core.
+"""The exception tree: every error specviz raises on purpose is a ``SpecvizError``.
 
-Every class subclasses the builtin the reference oracle raises (ValueError or
-TypeError), so code written against the reference keeps catching them, while the
-UI can tell a bad weight from a stale round.
+Every class also subclasses the builtin a caller would catch (the one the reference oracle raises,
+ValueError or TypeError; KeyError for a lookup), so code written against the reference keeps
+catching them, while the UI can tell a refused input (a SpecvizError: its message names the field,
+what was given and what is allowed) from a bug (anything else). The whole tree, each class with its
+module under ``specviz`` and, in brackets, its bases besides the one it hangs from
+(tests/core/test_errors.py checks this drawing against the classes themselves):
+
+    SpecvizError                         core.errors             [Exception]
+    ├── WeightTypeError                  core.errors             [TypeError]
+    ├── WeightValueError                 core.errors             [ValueError]
+    ├── SupportError                     core.errors             [ValueError]
+    ├── TokenError                       core.errors             [ValueError]
+    │   └── TokenTypeError               core.errors             [TypeError]
+    ├── MaskError                        core.errors             [ValueError]
+    │   └── MaskTypeError                core.errors             [TypeError]
+    ├── TopKError                        core.errors             [ValueError]
+    ├── VocabularyMismatchError          core.errors             [ValueError]
+    ├── ProposalError                    core.errors             [ValueError]
+    ├── BlockError                       core.errors             [ValueError]
+    ├── SessionError                     core.errors             [ValueError]
+    │   └── StreamsTypeError             core.errors             [TypeError]
+    ├── ProcessorError                   core.errors             [ValueError]
+    │   └── ProcessorOutputError         core.errors             [DistributionTypeError]
+    ├── ScaleError                       core.errors             [ValueError]
+    ├── VerificationError                core.errors             [ValueError]
+    ├── DistributionTypeError            core.errors             [TypeError]
+    │   └── ModelOutputError             core.errors
+    ├── ThresholdPrecisionError          core.errors             [ValueError]
+    ├── ScenarioError                    scenario                [ValueError]
+    │   └── ScenarioTypeError            scenario                [TypeError]
+    ├── TheoryError                      theory.limits           [ValueError]
+    │   └── TheoryLimitError             theory.limits
+    ├── TheoryTypeError                  theory.limits           [TypeError]
+    ├── RulesError                       lab.rules               [ValueError]
+    ├── EngineSettingsError              lab.float_verifier      [ValueError]
+    ├── PlaygroundError                  playground.explain      [ValueError]
+    ├── JumpError                        playground.jump         [ValueError]
+    ├── LectureError                     playground.lecture      [ValueError]
+    │   └── LectureTypeError             playground.lecture      [TypeError]
+    ├── ManyRoundsError                  playground.many_rounds  [ValueError]
+    │   └── BlockBugError                playground.many_rounds
+    ├── ContextLengthError               models.limits           [ValueError]
+    └── UnknownFactError                 gallery                 [KeyError]
+
+Not under SpecvizError yet (their owners are moving them; the test lists them to be struck off):
+
+    ModelLoadError                       models.loading          [RuntimeError]
+    TokenizerMismatchError               models.drafts           [ValueError]
+    UsageError                           cli.args                [Exception]
+
+A new error class joins this drawing where it hangs; an internal invariant that fails is an
+AssertionError (a bug), never a SpecvizError.
 """
 
 from __future__ import annotations
@@ -86,3 +135,7 @@ class ProcessorOutputError(ProcessorError, DistributionTypeError):
 
 class StreamsTypeError(SessionError, TypeError):
     """The streams passed to propose or verify are not RandomStreams."""
+
+
+class ThresholdPrecisionError(SpecvizError, ValueError):
+    """A lossy rule's threshold lies too close to a probability to be decided within the precision limit."""

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 
 from .errors import SessionError
 
-DOMAINS = ("proposal", "acceptance", "correction-or-bonus")
-
 
 @dataclass(frozen=True)
 class Owner:

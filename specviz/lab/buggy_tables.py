@@ -24,7 +24,7 @@ import numpy as np
 
 from ..scenario import Scenario
 from .draws import INT64_LIMIT as _INT64_LIMIT
-from .float_verifier import BUGS
+from .float_verifier import BUGS, EngineSettingsError
 from .montecarlo import StateTables, build_tables
 
 __all__ = ["BUGS", "drop_bonus", "first_token_law", "tables_with_bug"]
@@ -47,7 +47,7 @@ def _fits(t: StateTables) -> bool:
 def tables_with_bug(scenario: Scenario, bug: str = "none") -> StateTables:
     """The scenario's exact tables with ``bug`` injected (``none``: the exact verifier's tables)."""
     if bug not in BUGS:
-        raise ValueError(f"unknown bug {bug!r}; choose one of {sorted(BUGS)}")
+        raise EngineSettingsError(f"unknown bug {bug!r}; choose one of {sorted(BUGS)}")
     t = build_tables(scenario)
     v = t.vocab_size
     if bug == "greedy":
@@ -83,5 +83,5 @@ def first_token_law(t: StateTables, start: int) -> list[Fraction]:
     r = t.residual[start]
     r_total = sum(r)
     if reject and not r_total:
-        raise ValueError("a rejection is possible but the residual table is empty")
+        raise AssertionError("a rejection is possible but the residual table is empty")  # tables are built whole
     return [a + (reject * Fraction(r[x], r_total) if reject else 0) for x, a in enumerate(accept)]

@@ -34,12 +34,16 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
-from ..core import Categorical, Prefix, acceptance, residual_mass, residual_with_mass
+from ..core import Categorical, Prefix, SpecvizError, acceptance, residual_mass, residual_with_mass
 from ..scenario import Scenario
 
 U_BITS = 24
 U_GRID = 1 << U_BITS  # torch.rand float32: k / 2^24
 CRASH = -1  # the "token" a NaN residual commits (the engine crashes or emits garbage)
+
+class EngineSettingsError(SpecvizError, ValueError):
+    """An engine-style verifier setting out of range (the comparison, the name of an injected bug), named in words."""
+
 
 BUGS: dict[str, str] = {
     "none": "no injected bug",
@@ -60,9 +64,9 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         if self.comparison not in ("<", "<="):
-            raise ValueError(f"comparison must be '<' or '<=', got {self.comparison!r}")
+            raise EngineSettingsError(f"comparison must be '<' or '<=', got {self.comparison!r}")
         if self.bug not in BUGS:
-            raise ValueError(f"unknown bug {self.bug!r}; choose one of {sorted(BUGS)}")
+            raise EngineSettingsError(f"unknown bug {self.bug!r}; choose one of {sorted(BUGS)}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -201,7 +205,7 @@ class EngineLaw:
         p32, q32 = to_float32(p), to_float32(q_ver)
         deviations = []
         accept = []
-        for x, qx in theory._support(q):
+        for x, qx in theory.support(q):
             exact_a = acceptance(p, q, x)
             if s.bug == "greedy":
                 a = Fraction(int(x == _argmax(p)))
@@ -217,17 +221,17 @@ class EngineLaw:
                 deviations.append((x, reason, str(exact_a), str(a), qx * abs(a - exact_a)))
         # the token committed after a rejection
         exact_mass = residual_mass(p, q)
-        exact_res = theory._support(residual_with_mass(p, q)[0]) if exact_mass else []
+        exact_res = theory.support(residual_with_mass(p, q)[0]) if exact_mass else []
         if s.bug == "greedy":
             reject = [(_argmax(p), Fraction(1))]
         elif s.bug == "residual_from_p":
-            reject = _law(p32) if s.float32 else theory._support(p)
+            reject = _law(p32) if s.float32 else theory.support(p)
         elif s.float32:
             res = residual32(p32, q32)
             reject = [(CRASH, Fraction(1))] if np.isnan(res).any() or not res.any() else _law(res)
         else:
             mass = residual_mass(p, q_ver)
-            reject = theory._support(residual_with_mass(p, q_ver)[0]) if mass else [(CRASH, Fraction(1))]
+            reject = theory.support(residual_with_mass(p, q_ver)[0]) if mass else [(CRASH, Fraction(1))]
         engine_reject_mass = sum((qx * (1 - a) for _, qx, a in accept), Fraction(0))
         if engine_reject_mass and dict(reject) != dict(exact_res):
             if reject == [(CRASH, Fraction(1))]:
@@ -244,8 +248,8 @@ class EngineLaw:
         elif s.float32:
             bonus = _law(p32)
         else:
-            bonus = theory._support(p)
-        bonus_gap = theory.total_variation(dict(bonus), dict(theory._support(p)))
+            bonus = theory.support(p)
+        bonus_gap = theory.total_variation(dict(bonus), dict(theory.support(p)))
         bonus_reason = BUGS[s.bug] if s.bug != "none" else "float32 bonus: p rounded to float32 and renormalized"
         node = EngineNode(accept, reject, bonus, deviations, bonus_gap, bonus_reason)
         self.nodes[key] = node
@@ -290,16 +294,16 @@ def engine_block_distribution(scenario: Scenario, prefix: Prefix = (),
                 continue
             committed = tokens + (x,)
             if x in stops:
-                theory._add(out, committed, w)
+                theory.add_mass(out, committed, w)
             elif k + 1 == depth:
                 if settings.bug == "skip_bonus":
-                    theory._add(out, committed, w)
+                    theory.add_mass(out, committed, w)
                     deviations.append(Deviation(k + 1, committed, None, BUGS["skip_bonus"], "a bonus token from p",
                                                 "no bonus token", w, "bonus"))
                 else:
                     after = law.node(context + (x,))
                     for y, py in after.bonus:
-                        theory._add(out, committed + (y,), w * py)
+                        theory.add_mass(out, committed + (y,), w * py)
                     if after.bonus_gap:
                         deviations.append(Deviation(k + 1, committed, None, after.bonus_reason, "bonus from p",
                                                     "engine bonus", w * after.bonus_gap, "bonus"))
@@ -307,7 +311,7 @@ def engine_block_distribution(scenario: Scenario, prefix: Prefix = (),
                 walk(context + (x,), committed, w, k + 1)
         if reject:
             for y, ry in node.reject:
-                theory._add(out, tokens + (y,), reject * ry)
+                theory.add_mass(out, tokens + (y,), reject * ry)
 
     walk(tuple(prefix), (), Fraction(1), 0)
     return out, deviations
@@ -327,7 +331,7 @@ def compare(scenario: Scenario, prefix: Prefix = (), settings: EngineSettings = 
         first[CRASH] = crash
     return EngineComparison(
         settings, engine, exact, theory.total_variation(engine, exact), theory.total_variation(completed, target),
-        theory.total_variation(first, dict(theory._support(p))), crash, theory.mean_length(engine),
+        theory.total_variation(first, dict(theory.support(p))), crash, theory.mean_length(engine),
         theory.mean_length(exact), sorted(deviations, key=lambda d: -d.weight))
 
 

@@ -25,7 +25,8 @@ import numpy as np
 from scipy import stats
 
 from .. import theory
-from ..core import Categorical, acceptance, residual_with_mass, rule
+from ..core import Categorical, acceptance, residual_with_mass
+from ..core.verification import FamilyTable, Unsupported, playable_names
 from ..scenario import Prefix, Scenario, play_round
 from .block_montecarlo import BlockSimulator, block_marginals
 from .draws import INT64_LIMIT as _INT64_LIMIT
@@ -200,7 +201,9 @@ def _decode(code: int, base: int, width: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-class _NumpyTables:
+class NumpyTables:
+    """A StateTables' cumulative tickets and acceptance numbers as int64 arrays, for simulate_numpy."""
+
     def __init__(self, t: StateTables):
         self.q_cum = np.cumsum(np.array(t.q, dtype=np.int64), axis=1)
         self.p_cum = np.cumsum(np.array(t.p, dtype=np.int64), axis=1)
@@ -212,7 +215,7 @@ class _NumpyTables:
         self.den = np.array(t.acc_den, dtype=np.int64)
 
 
-def simulate_numpy(t: StateTables, nt: _NumpyTables, n: int, start: int, rng: np.random.Generator) -> np.ndarray:
+def simulate_numpy(t: StateTables, nt: NumpyTables, n: int, start: int, rng: np.random.Generator) -> np.ndarray:
     """n independent rounds from state start; returns an (n, depth+1) int array of tokens (-1 = none)."""
     depth = t.depth
     tokens = np.full((n, depth + 1), -1, dtype=np.int64)
@@ -271,12 +274,13 @@ class MonteCarlo:
         self.tables = build_tables(scenario, self.prefix)
         self.start = state_of(self.prefix, scenario.vocab_size)
         self.vectorized = self.tables.fits_int64 and not force_python
-        self._numpy = _NumpyTables(self.tables) if self.vectorized else None
+        self._numpy = NumpyTables(self.tables) if self.vectorized else None
         self._rng = np.random.default_rng(seed)
         self._py = random.Random(seed)
         self._block = None
-        if rule(scenario.verification).family == "block":  # block rounds (specviz.lab.block_montecarlo)
-            self._block = BlockSimulator(scenario, self.prefix, seed, force_python)
+        simulator = SIMULATIONS_BY_FAMILY[scenario.verification].simulator
+        if simulator is not None:  # rounds of another shape (block verification: specviz.lab.block_montecarlo)
+            self._block = simulator(scenario, self.prefix, seed, force_python)
             self.vectorized = self._block.vectorized
 
     @property
@@ -429,12 +433,11 @@ class ExactLaw:
 def exact_law(scenario: Scenario, prefix: Prefix = (), max_blocks: int = 50_000) -> ExactLaw:
     """First-token and length laws by a state recursion; the block law by enumeration when small."""
     v, depth = scenario.vocab_size, scenario.depth
+    simulation = SIMULATIONS_BY_FAMILY[scenario.verification]  # a rule it does not simulate is refused first
     if v ** (depth + 1) <= max_blocks:
         blocks = theory.block_distribution(scenario, tuple(prefix))
         return ExactLaw(theory.first_token_marginal(blocks, v), theory.length_distribution(blocks, depth), blocks)
-    if rule(scenario.verification).family == "block":
-        return ExactLaw(*block_marginals(scenario, tuple(prefix)), None)
-    return ExactLaw(*_marginals(scenario, tuple(prefix)), None)
+    return ExactLaw(*simulation.marginals(scenario, tuple(prefix)), None)
 
 
 def _marginals(scenario: Scenario, prefix: Prefix) -> tuple[list[Fraction], list[Fraction]]:
@@ -482,3 +485,25 @@ def _marginals(scenario: Scenario, prefix: Prefix) -> tuple[list[Fraction], list
     reject = 1 - sum(accept, Fraction(0))
     first = [accept[x] + (reject * Fraction(r[x], sum(r)) if reject else 0) for x in range(v)]
     return first, remaining(start, 0)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """How the exact Monte Carlo runs one family's rounds, and the exact laws that judge them."""
+
+    simulator: Callable[..., BlockSimulator] | None  # None: this module's chain tables (tokenwise rounds)
+    marginals: Callable[[Scenario, Prefix], tuple[list[Fraction], list[Fraction]]]  # P(first token), P(length)
+
+
+SIMULATIONS_BY_FAMILY: FamilyTable[Simulation] = FamilyTable("lab.montecarlo.SIMULATIONS_BY_FAMILY", {
+    "token": Simulation(None, _marginals),
+    "block": Simulation(BlockSimulator, block_marginals),
+    "tree": Unsupported("the exact Monte Carlo simulates tokenwise and block rounds; the Exactness lab's rules "
+                        "view samples a tree's first token by its own mechanism (specviz.lab.rules)"),
+}, scope="playable")
+
+
+def checked_rules() -> tuple[str, ...]:
+    """The fixed playable rules the Exactness lab checks both ways: enumerated by theory, simulated here."""
+    return tuple(name for name in playable_names()
+                 if theory.can_enumerate(name) and SIMULATIONS_BY_FAMILY.supports(name))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -19,6 +20,8 @@ import numpy as np
 
 from .. import theory
 from ..core import Categorical, Rule, SpecvizError, rule
+from ..core.arithmetic import typical_keeps
+from ..core.verification import FamilyTable
 from ..scenario import Scenario
 from . import montecarlo
 from .draws import INT64_LIMIT, cumulative, numpy_draw
@@ -31,16 +34,7 @@ class RulesError(SpecvizError, ValueError):
     """A rule comparison or its Monte Carlo cannot run on this scenario (named, with the reason)."""
 
 
-# who runs which rule; the issues are public threads found and read, not guessed
-ENGINES: dict[str, str] = {
-    "token": "the standard chain of drafts (Leviathan et al.; Chen et al.)",
-    "block": "Sun et al. 2025; vLLM has it as an option",
-    "tree": "vLLM and SGLang verify EAGLE draft trees; llama.cpp verifies several drafts stochastically",
-    "tree-distinct": "Recursive Speculative Decoding: drafts without replacement",
-    "exact-match": "mlx-lm's exact match of the target's own sample",
-    "greedy-draft": "an argmax draft checked against the target's sample",
-    "typical": "Medusa's typical acceptance",
-}
+# the issues are public threads found and read, not guessed
 ISSUES: tuple[tuple[str, str, str], ...] = (
     ("vllm-project/vllm-ascend#7807", "https://github.com/vllm-project/vllm-ascend/issues/7807",
      "block verification implemented with the tokenwise acceptance test and residual (fixed in #7808)"),
@@ -50,13 +44,14 @@ ISSUES: tuple[tuple[str, str, str], ...] = (
 
 
 def rule_names(eps: str = DEFAULT_EPS) -> tuple[str, ...]:
-    """The rules the view compares, in table order (typical with the chosen ε)."""
-    return ("token", "block", "multi:2", "multi:3", "multi-distinct:2", "exact-match", "greedy-draft",
-            f"typical:{eps}")
+    """The rules the view compares, in table order (typical with the chosen ε), by their canonical names."""
+    return tuple(rule(name).name for name in ("token", "block", "multi:2", "multi:3", "multi-distinct:2",
+                                               "exact-match", "greedy-draft", f"typical:{eps}"))
 
 
 def engines(found: Rule) -> str:
-    return ENGINES["tree-distinct" if found.family == "tree" and found.distinct else found.family]
+    """Who runs the rule (the lab's engines column)."""
+    return RULE_LAB_BY_FAMILY[found].engines(found)
 
 
 @dataclass(frozen=True)
@@ -81,7 +76,9 @@ class Optimum:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class RulesComparison:
+    """Every rule of the view on one scenario: p and q at the first context, one row per rule, the bounds."""
+
     p: tuple[Fraction, ...]
     q: tuple[Fraction, ...]
     rows: tuple[RuleRow, ...]
@@ -93,25 +90,27 @@ def first_pair(scenario: Scenario) -> tuple[Categorical, Categorical]:
     return scenario.processor()((), scenario.target_model()(())), scenario.draft_model()(())
 
 
-def _first_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
-    if found.family == "block":  # the first token of a block depends on the whole block
-        return tuple(montecarlo.exact_law(scenario.with_changes(verification=found.name)).first)
-    return theory.first_token_law(p, q, found)
+def first_law(scenario: Scenario, name: str | Rule) -> tuple[Fraction, ...]:
+    """The exact law of the rule's first committed token on the scenario, in vocabulary order."""
+    found = rule(name)
+    p, q = first_pair(scenario)
+    return RULE_LAB_BY_FAMILY[found].first_law(scenario, found, p, q)
 
 
-def compare(scenario: Scenario, eps: str = DEFAULT_EPS) -> Comparison:
+def compare(scenario: Scenario, eps: str = DEFAULT_EPS) -> RulesComparison:
     """Every rule of ``rule_names(eps)`` on the scenario, exactly (raises the core's or theory's error)."""
     p, q = first_pair(scenario)
     rows = []
     for name in rule_names(eps):
         found = rule(name)
         expectation = theory.round_expectation(scenario, verification=found.name)
-        law = _first_law(scenario, found, p, q)
+        law = RULE_LAB_BY_FAMILY[found].first_law(scenario, found, p, q)
         rows.append(RuleRow(found, expectation.kept_by_position, expectation.accepted_drafts, expectation.tokens,
                             law, theory.law_distance(law, p)))
     optima = tuple(Optimum(k, *theory.optimal_multi_draft(p, q, k)) for k in OPTIMUM_DRAFTS)
     v = p.vocab_size
-    return Comparison(tuple(p.prob(x) for x in range(v)), tuple(q.prob(x) for x in range(v)), tuple(rows), optima)
+    return RulesComparison(tuple(p.prob(x) for x in range(v)), tuple(q.prob(x) for x in range(v)), tuple(rows),
+                           optima)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -155,7 +154,7 @@ def _distinct_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_No
     """Children drawn without replacement: q renormalized over the tokens not yet drawn, so the steps branch
     on what was drawn (one node per ordered path of rejected drafts); node 0 first."""
     v = p.vocab_size
-    pl, ql = dict(theory._support(p)), dict(theory._support(q))
+    pl, ql = theory.law_of(p), theory.law_of(q)
     nodes: list[_Node | None] = [None]
     pending: list[tuple[int, frozenset[int], dict[int, Fraction]]] = [(0, frozenset(), pl)]
     while pending:
@@ -178,7 +177,7 @@ def _distinct_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_No
 def _iid_automaton(found: Rule, p: Categorical, q: Categorical) -> list[_Node]:
     """i.i.d. children: a chain of residuals, one node per child."""
     v = p.vocab_size
-    r, ql = dict(theory._support(p)), dict(theory._support(q))
+    r, ql = theory.law_of(p), theory.law_of(q)
     nodes = []
     for j in range(found.width):
         num, den, after = _step(r, ql, v)
@@ -238,39 +237,92 @@ def sample_first_tokens(scenario: Scenario, name: str, n: int, seed: int = 0) ->
     if type(n) is not int or n < 1:
         raise RulesError(f"rounds n must be an int >= 1, got {n!r}")
     p, q = first_pair(scenario)
-    v, rng = p.vocab_size, _rng(seed, found.name)
-    if found.family == "block":
-        simulator = montecarlo.MonteCarlo(scenario.with_changes(verification=found.name), seed=seed)
-        return Sample(np.bincount(simulator.tokens(n)[:, 0], minlength=v), None, n)
-    if found.family in ("token", "tree"):
-        nodes = (_distinct_automaton if found.distinct else _iid_automaton)(found, p, q)
-        out, kept = _run_automaton(nodes, n, rng)
-        return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
-    return _sample_target_rules(found, p, q, n, rng)
+    return RULE_LAB_BY_FAMILY[found].sample(Draws(scenario, found, p, q, n, seed, _rng(seed, found.name)))
 
 
-def _sample_target_rules(found: Rule, p: Categorical, q: Categorical, n: int,
-                         rng: np.random.Generator) -> Sample:
-    """Exact match, greedy draft and typical: a draft, the target's own sample y ~ p, and the rule's test."""
-    v = p.vocab_size
-    _check_int64([p.ticket_ints(), q.ticket_ints()], [])
-    p_cum, p_total = cumulative([p.ticket_ints()])
-    q_cum, q_total = cumulative([q.ticket_ints()])
+@dataclass(frozen=True)
+class Draws:
+    """What a rule's Monte Carlo of its first token draws from: the scenario, its first p and q, n, the stream."""
+
+    scenario: Scenario
+    rule: Rule
+    p: Categorical
+    q: Categorical
+    n: int
+    seed: int
+    rng: np.random.Generator
+
+
+def _sample_block(d: Draws) -> Sample:
+    """Block rounds through the exact block Monte Carlo (the first token depends on the whole block)."""
+    simulator = montecarlo.MonteCarlo(d.scenario.with_changes(verification=d.rule.name), seed=d.seed)
+    return Sample(np.bincount(simulator.tokens(d.n)[:, 0], minlength=d.p.vocab_size), None, d.n)
+
+
+def _sample_recursive_rejection(d: Draws) -> Sample:
+    """Tokenwise and trees: the node's steps of recursive rejection, i.i.d. or without replacement."""
+    nodes = (_distinct_automaton if d.rule.distinct else _iid_automaton)(d.rule, d.p, d.q)
+    out, kept = _run_automaton(nodes, d.n, d.rng)
+    return Sample(np.bincount(out, minlength=d.p.vocab_size), int(kept.sum()), d.n)
+
+
+def _sample_with_target(d: Draws, *, greedy: bool = False, keep: frozenset[int] | None = None) -> Sample:
+    """A draft (x ~ q, or argmax q when greedy), the target's own sample y ~ p, and the rule's test: x kept
+    when it is in ``keep`` (else y is committed), or, without a keep-set, when x == y (y committed either way)."""
+    v, n, rng = d.p.vocab_size, d.n, d.rng
+    _check_int64([d.p.ticket_ints(), d.q.ticket_ints()], [])
+    p_cum, p_total = cumulative([d.p.ticket_ints()])
+    q_cum, q_total = cumulative([d.q.ticket_ints()])
     rows = np.zeros(n, dtype=np.int64)
     y = numpy_draw(rng, p_cum, p_total, rows)
-    if found.family == "greedy-draft":
-        x = np.full(n, theory._greedy_token(dict(theory._support(q))))
-    else:
-        x = numpy_draw(rng, q_cum, q_total, rows)
-    if found.family == "typical":
-        keep = np.zeros(v, dtype=bool)
-        keep[list(theory.typical_keeps(p, found.parameter))] = True
-        kept = keep[x]
+    x = np.full(n, theory.greedy_token(theory.law_of(d.q))) if greedy else numpy_draw(rng, q_cum, q_total, rows)
+    if keep is not None:
+        mask = np.zeros(v, dtype=bool)
+        mask[list(keep)] = True
+        kept = mask[x]
         out = np.where(kept, x, y)  # a rejected draft: the token sampled from p
     else:
         kept = x == y
         out = y  # exact match and greedy drafts commit the target's own sample either way
     return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
+
+
+def _first_node_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
+    return theory.first_token_law(p, q, found)
+
+
+def _first_block_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
+    """The first token of a block depends on the whole block: the exact Monte Carlo's law (a state recursion)."""
+    return tuple(montecarlo.exact_law(scenario.with_changes(verification=found.name)).first)
+
+
+def _says(text: str) -> Callable[[Rule], str]:
+    return lambda found: text
+
+
+@dataclass(frozen=True)
+class LabRule:
+    """One family of rules in the lab's rules view."""
+
+    engines: Callable[[Rule], str]  # who runs it
+    first_law: Callable[[Scenario, Rule, Categorical, Categorical], tuple[Fraction, ...]]  # exact, vocabulary order
+    sample: Callable[[Draws], Sample]  # its own mechanism, n rounds of the first token
+
+
+RULE_LAB_BY_FAMILY: FamilyTable[LabRule] = FamilyTable("lab.rules.RULE_LAB_BY_FAMILY", {
+    "token": LabRule(_says("the standard chain of drafts (Leviathan et al.; Chen et al.)"), _first_node_law,
+                     _sample_recursive_rejection),
+    "block": LabRule(_says("Sun et al. 2025; vLLM has it as an option"), _first_block_law, _sample_block),
+    "tree": LabRule(lambda found: "Recursive Speculative Decoding: drafts without replacement" if found.distinct else
+                    "vLLM and SGLang verify EAGLE draft trees; llama.cpp verifies several drafts stochastically",
+                    _first_node_law, _sample_recursive_rejection),
+    "exact-match": LabRule(_says("mlx-lm's exact match of the target's own sample"), _first_node_law,
+                           _sample_with_target),
+    "greedy-draft": LabRule(_says("an argmax draft checked against the target's sample"), _first_node_law,
+                            lambda d: _sample_with_target(d, greedy=True)),
+    "typical": LabRule(_says("Medusa's typical acceptance"), _first_node_law,
+                       lambda d: _sample_with_target(d, keep=typical_keeps(d.p, d.rule.parameter))),
+})
 
 
 def fit(sample: Sample, p: tuple[Fraction, ...], labels: list[str]) -> montecarlo.Fit:

@@ -38,7 +38,7 @@ from ..core.trace import (
     StopEvent,
     TreeCheckEvent,
 )
-from ..core.verification import rule
+from ..core.verification import FamilyTable, rule
 from . import block as block_explain
 from . import tree as tree_narration
 
@@ -88,9 +88,14 @@ class Setting:
         return rule(self.verification).kept_verb
 
     @property
-    def joint(self) -> bool:
-        """True when the rule checks the block jointly (block verification) rather than draft by draft."""
-        return rule(self.verification).family == "block"
+    def checking(self) -> str:
+        """How the rule's verifier checks a drafted block, in words (``CHECKING_BY_FAMILY``)."""
+        return CHECKING_BY_FAMILY[self.verification]
+
+
+# how each playable family's verifier checks a drafted block, as a stop's narration says it
+CHECKING_BY_FAMILY: FamilyTable[str] = FamilyTable("narration.CHECKING_BY_FAMILY", {
+    "token": "as usual", "block": "jointly (block verification)", "tree": "as usual"}, scope="playable")
 
 
 def label(vocab: Sequence[str], token: int) -> str:
@@ -187,9 +192,9 @@ def _bonus(event: BonusEvent, s: Setting, f: Profile) -> Told:
 def _stop(event: StopEvent, s: Setting) -> Told:
     r, token = event.round_id, label(s.vocab, event.token)
     if event.stage == "draft":
-        how = "jointly (block verification)" if s.joint else "as usual"
         return (f"Round {r}: the draft drew the stop token {token}, so the block ends early",
-                [f"The block has {event.position + 1} of {s.depth} proposals; the verifier checks them {how}."])
+                [f"The block has {event.position + 1} of {s.depth} proposals; the verifier checks them "
+                 f"{s.checking}."])
     return (f"Round {r}: the stop token {token} was committed, so the request stops",
             ["No further round can be played from this text: press Reset or New seed."])
 

@@ -20,7 +20,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
-from ..core.verification import rule
+from ..core import SpecvizError
+from ..core.verification import FamilyTable, Unsupported
 from ..lab import buggy_tables as bt
 from ..lab import montecarlo as mc
 from ..scenario import Scenario
@@ -35,7 +36,11 @@ BUG_NAMES = {
 }
 
 
-class BlockBugError(ValueError):
+class ManyRoundsError(SpecvizError, ValueError):
+    """A Many rounds request out of range (the bug's name, the number of rounds), named in words."""
+
+
+class BlockBugError(ManyRoundsError):
     """An engine bug was asked for with block verification: the injected bugs are tokenwise engines."""
 
 
@@ -89,13 +94,15 @@ def run(scenario: Scenario, rounds: int, bug: str = "none", seed: int = 0, chunk
         on_chunk: Callable[[ManyRounds], object] | None = None) -> ManyRounds:
     """``rounds`` exact rounds (in ``chunks`` parts, calling on_chunk with the result so far)."""
     if bug not in BUG_NAMES:
-        raise ValueError(f"unknown bug {bug!r}; choose one of {sorted(BUG_NAMES)}")
+        raise ManyRoundsError(f"unknown bug {bug!r}; choose one of {sorted(BUG_NAMES)}")
     if type(rounds) is not int or rounds < 1:
-        raise ValueError(f"rounds must be a positive int, got {rounds!r}")
-    if rule(scenario.verification).family == "block":
-        if bug != "none":
-            raise BlockBugError(f"bug {bug!r} is a tokenwise engine bug; block verification runs without one")
-        return _run_block(scenario, rounds, seed, chunks, on_chunk)
+        raise ManyRoundsError(f"rounds must be a positive int, got {rounds!r}")
+    return RUNS_BY_FAMILY[scenario.verification](scenario, rounds, bug, seed, chunks, on_chunk)
+
+
+def _run_chain(scenario: Scenario, rounds: int, bug: str, seed: int, chunks: int,
+               on_chunk: Callable[[ManyRounds], object] | None) -> ManyRounds:
+    """Tokenwise rounds through the vectorized exact Monte Carlo, with the bug injected into its tables."""
     tables = bt.tables_with_bug(scenario, bug)
     start = tables.start
     p_tickets = bt.tables_with_bug(scenario, "none").p[start]
@@ -107,7 +114,7 @@ def run(scenario: Scenario, rounds: int, bug: str = "none", seed: int = 0, chunk
     else:
         expected = _buggy_tokens_per_round(scenario, bug)
     vectorized = tables.fits_int64
-    numpy_tables = mc._NumpyTables(tables) if vectorized else None
+    numpy_tables = mc.NumpyTables(tables) if vectorized else None
     rng, py_rng = np.random.default_rng(seed), random.Random(seed)
     counts = np.zeros(scenario.vocab_size, dtype=np.int64)
     committed, done = 0, 0
@@ -131,9 +138,11 @@ def run(scenario: Scenario, rounds: int, bug: str = "none", seed: int = 0, chunk
     return result
 
 
-def _run_block(scenario: Scenario, rounds: int, seed: int, chunks: int,
+def _run_block(scenario: Scenario, rounds: int, bug: str, seed: int, chunks: int,
                on_chunk: Callable[[ManyRounds], object] | None) -> ManyRounds:
     """Block verification rounds through the vectorized block Monte Carlo, judged by its exact laws."""
+    if bug != "none":
+        raise BlockBugError(f"bug {bug!r} is a tokenwise engine bug; block verification runs without one")
     from ..lab.block_montecarlo import BlockSimulator, block_marginals
 
     p_tickets = bt.tables_with_bug(scenario, "none")
@@ -156,6 +165,15 @@ def _run_block(scenario: Scenario, rounds: int, seed: int, chunks: int,
             on_chunk(result)
     assert result is not None
     return result
+
+
+# how Many rounds runs each playable family's rounds
+RUNS_BY_FAMILY: FamilyTable[Callable[..., ManyRounds]] = FamilyTable("playground.many_rounds.RUNS_BY_FAMILY", {
+    "token": _run_chain,
+    "block": _run_block,
+    "tree": Unsupported("Many rounds simulates tokenwise and block verification only; the Exactness lab's rules "
+                        "view compares the tree's exact law and a Monte Carlo with p"),
+}, scope="playable")
 
 
 def _buggy_tokens_per_round(scenario: Scenario, bug: str) -> Fraction | None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..core import Categorical, rule
+from ..core import Categorical
 from ..core.trace import BlockCheckEvent, BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent
+from ..core.verification import FamilyTable
 from ..scenario import Prefix, Scenario
 
 BLOCK_NOTE = ("Block verification is on. This picture is tokenwise verification's identity at one position: "
@@ -28,9 +29,15 @@ TREE_NOTE = ("Tree verification is on. This picture is its first sibling's step:
              "acceptance.")
 
 
+# what the one-position picture leaves out, per playable family ('' where it is the whole proof)
+NOTES_BY_FAMILY: FamilyTable[str] = FamilyTable("playground.proof.NOTES_BY_FAMILY",
+                                                {"token": "", "block": BLOCK_NOTE, "tree": TREE_NOTE},
+                                                scope="playable")
+
+
 def rule_note(verification: str) -> str:
     """What this one-position picture leaves out for a rule other than tokenwise ('' for tokenwise)."""
-    return {"block": BLOCK_NOTE, "tree": TREE_NOTE}.get(rule(verification).family, "")
+    return NOTES_BY_FAMILY[verification]
 
 
 def exact_probs(c: Categorical) -> list[Fraction]:

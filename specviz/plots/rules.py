@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..lab.montecarlo import Fit
-from ..lab.rules import Comparison, RuleRow, engines
+from ..lab.rules import RuleRow, RulesComparison, engines
 from . import style
 from .lab import fraction_text, number_text
 
@@ -22,7 +22,7 @@ def _name(row: RuleRow) -> str:
     return f"{row.rule.short} (lossy)" if not row.rule.exact else row.rule.short
 
 
-def table_rows(comparison: Comparison, labels: Sequence[str]) -> list[dict[str, object]]:
+def table_rows(comparison: RulesComparison, labels: Sequence[str]) -> list[dict[str, object]]:
     """One row per rule (exact Fractions: ``plots.lab.html_table`` shows them with the exact value on hover),
     then one row per K-draft optimum (a bound at the first position only)."""
     depth = max((len(r.kept_by_position) for r in comparison.rows), default=0)
@@ -45,12 +45,12 @@ def table_rows(comparison: Comparison, labels: Sequence[str]) -> list[dict[str, 
     return rows
 
 
-def engine_rows(comparison: Comparison) -> list[dict[str, str]]:
+def engine_rows(comparison: RulesComparison) -> list[dict[str, str]]:
     """Which engines or papers use each rule (plain text)."""
     return [{"rule": r.rule.label, "who uses it": engines(r.rule), "source": r.rule.source} for r in comparison.rows]
 
 
-def accepted_figure(comparison: Comparison, *, presenter: bool = False) -> go.Figure:
+def accepted_figure(comparison: RulesComparison, *, presenter: bool = False) -> go.Figure:
     """Expected accepted drafts per round per rule, horizontal bars; lossy rules hatched and named so."""
     rows = list(comparison.rows)
     names = [_name(r) for r in rows]

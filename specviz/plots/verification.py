@@ -60,7 +60,7 @@ def _short(value: Fraction, width: int = SHORT_FRACTION) -> str:
 def _cited(name: str) -> str:
     """A rule's short name with its paper, as the table names it ("block (Sun et al. 2025)"); tokenwise plain."""
     found = rule(name)
-    return found.short if found.family == "token" else f"{found.short} ({found.source.split(' (')[0]})"
+    return f"{found.short} ({found.citation})" if found.citation else found.short
 
 
 def verification_table(scenario: Scenario, *, enumerate_sequences: bool = True) -> list[dict[str, str]]:

@@ -1,8 +1,10 @@
 """Rules own their behaviour: every layer table names every registered family, and no layer compares families.
 
-In the style of tests/test_layers.py: the second test reads every module's source with ast and fails
+In the style of tests/test_layers.py: one test reads every module's source with ast and fails
 naming the file, the line and the expression that reads a rule's ``.family`` outside the registry
-(``specviz/core/verification.py``), where a ``FamilyTable`` lookup belongs instead.
+(``specviz/core/verification.py``), where a ``FamilyTable`` lookup belongs instead. Another finds
+every table where it lives: a module-level constant ``<WHAT>_BY_FAMILY`` of the package whose
+``layer`` is its own address, so that a message naming the table says where to add the entry.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,7 @@ import pytest
 import specviz
 from specviz.core import verification
 from specviz.core.errors import VerificationError
-from specviz.core.verification import FAMILIES, TABLES, FamilyTable, families, rule
+from specviz.core.verification import FAMILIES, TABLES, FamilyTable, Unsupported, families, rule
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = "specviz/core/verification.py"
@@ -28,18 +31,9 @@ KNOWN_FAMILY_READS: set[str] = {
     "specviz/app/playground_animation.py",
     "specviz/app/playground_tabs.py",
     "specviz/app/playground_tree.py",
-    "specviz/lab/montecarlo.py",
-    "specviz/lab/rules.py",
     "specviz/models/generate.py",
-    "specviz/narration/__init__.py",
-    "specviz/playground/many_rounds.py",
     "specviz/playground/narrative.py",
-    "specviz/playground/proof.py",
-    "specviz/plots/verification.py",
-    "specviz/theory.py",
-    "views/exactness_lab.py",
     "views/real_models.py",
-    "views/theory.py",
 }
 
 
@@ -61,6 +55,38 @@ def family_reads(path: Path) -> list[str]:
     where = path.relative_to(ROOT).as_posix()
     return [f"{where}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
             if isinstance(node, ast.Attribute) and node.attr == "family"]
+
+
+def test_every_table_is_a_module_constant_named_by_its_address() -> None:
+    import_every_module()
+    addresses: dict[int, list[str]] = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("specviz.") and module is not None:
+            for attribute, value in vars(module).items():
+                if isinstance(value, FamilyTable):
+                    addresses.setdefault(id(value), []).append(f"{name.removeprefix('specviz.')}.{attribute}")
+    problems = []
+    for table in TABLES:
+        where = addresses.get(id(table), [])
+        if not where:
+            problems.append(f"{table.layer}: not bound to a module-level constant of specviz (define it at module "
+                            "level, named <WHAT>_BY_FAMILY)")
+        elif table.layer not in where:
+            problems.append(f"{table.layer}: bound at {', '.join(where)}; its layer must be its address, e.g. "
+                            f"FamilyTable({where[0]!r}, ...)")
+        elif not table.layer.endswith("_BY_FAMILY"):
+            problems.append(f"{table.layer}: name the constant <WHAT>_BY_FAMILY, so that every table is found alike")
+    assert not problems, "layer tables that are hard to find:\n" + "\n".join(problems)
+
+
+def test_pages_declare_no_table() -> None:
+    """The pages are not imported by the completeness test, so their tables would never be checked."""
+    pages = sorted((ROOT / "views").glob("*.py")) + [ROOT / "app.py"]
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in pages
+             for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+             if isinstance(node, ast.Call) and "FamilyTable" in (getattr(node.func, "id", None),
+                                                                  getattr(node.func, "attr", None))]
+    assert not found, "a page declares a FamilyTable; move it into the library layer it belongs to: " + ", ".join(found)
 
 
 def test_every_layer_table_names_every_family_of_its_scope() -> None:
@@ -95,13 +121,26 @@ def test_a_table_looks_up_the_rules_family_and_names_itself_when_it_has_none() -
         with pytest.raises(VerificationError, match=r"'block' \(block verification\) has no entry in tests.example"):
             table["block"]
     finally:
-        TABLES.pop()
+        TABLES.remove(table)
     assert len(TABLES) == before
 
 
 def test_a_table_refuses_a_family_that_is_not_registered() -> None:
-    with pytest.raises(ValueError, match=r"tests.typo: \['blokc'\] are not registered families"):
+    with pytest.raises(VerificationError, match=r"tests.typo: \['blokc'\] are not registered families"):
         FamilyTable("tests.typo", {"blokc": 1})
+
+
+def test_an_unsupported_entry_refuses_the_rule_with_the_layers_reason() -> None:
+    table = FamilyTable("tests.unsupported", {"token": 1, "block": 2, "tree": Unsupported("trees are drawn elsewhere")},
+                        scope="playable")
+    try:
+        assert table.missing() == ()
+        assert table.supports("token") and not table.supports("multi:2") and not table.supports("typical:0.5")
+        with pytest.raises(VerificationError, match=r"^verification 'multi:3' \(tree, 3 i.i.d. drafts per node\): "
+                                                    "trees are drawn elsewhere$"):
+            table["multi:3"]
+    finally:
+        TABLES.remove(table)
 
 
 def test_scopes_list_the_registered_families() -> None:

@@ -27,13 +27,13 @@ def test_first_token_law_matches_the_float_verifiers_exact_engine_law(name, bug)
     law = bt.first_token_law(t, t.start)
     assert sum(law) == 1
     engine = fv.compare(s, (), fv.EngineSettings(float32=False, comparison="<", bug=bug))
-    p = dict(theory._support(s.processor()((), s.target_model()(()))))
+    p = dict(theory.support(s.processor()((), s.target_model()(()))))
     assert theory.total_variation({x: f for x, f in enumerate(law) if f}, p) == engine.tv_first
 
 
 def test_without_a_bug_the_first_token_law_is_p_and_greedy_is_far():
     s = SCENARIOS["far apart"]
-    p = theory._support(s.processor()((), s.target_model()(())))
+    p = theory.support(s.processor()((), s.target_model()(())))
     t = bt.tables_with_bug(s, "none")
     assert [f for f in bt.first_token_law(t, t.start) if f] == [f for _, f in p]
     greedy = bt.first_token_law(bt.tables_with_bug(s, "greedy"), t.start)
@@ -53,7 +53,7 @@ def test_unknown_bug_is_refused():
 def test_simulated_rounds_follow_the_buggy_law():
     s = SCENARIOS["far apart"]
     t = bt.tables_with_bug(s, "residual_from_p")
-    tokens = mc.simulate_numpy(t, mc._NumpyTables(t), 50_000, t.start, np.random.default_rng(1))
+    tokens = mc.simulate_numpy(t, mc.NumpyTables(t), 50_000, t.start, np.random.default_rng(1))
     law = bt.first_token_law(t, t.start)
     fit = mc.goodness_of_fit(np.bincount(tokens[:, 0], minlength=6), law)
     assert fit.p_value > 1e-6 and fit.impossible == 0

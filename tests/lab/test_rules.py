@@ -47,7 +47,7 @@ def test_the_typical_eps_is_the_users():
 def test_each_mechanism_commits_its_exact_law(scenario, name):
     comparison = rules.compare(scenario, eps=name.partition(":")[2] if name.startswith("typical") else "0.09")
     p, q = rules.first_pair(scenario)
-    law = rules._first_law(scenario, rule(name), p, q)
+    law = rules.first_law(scenario, name)
     sample = rules.sample_first_tokens(scenario, name, 40_000, seed=3)
     assert sample.counts.sum() == 40_000
     check = goodness_of_fit(sample.counts, list(law))

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from specviz.core import SpecvizError, VerificationError
 from specviz.lab import montecarlo as mc
 from specviz.playground import many_rounds as m
 from specviz.playground import presets
@@ -51,10 +52,21 @@ def test_chunks_report_progress_and_bad_arguments_are_refused():
     seen = []
     m.run(FAR, 1_000, chunks=4, on_chunk=lambda r: seen.append(r.rounds))
     assert seen == [250, 500, 750, 1_000]
-    with pytest.raises(ValueError, match="unknown bug"):
+    with pytest.raises(m.ManyRoundsError, match="unknown bug"):
         m.run(FAR, 10, "typo")
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(m.ManyRoundsError, match="positive"):
         m.run(FAR, 0)
+    assert issubclass(m.ManyRoundsError, SpecvizError) and issubclass(m.BlockBugError, m.ManyRoundsError)
+
+
+def test_a_tree_is_refused_in_words_rather_than_run_as_another_rule():
+    """Many rounds simulates tokenwise and block rounds; a tree's rounds are not tokenwise rounds."""
+    for name in ("multi:2", "multi-distinct:3"):
+        with pytest.raises(VerificationError, match="Many rounds simulates tokenwise and block verification only"):
+            m.run(FAR.with_changes(verification=name), 100)
+        with pytest.raises(VerificationError, match="the exact Monte Carlo simulates tokenwise and block rounds"):
+            mc.MonteCarlo(FAR.with_changes(verification=name))
+    assert mc.checked_rules() == ("token", "block")
 
 
 def test_histogram_figure_shows_p_the_bug_law_and_binomial_bars():
