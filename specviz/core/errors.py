@@ -11,6 +11,7 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     ├── WeightTypeError                  core.errors             [TypeError]
     ├── WeightValueError                 core.errors             [ValueError]
     ├── SupportError                     core.errors             [ValueError]
+    │   └── TypicalSupportError          core.medusa
     ├── TokenError                       core.errors             [ValueError]
     │   └── TokenTypeError               core.errors             [TypeError]
     ├── MaskError                        core.errors             [ValueError]
@@ -25,9 +26,11 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     │   └── ProcessorOutputError         core.errors             [DistributionTypeError]
     ├── ScaleError                       core.errors             [ValueError]
     ├── VerificationError                core.errors             [ValueError]
+    │   └── RuleParameterError           core.rule_params
     ├── DistributionTypeError            core.errors             [TypeError]
     │   └── ModelOutputError             core.errors
     ├── ThresholdPrecisionError          core.errors             [ValueError]
+    ├── LawError                         core.rule_law           [ValueError]
     ├── ScenarioError                    scenario                [ValueError]
     │   └── ScenarioTypeError            scenario                [TypeError]
     ├── TheoryError                      theory.limits           [ValueError]

@@ -81,7 +81,7 @@ def decimal_text(value: Fraction) -> str:
     while (value * 10**places).denominator != 1:
         places += 1
         if places > MAX_DIGITS + MAX_EXPONENT:
-            raise ValueError(f"{value} is not a short decimal")
+            raise AssertionError(f"{value} is not a short decimal")  # callers pass parsed decimals
     scaled = value.numerator * 10**places // value.denominator
     if not places:
         return str(scaled)
