@@ -25,15 +25,11 @@ REGISTRY = "specviz/core/verification.py"
 # Files whose owners are moving their family comparisons into layer tables: each entry must still read
 # `.family`, so that a converted file is struck off here.
 KNOWN_FAMILY_READS: set[str] = {
-    "specviz/app/playground_animation.py",
-    "specviz/app/playground_tabs.py",
-    "specviz/app/playground_tree.py",
     "specviz/lab/montecarlo.py",
     "specviz/lab/rules.py",
     "specviz/models/generate.py",
     "specviz/narration/__init__.py",
     "specviz/playground/many_rounds.py",
-    "specviz/playground/narrative.py",
     "specviz/playground/proof.py",
     "specviz/plots/verification.py",
     "specviz/theory.py",
