@@ -137,7 +137,8 @@ def test_a_file_that_was_not_loaded_names_the_field_to_correct():
     from specviz.playground.lecture import LectureError
     from specviz.scenario import ScenarioError
 
-    problem = explain.file_problem(LectureError("entries[1].scenario.depth", "expected 1 to 5, got 9"), "lecture script")
+    refused = LectureError("entries[1].scenario.depth", "expected 1 to 5, got 9")
+    problem = explain.file_problem(refused, "lecture script")
     assert problem.title == "The lecture script was not loaded" and problem.unreadable and not problem.bug
     assert "entries[1].scenario.depth: expected 1 to 5, got 9" in problem.detail
     assert problem.fix.startswith("Correct entries[1].scenario.depth in the file")
