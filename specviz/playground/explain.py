@@ -98,20 +98,24 @@ def _where(model: str, scenario: Scenario | None, row: int | None) -> str:
 
 # --- bugs: any exception that is not a SpecvizError -----------------------------------------------------
 BUG_TITLE = "This is a bug in specviz"
-BUG_FIX = ("Nothing you typed caused it: copy the line above into a bug report (with the page's link), then "
-           "press Undo or reload the page.")
-_ROOT = Path(__file__).resolve().parents[1]  # specviz/: where a bug's own frame is looked for
+BUG_FIX = ("Nothing you typed caused it: copy the line above into a bug report, with the page's link (it reopens "
+           "this scenario and step). Another step or setting may still work.")
+_PROJECT = Path(__file__).resolve().parents[2]  # the checkout: specviz/, views/, app.py
+
+
+def _ours(filename: str) -> bool:
+    path = Path(filename).resolve()
+    return path.is_relative_to(_PROJECT) and "site-packages" not in path.parts
 
 
 def _innermost_frame(error: BaseException) -> str:
-    """'specviz/plots/tree.py:123 in _layout': the deepest frame inside specviz (else the deepest of all)."""
+    """'specviz/plots/tree.py:123 in _layout': the deepest frame of the project's code (else the deepest of all)."""
     frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
     if not frames:
         return ""
-    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(_ROOT)]
-    frame = (ours or frames)[-1]
+    frame = ([f for f in frames if _ours(f.filename)] or frames)[-1]
     path = Path(frame.filename).resolve()
-    shown = path.relative_to(_ROOT.parent) if path.is_relative_to(_ROOT.parent) else Path(path.name)
+    shown = path.relative_to(_PROJECT) if path.is_relative_to(_PROJECT) else Path(path.name)
     return f"{shown.as_posix()}:{frame.lineno} in {frame.name}"
 
 
