@@ -77,6 +77,7 @@ def on_lecture_upload() -> None:
         talk = lecture.lecture_from_json(upload.getvalue())
         lecture.check_steps(talk)
     except Exception as error:  # noqa: BLE001 - a callback: a refusal (a bug report unless SpecvizError), no traceback
+        messages.log_if_bug(error)
         pg.lecture_problem = explain.file_problem(error, "lecture script")
         return
     pg.lecture_problem = None

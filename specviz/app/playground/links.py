@@ -15,7 +15,7 @@ import streamlit as st
 from ...core import MAX_DEPTH
 from ...playground import explain, form, presets, share, state
 from ...scenario import Scenario
-from . import controls, rule_switch
+from . import controls, messages, rule_switch
 from .session import Keys, PlaygroundSession, session
 
 
@@ -44,6 +44,7 @@ def refuse_unopened(error: BaseException) -> None:
     """A link or file that could not be read: its refusal (a bug report for anything but a SpecvizError), and
     whether nothing of it was loaded at all (a reader's own error says so in ``unreadable``; any other: nothing)."""
     pg = session()
+    messages.log_if_bug(error)
     pg.link_problems = [explain.problem_of(error)]
     pg.link_unreadable = bool(getattr(error, "unreadable", True))
 

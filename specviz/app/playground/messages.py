@@ -44,6 +44,12 @@ def show_problem(problem: explain.Problem, where=st) -> None:
     box.caption(problem.fix)
 
 
+def log_if_bug(error: BaseException) -> None:
+    """A bug's traceback goes to the server's log (the page shows its one line); a refusal is no bug."""
+    if not isinstance(error, SpecvizError):
+        log.error("a bug in the Playground", exc_info=error)
+
+
 @contextmanager
 def failures(scenario: Scenario | None = None) -> Iterator[None]:
     """Run one part of the page; if it fails, show why in its place (the rest of the page still draws).
@@ -55,7 +61,7 @@ def failures(scenario: Scenario | None = None) -> Iterator[None]:
     except SpecvizError as error:
         show_problem(explain.problem_of(error, scenario=scenario))
     except Exception as error:  # noqa: BLE001 - a bug: shown as one (and logged), never as a refused input
-        log.exception("a bug in the Playground")
+        log_if_bug(error)
         show_problem(explain.bug_report(error))
 
 
