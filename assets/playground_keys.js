@@ -1,8 +1,10 @@
-// The Playground's clicker keys, installed once per browser tab (views/playground.py loads this file).
-// PageDown/PageUp (and Space) from a presentation clicker step the animation where no text field has focus;
-// stepping replaces the browser-history entry instead of adding one per step. __KEY_…__ are the buttons' keys,
-// filled in by specviz/app/assets.py from specviz/app/playground_state.Keys.
+// The Playground's clicker keys, installed once per browser tab (specviz/app/playground/transport.py loads this
+// file). PageDown/PageUp (and Space) from a presentation clicker step the animation where no text field has
+// focus; stepping replaces the browser-history entry instead of adding one per step. __KEY_…__ are the buttons'
+// keys (specviz/app/playground/session.Keys) and __…_KEYS__ the bound keys (transport.CLICKER_STEP and
+// CLICKER_BACK), filled in by specviz/app/assets.py.
 (() => {
+  const STEP_KEYS = __STEP_KEYS__, BACK_KEYS = __BACK_KEYS__;
   const w = window.parent;
   if (!w || w.__specvizPlaygroundKeys) return;
   w.__specvizPlaygroundKeys = true;
@@ -22,8 +24,10 @@
       || el.closest('[data-testid="stDataFrame"], [data-testid="stDataEditor"], [role="grid"]'));
     if (typing) return;
     let key = null;
-    if (event.key === "PageDown" || (event.key === " " && !(el && el.tagName === "BUTTON"))) key = "__KEY_FORWARD__";
-    if (event.key === "PageUp") key = "__KEY_BACK__";
+    // Space on a focused button presses that button, as it always does
+    const onButton = event.key === " " && el && el.tagName === "BUTTON";
+    if (STEP_KEYS.includes(event.key) && !onButton) key = "__KEY_FORWARD__";
+    if (BACK_KEYS.includes(event.key)) key = "__KEY_BACK__";
     if (!key) return;
     const button = w.document.querySelector(".st-key-" + key + " button");
     if (button) { event.preventDefault(); event.stopPropagation(); button.click(); }

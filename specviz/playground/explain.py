@@ -1,14 +1,22 @@
-"""Plain-language explanations of everything the exact core (or the Playground) refuses.
+"""Plain-language explanations of everything the exact core (or the Playground) refuses, and of bugs.
 
-``check_scenario`` builds every distribution a scenario can use (each row of p and q,
-the target processor, the draft top-k) one by one, so a refusal can name the row and
-the model; ``explain`` turns any exception into a ``Problem`` the page can show in
-place of a traceback.
+``check_scenario`` builds every distribution a scenario can use (each row of p and q, the target
+processor, the draft top-k) one by one, so a refusal can name the row and the model. ``problem_of``
+turns an exception into a ``Problem`` the page shows in place of a traceback, chosen by the
+exception's type (``functools.singledispatch``) and its structured fields, never by its message: a
+``SpecvizError`` is a refused input (what to change), anything else is a bug in specviz
+(``bug_report``: the exception's type and one line to copy).
 """
 
 from __future__ import annotations
 
+import math
+import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import singledispatch
+from pathlib import Path
 
 from ..core import (
     MAX_DEPTH,
@@ -22,6 +30,7 @@ from ..core import (
     SupportError,
     TokenError,
     TopKError,
+    VerificationError,
     VocabularyMismatchError,
     WeightTypeError,
     WeightValueError,
@@ -46,15 +55,35 @@ class PlaygroundError(SpecvizError, ValueError):
 
 @dataclass(frozen=True)
 class Problem:
-    """What is wrong, in plain words, and how to get back to a working state."""
+    """What is wrong, in plain words, and how to get back to a working state.
+
+    ``bug``: not a refused input but a bug in specviz (``bug_report``); ``detail`` is then the line to copy.
+    """
 
     title: str
     detail: str
     fix: str
     unreadable: bool = False  # a link or file that was not opened (PlaygroundError.unreadable): nothing to undo
+    bug: bool = False
 
     def markdown(self) -> str:
         return f"**{self.title}**  \n{self.detail}  \n*How to fix:* {self.fix}"
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a refusal happened, when the caller knows: the model ('target p', 'draft q'), the scenario, the row."""
+
+    model: str | None = None
+    scenario: Scenario | None = None
+    row: int | None = None  # the previous token of a Markov row (None: the start row)
+
+    def words(self) -> str:
+        """'target p after ‘sat’', 'draft q', or 'this setting' when the model is not known."""
+        if not self.model:
+            return "this setting"
+        name = _row_name(self.scenario, self.row) if self.scenario is not None else ""
+        return f"{self.model} {name}".strip()
 
 
 def _row_name(scenario: Scenario, row: int | None) -> str:
@@ -64,14 +93,152 @@ def _row_name(scenario: Scenario, row: int | None) -> str:
 
 
 def _where(model: str, scenario: Scenario | None, row: int | None) -> str:
-    if scenario is None:
-        return model
-    name = _row_name(scenario, row)
-    return f"{model} {name}".strip()
+    return Where(model, scenario, row).words()
+
+
+# --- bugs: any exception that is not a SpecvizError -----------------------------------------------------
+BUG_TITLE = "This is a bug in specviz"
+BUG_FIX = ("Nothing you typed caused it: copy the line above into a bug report, with the page's link (it reopens "
+           "this scenario and step). Another step or setting may still work.")
+_PROJECT = Path(__file__).resolve().parents[2]  # the checkout: specviz/, views/, app.py
+
+
+def _ours(filename: str) -> bool:
+    path = Path(filename).resolve()
+    return path.is_relative_to(_PROJECT) and "site-packages" not in path.parts
+
+
+def _innermost_frame(error: BaseException) -> str:
+    """'specviz/plots/tree.py:123 in _layout': the deepest frame of the project's code (else the deepest of all)."""
+    frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
+    if not frames:
+        return ""
+    frame = ([f for f in frames if _ours(f.filename)] or frames)[-1]
+    path = Path(frame.filename).resolve()
+    shown = path.relative_to(_PROJECT) if path.is_relative_to(_PROJECT) else Path(path.name)
+    return f"{shown.as_posix()}:{frame.lineno} in {frame.name}"
+
+
+def bug_line(error: BaseException) -> str:
+    """One line to copy into a bug report: the exception's type, its first message line, where it was raised."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
+    if len(message) > 200:
+        message = message[:200] + "…"
+    where = _innermost_frame(error)
+    return f"{type(error).__name__}: {message}" + (f" (at {where})" if where else "")
+
+
+def bug_report(error: BaseException) -> Problem:
+    """A bug in specviz, said as one: its type and a line to copy, never advice to undo an input."""
+    return Problem(BUG_TITLE, bug_line(error), BUG_FIX, bug=True)
+
+
+# --- refusals, by the exception's type ------------------------------------------------------------------
+@singledispatch
+def _problem(error: BaseException, where: Where) -> Problem:
+    """Any exception that is not a SpecvizError: a bug."""
+    return bug_report(error)
+
+
+def problem_of(error: BaseException, *, model: str | None = None, scenario: Scenario | None = None,
+               row: int | None = None) -> Problem:
+    """A Problem for any exception: a refused input for a SpecvizError (by its type), else a bug report.
+
+    model is 'target p' or 'draft q' when known, row the previous token of a Markov row.
+    """
+    return _problem(error, Where(model, scenario, row))
+
+
+explain = problem_of  # the name specviz/cli/play.py still imports (owned by another helper)
+
+
+@_problem.register
+def _refused(error: SpecvizError, where: Where) -> Problem:
+    return Problem("The exact core refused this setting", str(error), "Undo the last edit.")
+
+
+@_problem.register
+def _input(error: PlaygroundError, where: Where) -> Problem:
+    if error.unreadable:  # nothing was loaded: no edit to undo, no nearest setting being played
+        return Problem("This link or file cannot be opened", str(error),
+                       "Nothing of it was loaded; the Playground keeps the scenario it showed. Check the link, "
+                       "or load a file the Playground downloaded.", unreadable=True)
+    return Problem("This input is not accepted", str(error), "Correct that input, or press “Undo last edit”.")
+
+
+@_problem.register
+def _weight_type(error: WeightTypeError, where: Where) -> Problem:
+    return Problem(f"A weight of the {where.words()} is not a number", str(error),
+                   "Type a number such as 3, 0.25 or 1/3 (weights need not sum to 1).")
+
+
+def _negative_or_not_finite(weight: object) -> bool:
+    if isinstance(weight, float):
+        return not math.isfinite(weight) or weight < 0
+    try:
+        return Fraction(weight) < 0  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not a number at all: not a question of FP32's range
+        return True
+
+
+def _weights(where: Where) -> Iterable[object] | None:
+    """The weights the refusal is about: the named row, every weight of the scenario, or None (unknown)."""
+    s = where.scenario
+    if s is None:
+        return None
+    tables = [s.target if where.model.startswith("target") else s.draft] if where.model else [s.target, s.draft]
+    rows = []
+    for table in tables:
+        if where.model and where.row is not None and table.rows is not None:
+            rows.append(table.rows[where.row])
+        elif where.model:
+            rows.append(table.start)
+        else:
+            rows += [table.start, *(table.rows or ())]
+    return [w for row in rows for w in row]
+
+
+@_problem.register
+def _weight_value(error: WeightValueError, where: Where) -> Problem:
+    """Negative or not finite, or (when every weight is a finite number ≥ 0 under FP32) too large for FP32."""
+    weights = _weights(where)
+    fp32 = where.scenario is not None and where.scenario.fp32
+    if fp32 and weights is not None and not any(_negative_or_not_finite(w) for w in weights):
+        return Problem(f"A weight of the {where.words()} is too large for FP32", str(error),
+                       "Scale the weights down (only their ratios matter) or switch FP32 off.")
+    return Problem(f"A weight of the {where.words()} is negative or not finite", str(error),
+                   "Use a finite number ≥ 0; 0 removes the token.")
+
+
+@_problem.register
+def _support(error: SupportError, where: Where) -> Problem:
+    model, scenario, words = where.model or "", where.scenario, where.words()
+    if model.startswith("target"):
+        if scenario is not None and scenario.target_mask is not None:
+            return Problem(
+                f"Every token the target allows has weight 0: the target has no support ({words})",
+                "After the mask (and top-k / top-p) no token of p has positive weight, so the target "
+                "cannot produce anything.",
+                "Tick a token with positive p weight in the mask, or give an allowed token a weight.")
+        return Problem(f"Every weight of the {words} is 0: the target has no support",
+                       "p must give positive weight to at least one token, or the target cannot produce "
+                       "anything.", "Give at least one token a positive p weight.")
+    if model.startswith("draft"):
+        return Problem(f"Every weight of the {words} is 0: the draft has no support",
+                       "q must give positive weight to at least one token, or the draft cannot propose "
+                       "anything.", "Give at least one token a positive q weight.")
+    return Problem("A distribution has no support", str(error), "Give at least one token a positive weight.")
+
+
+@_problem.register
+def _session(error: SessionError, where: Where) -> Problem:
+    return Problem("The verifier session refused this round", str(error),
+                   "The request id must be nonempty and the generation ≥ 0; press Reset or New seed (a request "
+                   "that committed a stop token plays no further round).")
 
 
 # (error class, title, how to fix) for refusals whose message is shown as the core words it
-_PLAIN: tuple[tuple[type[Exception], str, str], ...] = (
+_PLAIN: tuple[tuple[type[SpecvizError], str, str], ...] = (
     (MaskError, "The target mask does not match the vocabulary",
      "Tick or untick one box per token (the mask is reset when the vocabulary changes)."),
     (TopKError, "Top-k is outside the vocabulary", "Pick k between 1 and the number of tokens."),
@@ -83,70 +250,30 @@ _PLAIN: tuple[tuple[type[Exception], str, str], ...] = (
     (ProposalError, "The draft proposed a token it gives zero probability",
      "This cannot happen with the Playground's own draft; reload the preset."),
     (VocabularyMismatchError, "p and q use different vocabularies", "Give both tables one weight per token."),
+    (VerificationError, "This verification rule cannot play here",
+     "Pick tokenwise, block or a tree with the Verification switch."),
 )
 
 
-def explain(error: BaseException, *, model: str | None = None, scenario: Scenario | None = None,
-            row: int | None = None) -> Problem:
-    """A Problem for any exception; model is 'target p' or 'draft q' when known, row the previous token."""
-    where = _where(model, scenario, row) if model else "this setting"
-    raw = str(error)
-    if isinstance(error, PlaygroundError):
-        return _input_problem(error)
-    if isinstance(error, (WeightTypeError, WeightValueError)):
-        return _weight_problem(error, where)
-    if isinstance(error, SupportError):
-        return _support_problem(raw, model, scenario, where)
-    for kind, title, fix in _PLAIN:
-        if isinstance(error, kind):
-            return Problem(title, raw, fix)
-    if isinstance(error, SessionError):
-        if "stopped" in raw:
-            return Problem("The request has stopped", "A stop token was committed, so no further round can be "
-                           "played from this prefix.", "Press Reset or New seed, or untick the stop token.")
-        return Problem("The verifier session refused this round", raw,
-                       "The request id must be nonempty and the generation ≥ 0; press Reset.")
-    if isinstance(error, SpecvizError):
-        return Problem("The exact core refused this setting", raw, "Undo the last edit.")
-    return Problem("Unexpected error", f"{type(error).__name__}: {raw}", "Undo the last edit or reload a preset.")
+def _plain(title: str, fix: str):
+    def told(error: SpecvizError, where: Where) -> Problem:
+        return Problem(title, str(error), fix)
+
+    return told
 
 
-def _input_problem(error: PlaygroundError) -> Problem:
-    if error.unreadable:  # nothing was loaded: no edit to undo, no nearest setting being played
-        return Problem("This link or file cannot be opened", str(error),
-                       "Nothing of it was loaded; the Playground keeps the scenario it showed. Check the link, "
-                       "or load a file the Playground downloaded.", unreadable=True)
-    return Problem("This input is not accepted", str(error), "Correct that input, or press “Undo last edit”.")
+for _kind, _title, _fix in _PLAIN:
+    _problem.register(_kind, _plain(_title, _fix))
 
 
-def _weight_problem(error: Exception, where: str) -> Problem:
-    raw = str(error)
-    if isinstance(error, WeightTypeError):
-        return Problem(f"A weight of the {where} is not a number", raw,
-                       "Type a number such as 3, 0.25 or 1/3 (weights need not sum to 1).")
-    if "FP32" in raw:
-        return Problem(f"A weight of the {where} is too large for FP32", raw,
-                       "Scale the weights down (only their ratios matter) or switch FP32 off.")
-    return Problem(f"A weight of the {where} is negative or not finite", raw,
-                   "Use a finite number ≥ 0; 0 removes the token.")
-
-
-def _support_problem(raw: str, model: str | None, scenario: Scenario | None, where: str) -> Problem:
-    if model and model.startswith("target"):
-        if scenario is not None and scenario.target_mask is not None:
-            return Problem(
-                f"Every token the target allows has weight 0: the target has no support ({where})",
-                "After the mask (and top-k / top-p) no token of p has positive weight, so the target "
-                "cannot produce anything.",
-                "Tick a token with positive p weight in the mask, or give an allowed token a weight.")
-        return Problem(f"Every weight of the {where} is 0: the target has no support",
-                       "p must give positive weight to at least one token, or the target cannot produce "
-                       "anything.", "Give at least one token a positive p weight.")
-    if model and model.startswith("draft"):
-        return Problem(f"Every weight of the {where} is 0: the draft has no support",
-                       "q must give positive weight to at least one token, or the draft cannot propose "
-                       "anything.", "Give at least one token a positive q weight.")
-    return Problem("A distribution has no support", raw, "Give at least one token a positive weight.")
+def file_problem(error: BaseException, what: str) -> Problem:
+    """A file (a lecture script, a scenario) that was not loaded: the refusal names the field to correct."""
+    if not isinstance(error, SpecvizError):
+        return bug_report(error)
+    field = getattr(error, "field", "")  # LectureError, ScenarioError and PlaygroundError name their culprit
+    fix = (f"Correct {field} in the file and load it again" if field else "Correct the file and load it again")
+    return Problem(f"The {what} was not loaded", str(error),
+                   fix + "; nothing of it was loaded, and the Playground keeps what it showed.", unreadable=True)
 
 
 def check_vocab(vocab: tuple[str, ...]) -> None:
@@ -169,13 +296,13 @@ def _check_rows(scenario: Scenario, model: str) -> list[Problem]:
     rows: list[tuple[int | None, tuple]] = [(None, table.start)]
     if table.rows is not None:
         if len(table.rows) != v:
-            return [explain(PlaygroundError(f"The {model} table has {len(table.rows)} rows after a previous "
+            return [problem_of(PlaygroundError(f"The {model} table has {len(table.rows)} rows after a previous "
                                             f"token; it needs one per token ({v})."))]
         rows += list(enumerate(table.rows))
     problems = []
     for row, weights in rows:
         if len(weights) != v:
-            problems.append(explain(PlaygroundError(
+            problems.append(problem_of(PlaygroundError(
                 f"The {_where(model, scenario, row)} has {len(weights)} weights; it needs one per token ({v}).")))
             continue
         prefix = () if row is None else (row,)
@@ -184,8 +311,8 @@ def _check_rows(scenario: Scenario, model: str) -> list[Problem]:
                 scenario.processor()(prefix, scenario.target_model()(prefix))
             else:
                 scenario.draft_model()(prefix)
-        except Exception as error:  # noqa: BLE001 - every refusal becomes a message
-            problems.append(explain(error, model=model, scenario=scenario, row=row))
+        except SpecvizError as error:  # a refusal becomes a message; anything else is a bug, shown as one
+            problems.append(problem_of(error, model=model, scenario=scenario, row=row))
     return problems
 
 
@@ -194,29 +321,29 @@ def check_scenario(scenario: Scenario) -> list[Problem]:
     try:
         check_vocab(scenario.vocab)
     except PlaygroundError as error:
-        return [explain(error)]
+        return [problem_of(error)]
     v = scenario.vocab_size
     problems: list[Problem] = []
     if type(scenario.depth) is not int or not 1 <= scenario.depth <= MAX_DEPTH:
-        problems.append(explain(BlockError(f"depth must be in 1..{MAX_DEPTH}, got {scenario.depth!r}")))
+        problems.append(problem_of(BlockError(f"depth must be in 1..{MAX_DEPTH}, got {scenario.depth!r}")))
     if scenario.draft_topk is not None and (type(scenario.draft_topk) is not int or not 1 <= scenario.draft_topk <= v):
-        problems.append(explain(TopKError(f"draft top-k must be an int in 1..{v}, got {scenario.draft_topk!r}")))
+        problems.append(problem_of(TopKError(f"draft top-k must be an int in 1..{v}, got {scenario.draft_topk!r}")))
     if scenario.target_top_k is not None and (type(scenario.target_top_k) is not int
                                               or not 1 <= scenario.target_top_k <= v):
-        problems.append(explain(TopKError(f"target top-k must be an int in 1..{v}, got {scenario.target_top_k!r}")))
+        problems.append(problem_of(TopKError(f"target top-k must be an int in 1..{v}, got {scenario.target_top_k!r}")))
     if scenario.target_mask is not None and len(scenario.target_mask) != v:
-        problems.append(explain(MaskError(f"the mask has {len(scenario.target_mask)} values for {v} tokens")))
+        problems.append(problem_of(MaskError(f"the mask has {len(scenario.target_mask)} values for {v} tokens")))
     for stop in sorted(scenario.stop_ids):
         if type(stop) is not int or not 0 <= stop < v:
-            problems.append(explain(TokenError(f"stop token id {stop!r} outside 0..{v - 1}")))
+            problems.append(problem_of(TokenError(f"stop token id {stop!r} outside 0..{v - 1}")))
     try:
         Owner(scenario.request_id, scenario.generation)
     except SessionError as error:
-        problems.append(explain(error))
+        problems.append(problem_of(error))
     try:
         scenario.processor()
-    except Exception as error:  # noqa: BLE001
-        problems.append(explain(error))
+    except SpecvizError as error:
+        problems.append(problem_of(error))
     if problems:
         return problems
     problems += _check_rows(scenario, "target p")
@@ -224,10 +351,5 @@ def check_scenario(scenario: Scenario) -> list[Problem]:
     return problems
 
 
-def first_problem(scenario: Scenario) -> Problem | None:
-    problems = check_scenario(scenario)
-    return problems[0] if problems else None
-
-
-__all__ = ["PlaygroundError", "Problem", "check_scenario", "check_vocab", "explain",
-           "first_problem"]
+__all__ = ["PlaygroundError", "Problem", "bug_report", "check_scenario", "check_vocab", "explain", "file_problem",
+           "problem_of"]

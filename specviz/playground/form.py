@@ -94,7 +94,7 @@ def _parse_rows(rows: tuple[TextRow, ...], name: str, vocab: tuple[str, ...]) ->
 
 
 @dataclass(frozen=True)
-class Settings:
+class SidebarSettings:
     """The scalar controls (sliders, inputs). top-k equal to the vocabulary size means 'keep all'."""
 
     depth: int = 3
@@ -106,16 +106,17 @@ class Settings:
     seed: int = 0
     request_id: str = "demo"
     generation: int = 0
-    verification: str = "token"  # "token" (tokenwise) or "block" (Sun et al. 2025)
+    verification: str = "token"  # the registry name the Verification switch describes ("token", "multi:2", ...)
 
 
-def settings_from_scenario(scenario: Scenario) -> Settings:
-    return Settings(scenario.depth, scenario.draft_topk, float(scenario.target_temperature), scenario.target_top_k,
-                    1.0 if scenario.target_top_p is None else float(scenario.target_top_p), scenario.fp32,
-                    scenario.seed, scenario.request_id, scenario.generation, scenario.verification)
+def settings_from_scenario(scenario: Scenario) -> SidebarSettings:
+    top_p = 1.0 if scenario.target_top_p is None else float(scenario.target_top_p)
+    return SidebarSettings(scenario.depth, scenario.draft_topk, float(scenario.target_temperature),
+                           scenario.target_top_k, top_p, scenario.fp32, scenario.seed, scenario.request_id,
+                           scenario.generation, scenario.verification)
 
 
-def to_scenario(vocab: tuple[str, ...], tables: Tables, settings: Settings, context_id: str = "") -> Scenario:
+def to_scenario(vocab: tuple[str, ...], tables: Tables, settings: SidebarSettings, context_id: str = "") -> Scenario:
     """The Scenario these controls describe (PlaygroundError for weights that are not numbers)."""
     v = len(vocab)
     tables = fit_tables(tables, v, tables.markov)

@@ -1,17 +1,20 @@
-"""The Playground's narrative at one step: headline and sentences, the coloured text, history, stats.
+"""The Playground's step view: everything one step shows, as plain data (no HTML, no figures).
 
-``step_view(scenario, step)`` is a pure function of its arguments (through the memoized
-timeline); the page renders the returned data and the plots module draws its figures.
+``step_view(scenario, step)`` is a pure function of its arguments (through the memoized timeline):
+the headline and sentences, the committed tokens with the drafts still pending, the finished rounds
+and the running statistics with their theory. The figures and the HTML of a step are built from it
+by ``specviz.plots.step_page``, which reads this data and never calls back here.
 """
 
 from __future__ import annotations
 
-import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from .. import formats, narration
+from .. import narration
+from ..core.errors import SpecvizError
 from ..core.trace import (
     BlockCheckEvent,
     BlockDecisionEvent,
@@ -25,19 +28,9 @@ from ..core.trace import (
     TreeCheckEvent,
     TreeCorrectionEvent,
 )
-from ..core.verification import rule
+from ..core.verification import FamilyTable
 from ..scenario import Scenario
 from .state import Timeline, timeline_for
-
-# the page's number formats and folded exact values come from the one narration (specviz.formats' rule)
-fmt_int = formats.abbreviate
-fmt_fraction = formats.fraction_folded
-fmt_draw = formats.draw
-is_long = formats.is_long
-exact_values = narration.exact_values
-exact_values_html = narration.exact_values_html
-origin_of = narration.origin_of
-VIEW_FORMATS = narration.PAGE.block_formats
 
 
 def label(scenario: Scenario, token: int) -> str:
@@ -65,6 +58,13 @@ class HistoryRow:
     committed: str
     tokens: int
     stopped: bool
+
+    @property
+    def ending(self) -> str:
+        """How the round ended: 'correction' (a draft was rejected), 'bonus' (all kept, one more) or 'none'."""
+        if self.rejected_at is not None:
+            return "correction"
+        return "none" if self.tokens == self.accepted else "bonus"
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,11 @@ class StepView:
     stats: Stats
     finished: bool  # the request stopped and this is its last event
     round_events: list[Event] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)  # drafts of this round not checked yet (shown after the text)
+
+    @property
+    def phase_title(self) -> str:
+        return PHASE_TITLES[self.phase]
 
 
 PHASE_TITLES = {
@@ -160,7 +165,7 @@ def theory_alpha(scenario: Scenario) -> tuple[Fraction | None, Fraction | None, 
         q = scenario.draft_model()(())
         a = theory.alpha(p, q)
         expected = Fraction(theory.expected_tokens(a, scenario.depth))
-    except Exception:  # noqa: BLE001 - a refused scenario has no theory line
+    except SpecvizError:  # theory refuses this setting: no theory line (a bug still surfaces)
         return None, None, ""
     notes = []
     if scenario.target.rows is not None:
@@ -188,7 +193,7 @@ def _block_theory(scenario: Scenario) -> tuple[Fraction | None, Fraction | None,
                             "many to enumerate on every step; the Theory page compares tokenwise and block.")
     try:
         analysis = theory.analyze_round(scenario)
-    except Exception:  # noqa: BLE001 - a refused scenario has no theory line
+    except SpecvizError:  # theory refuses this setting: no theory line (a bug still surfaces)
         return None, None, ""
     notes = ["Block theory: exact enumeration of every drafted block from the empty text."]
     if scenario.target.rows is not None:
@@ -198,6 +203,36 @@ def _block_theory(scenario: Scenario) -> tuple[Fraction | None, Fraction | None,
 
 TREE_NOTE = ("Tree: every accepted sibling check commits one draft; the exact expectation of a tree is on the "
              "Theory page (rules compared).")
+
+
+@dataclass(frozen=True)
+class Theory:
+    """What the statistics compare the measured rounds with (None: not computed for this rule)."""
+
+    alpha: Fraction | None = None  # α = Σ min(p, q) at the first position (tokenwise)
+    expected: Fraction | None = None  # expected tokens per round
+    expected_accepted: Fraction | None = None  # expected kept drafts per round (block: E[τ])
+    note: str = ""
+
+
+def _token_theory(scenario: Scenario) -> Theory:
+    a, expected, note = theory_alpha(scenario)
+    return Theory(a, expected, None, note)
+
+
+def _block_theory_line(scenario: Scenario) -> Theory:
+    expected_accepted, expected, note = block_theory(scenario)
+    return Theory(None, expected, expected_accepted, note)
+
+
+def _tree_theory(scenario: Scenario) -> Theory:  # α's formula is tokenwise: the tree is measured here
+    return Theory(note=TREE_NOTE)
+
+
+# the statistics' theory column, per rule the Playground plays
+STEP_THEORY_BY_FAMILY: FamilyTable[Callable[[Scenario], Theory]] = FamilyTable(
+    "playground.narrative.STEP_THEORY_BY_FAMILY",
+    {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory}, scope="playable")
 
 
 def step_view(scenario: Scenario, step: int) -> StepView:
@@ -215,7 +250,7 @@ def step_view(scenario: Scenario, step: int) -> StepView:
     committed: list[Token] = []
     checks = accepted = 0
     for index, e in enumerate(timeline.events[: step + 1]):
-        kind = origin_of(e)
+        kind = narration.origin_of(e)
         if isinstance(e, (CheckEvent, BlockCheckEvent, TreeCheckEvent)):
             checks += 1
             accepted += isinstance(e, (CheckEvent, TreeCheckEvent)) and e.accepted
@@ -228,97 +263,22 @@ def step_view(scenario: Scenario, step: int) -> StepView:
 
     done_rounds = round_id + (1 if isinstance(event, ResultEvent) else 0)
     history = _history(scenario, timeline, done_rounds)
-    block = rule(scenario.verification).family == "block"
-    if block:
-        a = None
-        expected_accepted, expected, note = block_theory(scenario)
-    elif rule(scenario.verification).family == "tree":  # α's formula is tokenwise: the tree is measured here
-        a, expected, expected_accepted = None, None, None
-        note = TREE_NOTE
-    else:
-        a, expected, note = theory_alpha(scenario)
-        expected_accepted = None
-    stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, a, expected, note,
-                  scenario.verification, expected_accepted, sum(h.accepted for h in history))
+    theory = STEP_THEORY_BY_FAMILY[scenario.verification](scenario)
+    stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, theory.alpha,
+                  theory.expected, theory.note, scenario.verification, theory.expected_accepted,
+                  sum(h.accepted for h in history))
     head, lines = narration.sentences(event, narration.Setting.of(scenario), drafted)
     finished = isinstance(event, ResultEvent) and event.stopped
+    seen = round_events[: step - start + 1]
     return StepView(step, known, round_id, step - start, len(round_events), event, phase_of(event), head, lines,
-                    committed, drafted, history, stats, finished, list(round_events))
+                    committed, drafted, history, stats, finished, list(round_events), pending_drafts(seen, drafted))
 
 
-def pending_drafts(view: StepView) -> list[int]:
-    """Drafted tokens of the current round not yet checked (none once a rejection happened)."""
-    seen = view.round_events[: view.position_in_round + 1]
+def pending_drafts(seen: list[Event], drafted: list[int]) -> list[int]:
+    """The round's drafts not checked yet, after its events ``seen`` so far (none once a rejection happened)."""
     if any(isinstance(e, (CorrectionEvent, BonusEvent, ResultEvent, BlockDecisionEvent)) for e in seen):
         return []
     if any(isinstance(e, BlockCheckEvent) for e in seen):  # block: nothing is kept before the decision
-        return list(view.drafted)
+        return list(drafted)
     checked = sum(isinstance(e, CheckEvent) for e in seen)
-    return view.drafted[checked:]
-
-
-def stats_markdown(stats: Stats) -> str:
-    """Measured acceptance rate and tokens per round against the theory, as a markdown table."""
-    def cell(value: Fraction | None) -> str:
-        return "—" if value is None else fmt_fraction(value, 3)
-
-    if rule(stats.verification).family == "block":
-        return "\n".join([
-            "| block verification | measured | theory (exact) |",
-            "|---|---|---|",
-            f"| kept drafts per round | {cell(stats.accepted_per_round)} ({stats.accepted_in_rounds} in "
-            f"{stats.rounds}) | E[τ] = {cell(stats.expected_accepted)} |",
-            f"| tokens per round | {cell(stats.tokens_per_round)} ({stats.tokens} in {stats.rounds}) "
-            f"| {cell(stats.expected)} |",
-        ])
-    return "\n".join([
-        "| | measured | theory |",
-        "|---|---|---|",
-        f"| acceptance rate | {cell(stats.acceptance_rate)} ({stats.accepted} of {stats.checks}) "
-        f"| α = Σ min(p, q) = {cell(stats.alpha)} |",
-        f"| tokens per round | {cell(stats.tokens_per_round)} ({stats.tokens} in {stats.rounds}) "
-        f"| (1 − α^{stats.depth + 1}) / (1 − α) = {cell(stats.expected)} |",
-    ])
-
-
-def rounds_columns(block: bool = False) -> list[str]:
-    """The rounds table's column names (block verification keeps τ drafts at once and corrects at position τ)."""
-    accepted, rejected = ("kept τ", "corrected at") if block else ("accepted", "rejected at")
-    return ["round", "drafted", accepted, rejected, "committed", "tokens"]
-
-
-def rounds_rows(view: StepView, block: bool = False) -> list[dict[str, str]]:
-    """One row of text cells per finished round, keyed by ``rounds_columns``."""
-    round_, drafted, accepted, rejected, committed, tokens = rounds_columns(block)
-    return [{round_: str(h.round_id), drafted: h.drafted, accepted: str(h.accepted),
-             rejected: "—" if h.rejected_at is None else str(h.rejected_at), committed: h.committed,
-             tokens: str(h.tokens)} for h in view.history]
-
-
-def rounds_html(view: StepView, block: bool = False, last: int = 8) -> str:
-    """The finished rounds as a plain HTML table, the latest ``last`` of them, under a heading that says so.
-
-    Plain HTML, not a data grid: the page redraws it on every Step, and a grid costs the browser far more.
-    """
-    columns = rounds_columns(block)
-    rows = rounds_rows(view, block)
-    shown = rows[-last:]
-    heading = "**Rounds so far**"
-    if len(rows) > len(shown):
-        heading += f" <span style='color:#555'>(the last {len(shown)} of {len(rows)})</span>"
-    if not rows:
-        return heading + "<br><span style='color:#555'>(no round finished yet)</span>"
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c])}</td>" for c in columns) + "</tr>" for r in shown)
-    return f"{heading}\n\n" + compact(
-        f"<table style='width:100%;margin:0'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-
-
-# tables beside each other in a column: compact cells, and a scroll bar rather than spilling over
-COMPACT_TABLE_CSS = ("<style>.specviz-compact {overflow-x: auto} .specviz-compact td, .specviz-compact th "
-                     "{padding: 0.2rem 0.4rem !important; line-height: 1.3; font-size: 0.95em}</style>")
-
-
-def compact(table: str) -> str:
-    """A markdown or HTML table inside the compact wrapper (markdown between blank lines in a div still renders)."""
-    return f"<div class='specviz-compact'>{COMPACT_TABLE_CSS}\n\n{table}\n\n</div>"
+    return drafted[checked:]

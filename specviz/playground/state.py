@@ -222,18 +222,6 @@ def trace_upto(scenario: Scenario, step: int) -> Trace | None:
     return trace
 
 
-def round_kind(accepted: int, tokens: int, rejected_at: int | None) -> str:
-    """How a finished round ended: 'correction' (a draft was rejected), 'bonus' (all kept, one more) or 'none'."""
-    if rejected_at is not None:
-        return "correction"
-    return "none" if tokens == accepted else "bonus"
-
-
-def history_points(history) -> list[tuple[int, int, str]]:
-    """(round, accepted drafts, how it ended) per finished round: the history chart's points."""
-    return [(h.round_id, h.accepted, round_kind(h.accepted, h.tokens, h.rejected_at)) for h in history]
-
-
 def fit_step(scenario: Scenario, step: int) -> tuple[int, str]:
     """The step a link or file can open at (the events that exist), and a note when it had to move ('' if not)."""
     fitted = clamp(PlayState(step=step), scenario).step

@@ -45,10 +45,6 @@ STATES: dict[str, tuple[str, str, str]] = {
 MAX_TREE_NODES = 40  # drafted nodes the Playground animates (width 2 to depth 4, width 3 to depth 3, width 4 to 2)
 
 
-def is_tree_event(event: Event) -> bool:
-    return event.kind in ("tree_draft", "tree_check") or hasattr(event, "path")
-
-
 def is_tree_round(events: Sequence[Event]) -> bool:
     return any(e.kind == "tree_draft" for e in events)
 
@@ -64,7 +60,7 @@ class Node:
 
 
 @dataclass(frozen=True)
-class TreeView:
+class TreeAtStep:
     """The tree at one step: its nodes (root first), the edges, the current node and the accepted path."""
 
     nodes: tuple[Node, ...]
@@ -106,7 +102,7 @@ def _fmt(value: Fraction) -> str:
     return exact(value)
 
 
-def tree_view(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> TreeView:
+def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> TreeAtStep:
     """The tree after the round's events 0..upto (the step's event is ``round_events[upto]``)."""
     labels = style.token_labels(vocab)
     paths = _draft_paths(round_events)
@@ -149,7 +145,7 @@ def tree_view(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) ->
         if round_events[upto] is end:
             current = extra
     depth = max((len(p) for p in paths), default=1)
-    return TreeView(tuple(nodes), tuple(edges), current, accepted, depth)
+    return TreeAtStep(tuple(nodes), tuple(edges), current, accepted, depth)
 
 
 def _current(event: Event | None) -> Path | None:
@@ -261,14 +257,14 @@ def _short(value: Fraction) -> str:
 
 
 # --- the figure ---------------------------------------------------------------------------------------------
-def _node_traces(view: TreeView, labels: list[str], size: int) -> list[dict]:
-    spots = {n.path: n for n in view.nodes}
+def _node_traces(tree: TreeAtStep, labels: list[str], size: int) -> list[dict]:
+    spots = {n.path: n for n in tree.nodes}
     data: list[dict] = []
-    on_path = set(view.accepted) | {()}
+    on_path = set(tree.accepted) | {()}
     for thick in (False, True):  # thin edges first, the accepted path over them
         xs: list[float | None] = []
         ys: list[float | None] = []
-        for parent, child in view.edges:
+        for parent, child in tree.edges:
             if (parent in on_path and child in on_path) != thick or parent not in spots or child not in spots:
                 continue
             xs += [spots[parent].x, spots[child].x, None]
@@ -278,7 +274,7 @@ def _node_traces(view: TreeView, labels: list[str], size: int) -> list[dict]:
                               "width": 5 if thick else 2}})
     text_size = max(11, round(size * 0.8))
     for state, (label, colour, symbol) in STATES.items():
-        nodes = [n for n in view.nodes if n.state == state]
+        nodes = [n for n in tree.nodes if n.state == state]
         if not nodes and state not in ("drafted", "accepted", "rejected"):
             continue
         open_ = symbol.endswith("open")
@@ -297,8 +293,8 @@ def _node_traces(view: TreeView, labels: list[str], size: int) -> list[dict]:
                  "textposition": "bottom center", "textfont": {"size": text_size}, "showlegend": False,
                  "hovertemplate": f"{root.hover}<extra></extra>",
                  "marker": {"symbol": "square", "size": 16, "color": style.OKABE_ITO["black"]}})
-    if view.current in spots:
-        now = spots[view.current]
+    if tree.current in spots:
+        now = spots[tree.current]
         data.append({"type": "scatter", "name": "this step", "mode": "markers", "x": [now.x], "y": [now.y],
                      "hoverinfo": "skip", "showlegend": False,
                      "marker": {"symbol": "circle-open", "size": 36, "color": style.OKABE_ITO["black"],
@@ -310,16 +306,16 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
                 title: str | None = None) -> go.Figure:
     """The tree after the round's events 0..upto, with the numbers of the step's node beside it."""
     labels = style.token_labels(vocab)
-    view = tree_view(round_events, upto, vocab)
+    tree = tree_at(round_events, upto, vocab)
     size = style.font_size(presenter)
     panel, axis_title, panel_title = _panel(round_events, upto, labels)
     split = 0.56 if panel else 1.0
-    leaves = max((n.y for n in view.nodes), default=0.0)
-    data = _node_traces(view, labels, size) + panel
+    leaves = max((n.y for n in tree.nodes), default=0.0)
+    data = _node_traces(tree, labels, size) + panel
     axes = {
         "xaxis": {"domain": [0, split - 0.04 if panel else 1],
-                  "range": [-0.3, max(n.x for n in view.nodes) + (0.9 if panel else 0.6)],
-                  "tickvals": list(range(view.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(view.depth)],
+                  "range": [-0.3, max(n.x for n in tree.nodes) + (0.9 if panel else 0.6)],
+                  "tickvals": list(range(tree.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(tree.depth)],
                   "title": {"text": "position", "font": {"size": round(size * 0.8)}},
                   "fixedrange": True, "showgrid": False, "zeroline": False},
         "yaxis": {"range": [-0.7, leaves + 0.7], "visible": False, "fixedrange": True},

@@ -1,14 +1,21 @@
 """The app's JavaScript and CSS files: found, wrapped, and every placeholder filled."""
 
+import json
+import re
+
 from specviz.app import assets
-from specviz.app.playground_state import Keys
+from specviz.app.playground import transport
+from specviz.app.playground.session import Keys
 
 
-def test_the_clicker_script_names_the_step_buttons_by_their_keys():
-    tag = assets.script_tag("playground_keys.js", KEY_FORWARD=Keys.forward, KEY_BACK=Keys.back)
+def test_the_clicker_script_names_the_step_buttons_by_their_keys_and_the_bound_keys():
+    tag = transport.clicker_script()
     assert tag.startswith("<script>") and tag.rstrip().endswith("</script>")
     assert f'key = "{Keys.forward}"' in tag and f'key = "{Keys.back}"' in tag
-    assert "__KEY_FORWARD__" not in tag and "__KEY_BACK__" not in tag
+    assert not re.search(r"__[A-Z_]+__", tag), "a placeholder was left unfilled"
+    assert f"STEP_KEYS = {json.dumps(list(transport.CLICKER_STEP))}" in tag
+    assert f"BACK_KEYS = {json.dumps(list(transport.CLICKER_BACK))}" in tag
+    assert "PageDown" in transport.CLICKER_STEP and " " in transport.CLICKER_STEP and "PageUp" in transport.CLICKER_BACK
 
 
 def test_the_presenter_style_is_a_style_element():

@@ -28,11 +28,7 @@ REGISTRY = "specviz/core/verification.py"
 # Files whose owners are moving their family comparisons into layer tables: each entry must still read
 # `.family`, so that a converted file is struck off here.
 KNOWN_FAMILY_READS: set[str] = {
-    "specviz/app/playground_animation.py",
-    "specviz/app/playground_tabs.py",
-    "specviz/app/playground_tree.py",
     "specviz/models/generate.py",
-    "specviz/playground/narrative.py",
     "views/real_models.py",
 }
 

@@ -99,11 +99,12 @@ def test_a_callers_formats_write_every_number():
 
 
 def test_long_numbers_are_abbreviated_in_the_playgrounds_formats():
-    from specviz.playground import narrative as view
+    from specviz import narration
 
+    page = narration.PAGE.block_formats  # the Playground narrates in the page profile's formats
     long = F(10**20 + 1, 3 * 10**20)
-    assert view.VIEW_FORMATS.exact(long) == "≈ 0.3333" and view.VIEW_FORMATS.exact(F(1, 3)) == "1/3"
-    assert "20-digit" in view.VIEW_FORMATS.fraction(long) or "21-digit" in view.VIEW_FORMATS.fraction(long)
+    assert page.exact(long) == "≈ 0.3333" and page.exact(F(1, 3)) == "1/3"
+    assert "20-digit" in page.fraction(long) or "21-digit" in page.fraction(long)
 
 
 def test_positions_count_from_0_and_the_convention_is_stated():

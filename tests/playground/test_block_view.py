@@ -5,7 +5,7 @@ from fractions import Fraction as F
 import plotly.graph_objects as go
 import pytest
 
-from specviz import gallery
+from specviz import gallery, narration
 from specviz.core.block_verifier import tau_distribution
 from specviz.core.trace import (
     BlockCheckEvent,
@@ -15,12 +15,11 @@ from specviz.core.trace import (
     ResultEvent,
     ScaledCorrectionEvent,
 )
-from specviz.narration import block as block_explain
-from specviz.playground import form, many_rounds, presets, proof, share, state
-from specviz.playground import narrative as view
+from specviz.narration import block as block_narration
+from specviz.playground import form, many_rounds, narrative, presets, proof, share, state
 from specviz.playground.explain import PlaygroundError
 from specviz.plots import playground as plots
-from specviz.plots import style
+from specviz.plots import step_html, style
 from specviz.scenario import Scenario, Table
 
 EXAMPLE = gallery.BY_SLUG["block-verification"].scenario  # p = (1/3, 2/3), q = (2/3, 1/3), depth 2
@@ -53,16 +52,16 @@ def test_tokenwise_links_are_unchanged_and_a_bad_verification_is_refused():
 def all_steps(scenario, rounds=3):
     timeline = state.timeline_for(scenario)
     timeline.ensure_rounds(rounds)
-    return [view.step_view(scenario, i) for i in range(len(timeline.events))]
+    return [narrative.step_view(scenario, i) for i in range(len(timeline.events))]
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_every_block_step_has_a_title_narration_and_figures(seed):
     scenario = FAR.with_changes(seed=seed)
     for sv in all_steps(scenario):
-        assert sv.phase in view.PHASE_TITLES
+        assert sv.phase in narrative.PHASE_TITLES
         assert not isinstance(sv.event, CheckEvent)
-        told = block_explain.narrate_event(sv.event, scenario.vocab, view.VIEW_FORMATS)
+        told = block_narration.narrate_event(sv.event, scenario.vocab, narration.PAGE.block_formats)
         if told is not None:
             assert (sv.headline, sv.lines) == told
         main, draw = plots.event_figures(sv.event, sv.round_events, scenario.vocab, scenario.depth, presenter=True)
@@ -81,12 +80,12 @@ def test_committed_text_pending_drafts_history_and_stats_follow_the_block_decisi
         if decision is None:
             assert not this_round  # nothing is kept before the decision
             if any(isinstance(e, BlockCheckEvent) for e in seen):
-                assert view.pending_drafts(sv) == sv.drafted
+                assert sv.pending == sv.drafted
         else:
             assert [t.token for t in this_round[: decision.accepted_drafts]] == \
                 list(decision.drafts[: decision.accepted_drafts])
             assert all(t.origin == "accepted" for t in this_round[: decision.accepted_drafts])
-            assert view.pending_drafts(sv) == []
+            assert sv.pending == []
         assert len(before) == sum(h.tokens for h in sv.history[: sv.round_id])
     last = steps[-1]
     assert isinstance(last.event, ResultEvent)
@@ -98,15 +97,16 @@ def test_committed_text_pending_drafts_history_and_stats_follow_the_block_decisi
     stats = last.stats
     assert stats.verification == "block" and stats.accepted_in_rounds == sum(h.accepted for h in last.history)
     assert stats.accepted_per_round == F(stats.accepted_in_rounds, stats.rounds)
-    assert "kept drafts per round" in view.stats_markdown(stats) and "acceptance rate" not in view.stats_markdown(stats)
+    table = step_html.stats_markdown(stats)
+    assert "kept drafts per round" in table and "acceptance rate" not in table
 
 
 def test_block_theory_is_the_papers_example():
-    stats = view.step_view(EXAMPLE, 0).stats
+    stats = narrative.step_view(EXAMPLE, 0).stats
     assert stats.expected_accepted == F(11, 9) and stats.expected == F(20, 9)  # Sun et al. 2025, the gallery card
     big = Scenario(vocab=tuple("abcdefgh"), target=Table((1,) * 8), draft=Table((2,) + (1,) * 7), depth=5,
                    verification="block")  # 8^5 blocks: too many for every step
-    expected_accepted, expected, note = view.block_theory(big)
+    expected_accepted, expected, note = narrative.block_theory(big)
     assert expected_accepted is None and expected is None and "too many" in note
 
 
@@ -114,10 +114,10 @@ def test_long_block_numbers_are_abbreviated_and_listed_in_full():
     scenario = Scenario(vocab=("a", "b", "c"), target=Table((0.1, 0.7, 0.2)), draft=Table((0.3, 0.3, 0.4)),
                         depth=3, fp32=True, verification="block", seed=3)  # FP32 weights: 24-bit fractions
     checks = [sv for sv in all_steps(scenario, 2) if isinstance(sv.event, BlockCheckEvent)]
-    long = [sv for sv in checks if view.exact_values(sv.event, scenario.vocab)]
+    long = [sv for sv in checks if narration.exact_values(sv.event, scenario.vocab)]
     assert long
     for sv in long:
-        exact = dict(view.exact_values(sv.event, scenario.vocab))
+        exact = dict(narration.exact_values(sv.event, scenario.vocab))
         i = sv.event.position + 1
         assert exact[f"h_{i}"] == str(sv.event.stop_probability) and exact[f"w_{i}"] == str(sv.event.weight)
         assert all(len(line) < 300 for line in sv.lines)

@@ -1,4 +1,4 @@
-"""Every refusal turns into a plain-language Problem, never an exception."""
+"""Every refusal turns into a plain-language Problem, never an exception; every other exception into a bug report."""
 
 import pytest
 
@@ -65,10 +65,11 @@ def test_markov_wrong_row_count():
 
 
 def test_explain_covers_any_exception():
-    problem = explain.explain(RuntimeError("boom"))
-    assert "boom" in problem.detail and problem.fix
+    problem = explain.problem_of(RuntimeError("boom"))
+    assert "boom" in problem.detail and problem.fix and problem.bug
     assert "How to fix" in problem.markdown()
-    assert explain.explain(PlaygroundError("bad")).detail == "bad"
+    assert explain.problem_of(PlaygroundError("bad")).detail == "bad"
+    assert explain.explain is explain.problem_of  # the name the command line still calls
 
 
 def test_check_vocab():
@@ -84,7 +85,62 @@ def test_playground_errors_are_library_errors_and_say_whether_anything_was_loade
     edit = PlaygroundError("The label ‘a’ appears twice; every token needs its own label.")
     assert isinstance(edit, SpecvizError) and isinstance(edit, ValueError)
     assert (edit.field, edit.unreadable) == ("", False)
-    assert "Undo last edit" in explain.explain(edit).fix and not explain.explain(edit).unreadable
+    assert "Undo last edit" in explain.problem_of(edit).fix and not explain.problem_of(edit).unreadable
     link = PlaygroundError("The link's p: has 3 weights for the 6 tokens of vocab.", field="p", unreadable=True)
-    problem = explain.explain(link)
+    problem = explain.problem_of(link)
     assert problem.unreadable and "cannot be opened" in problem.title and "Undo" not in problem.fix
+
+
+# --- issue 23 item 4: refusals by type, bugs as bugs ------------------------------------------------------------
+def test_a_bug_is_a_bug_report_never_advice_to_undo():
+    def boom():
+        raise RuntimeError("boom\nsecond line")
+
+    try:
+        boom()
+    except RuntimeError as error:
+        problem = explain.problem_of(error)
+    assert problem.bug and problem.title == explain.BUG_TITLE == "This is a bug in specviz"
+    assert problem.detail.startswith("RuntimeError: boom (at tests/playground/test_explain.py:")
+    assert problem.detail.endswith(" in boom)") and "second line" not in problem.detail  # one line to copy
+    assert "Undo the last edit" not in problem.fix and "Unexpected" not in problem.markdown()
+    assert explain.bug_report(KeyError("x")).detail == "KeyError: 'x'"  # never raised: no frame to name
+
+
+def test_every_error_the_library_raises_on_purpose_is_a_refusal_not_a_bug():
+    import inspect
+
+    from specviz.core import errors
+
+    for name, kind in vars(errors).items():
+        if inspect.isclass(kind) and issubclass(kind, errors.SpecvizError):
+            problem = explain.problem_of(kind("something"))
+            assert not problem.bug and problem.title and problem.fix, name
+
+
+def test_refusals_are_chosen_by_type_never_by_the_words_of_the_message():
+    from specviz.core import SessionError, WeightValueError
+
+    s = base().with_changes(fp32=True, target=Table((10**40, 1, 1, 1, 1, 1)))
+    # the words of a message do not decide: a weight too large for FP32 is found from the weights themselves
+    too_large = explain.problem_of(WeightValueError("weight 0 is 1e40"), model="target p", scenario=s)
+    assert "too large for FP32" in too_large.title
+    negative = s.with_changes(target=Table((-1, 1, 1, 1, 1, 1)))
+    said = explain.problem_of(WeightValueError("FP32 overflow"), model="target p", scenario=negative)
+    assert "negative or not finite" in said.title
+    stopped = explain.problem_of(SessionError("request has already stopped"))
+    other = explain.problem_of(SessionError("generation must be >= 0"))
+    assert stopped.title == other.title and "Reset" in stopped.fix
+
+
+def test_a_file_that_was_not_loaded_names_the_field_to_correct():
+    from specviz.playground.lecture import LectureError
+    from specviz.scenario import ScenarioError
+
+    refused = LectureError("entries[1].scenario.depth", "expected 1 to 5, got 9")
+    problem = explain.file_problem(refused, "lecture script")
+    assert problem.title == "The lecture script was not loaded" and problem.unreadable and not problem.bug
+    assert "entries[1].scenario.depth: expected 1 to 5, got 9" in problem.detail
+    assert problem.fix.startswith("Correct entries[1].scenario.depth in the file")
+    assert "Correct scenario.p" in explain.file_problem(ScenarioError("scenario.p", "bad"), "lecture script").fix
+    assert explain.file_problem(ValueError("not ours"), "lecture script").bug

@@ -20,7 +20,7 @@ def test_scenario_round_trips_through_the_form():
 
 def test_keep_all_values_become_none():
     s = presets.default_scenario()
-    settings = form.Settings(draft_topk=6, top_k=6, top_p=1.0, temperature=1.0)
+    settings = form.SidebarSettings(draft_topk=6, top_k=6, top_p=1.0, temperature=1.0)
     back = form.to_scenario(s.vocab, form.tables_from_scenario(s), settings)
     assert back.draft_topk is None and back.target_top_k is None and back.target_top_p is None
     assert back.target_mask is None
@@ -41,7 +41,7 @@ def test_weights_are_parsed_exactly():
     s = presets.default_scenario()
     tables = form.set_weight(form.tables_from_scenario(s), "p", 0, 0, " 1/3 ")
     tables = form.set_weight(tables, "q", 0, 1, "0.25")
-    back = form.to_scenario(s.vocab, tables, form.Settings())
+    back = form.to_scenario(s.vocab, tables, form.SidebarSettings())
     assert back.target.start[0] == Fraction(1, 3) and back.draft.start[1] == 0.25
 
 
@@ -50,7 +50,7 @@ def test_unreadable_weight_names_token_and_model(text):
     s = presets.default_scenario()
     tables = form.set_weight(form.tables_from_scenario(s), "q", 0, 2, text)
     with pytest.raises(PlaygroundError, match="‘sat’ in q"):
-        form.to_scenario(s.vocab, tables, form.Settings())
+        form.to_scenario(s.vocab, tables, form.SidebarSettings())
 
 
 def test_parse_vocab():

@@ -167,19 +167,6 @@ def test_trace_upto_holds_every_round_up_to_the_step():
     assert state.trace_upto(refused, 0) is None
 
 
-def test_history_points_name_how_each_round_ended():
-    assert state.round_kind(accepted=1, tokens=2, rejected_at=1) == "correction"
-    assert state.round_kind(accepted=3, tokens=4, rejected_at=None) == "bonus"
-    assert state.round_kind(accepted=2, tokens=2, rejected_at=None) == "none"  # a stop token ended it
-
-    class Row:
-        def __init__(self, round_id, accepted, tokens, rejected_at):
-            self.round_id, self.accepted, self.tokens, self.rejected_at = round_id, accepted, tokens, rejected_at
-
-    rows = [Row(0, 1, 2, 1), Row(1, 3, 4, None)]
-    assert state.history_points(rows) == [(0, 1, "correction"), (1, 3, "bonus")]
-
-
 def test_fit_step_moves_a_step_past_the_end_and_says_why():
     s = presets.apply_preset(presets.default_scenario(), "stop-heavy")
     timeline = state.timeline_for(s)

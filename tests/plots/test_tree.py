@@ -33,22 +33,22 @@ def test_nodes_appear_as_drafted_and_take_their_outcome(verification):
     for events in played:
         drafts = [e for e in events if e.kind == "tree_draft"]
         for upto, event in enumerate(events):
-            view = treeplot.tree_view(events, upto, s.vocab)
+            at = treeplot.tree_at(events, upto, s.vocab)
             seen = events[: upto + 1]
             drafted = sum(e.kind == "tree_draft" for e in seen)
             ended = any(e.kind in ("correction", "bonus") for e in seen)
-            assert len(view.nodes) == 1 + drafted + ended  # the root, the drafted nodes, the correction or bonus
-            states = {n.path: n.state for n in view.nodes}
+            assert len(at.nodes) == 1 + drafted + ended  # the root, the drafted nodes, the correction or bonus
+            states = {n.path: n.state for n in at.nodes}
             for check in (e for e in seen if e.kind == "tree_check"):
                 assert states[tuple(check.path)] == ("accepted" if check.accepted else "rejected")
             if ended:
                 assert not any(st_ == "drafted" for st_ in states.values())  # unchecked once the round ended
             if event.kind in ("tree_draft", "tree_check"):
-                assert view.current == tuple(event.path)
+                assert at.current == tuple(event.path)
             # the layout is the whole round's: a node keeps its place from step to step
-            full = treeplot.tree_view(events, len(events) - 1, s.vocab)
+            full = treeplot.tree_at(events, len(events) - 1, s.vocab)
             places = {n.path: (n.x, n.y) for n in full.nodes}
-            assert all(places[n.path] == (n.x, n.y) for n in view.nodes)
+            assert all(places[n.path] == (n.x, n.y) for n in at.nodes)
         assert drafts and all(len(e.path) <= s.depth for e in drafts)
 
 
@@ -80,9 +80,9 @@ def test_the_correction_node_and_its_panel():
     for events in played:
         for upto, event in enumerate(events):
             if event.kind == "correction":
-                view = treeplot.tree_view(events, upto, s.vocab)
-                extra = [n for n in view.nodes if n.state == "correction"]
-                assert len(extra) == 1 and extra[0].token == event.token and view.current == extra[0].path
+                at = treeplot.tree_at(events, upto, s.vocab)
+                extra = [n for n in at.nodes if n.state == "correction"]
+                assert len(extra) == 1 and extra[0].token == event.token and at.current == extra[0].path
                 share = treeplot.correction_share(events, event)
                 fig = treeplot.tree_figure(events, upto, s.vocab)
                 assert sum(fig.data[-1].y) == pytest.approx(float(share))
@@ -100,8 +100,8 @@ def test_figures_validate_and_hovers_are_exact():
             go.Figure(fig.to_dict())  # plotly's own validation
             assert fig.layout.font.size == style.font_size(presenter)
     checked = next(i for i, e in enumerate(events) if e.kind == "tree_check")
-    view = treeplot.tree_view(events, checked, s.vocab)
-    node = next(n for n in view.nodes if n.path == tuple(events[checked].path))
+    at = treeplot.tree_at(events, checked, s.vocab)
+    node = next(n for n in at.nodes if n.path == tuple(events[checked].path))
     a = events[checked].acceptance
     assert f"min(1, r/q′) = {a.numerator}/{a.denominator}" in node.hover or a == 1
 

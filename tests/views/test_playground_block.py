@@ -5,11 +5,12 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from specviz import gallery
+from specviz import gallery, narration
 from specviz.core.trace import BlockCheckEvent, BlockDecisionEvent, ResultEvent
-from specviz.narration import block as block_explain
+from specviz.narration import block as block_narration
 from specviz.playground import presets, share, state
-from specviz.playground.narrative import VIEW_FORMATS
+
+PAGE_FORMATS = narration.PAGE.block_formats  # the page narrates a block round in the page's number formats
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "playground.py")
 EXAMPLE = gallery.BY_SLUG["block-verification"].scenario
@@ -57,7 +58,7 @@ def test_the_switch_turns_block_on_and_a_whole_round_is_narrated_with_its_number
         assert at.session_state["pg_state"].step == index
         text = page_text(at)
         kinds_seen.add(event.kind)
-        told = block_explain.narrate_event(event, scenario.vocab, VIEW_FORMATS)
+        told = block_narration.narrate_event(event, scenario.vocab, PAGE_FORMATS)
         if told is not None:  # every block step shows exactly the narration of its own numbers
             assert at.subheader[0].value == told[0]
             for line in told[1]:  # the page escapes markup characters ("u < h") so that text stays text

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz import gallery
-from specviz.app.playground_messages import REFUSED_CAPTION
+from specviz.app.playground.messages import REFUSED_CAPTION
 from specviz.playground import explain, presets, share
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "playground.py")

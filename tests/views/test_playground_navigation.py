@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.app.playground_state import PlaygroundSession
+from specviz.app.playground.session import PlaygroundSession
 from specviz.playground import presets, share
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,8 @@ attribute per key. Three lifetimes:
 * ``once``: messages and flags consumed by the next run.
 
 Keys of elements that hold no state (buttons, charts) are in ``Keys``; keys made per table version or
-token come from the functions below. Nothing else in the app spells a "pg_" key.
+token come from the functions below; the tabs' labels (the values of the ``tab`` key) are in ``Tab``.
+Nothing else in the app spells a "pg_" key.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Slot(Generic[T]):
 
     def default_value(self) -> T:
         if self.default is _MISSING:
-            raise KeyError(f"session key {self.key!r} has no default and was never set")
+            raise AssertionError(f"session key {self.key!r} has no default and was never set")  # a bug in a page
         return self.default() if callable(self.default) else self.default
 
     @overload
@@ -85,7 +86,7 @@ class PlaygroundSession:
     preset: str = _widget("preset")  # default set by init: presets.DEFAULT_PRESET
     mode: str = _widget("mode")
     vocab: str = _widget("vocab")
-    verification: str = _widget("verification")  # the switch: "token", "block" or "tree" (playground_tree)
+    verification: str = _widget("verification")  # the switch's choice: "token", "block" or "tree" (rule_switch)
     depth: int = _widget("depth")
     draft_topk: int = _widget("draft_topk")
     temperature: float = _widget("temperature")
@@ -117,10 +118,10 @@ class PlaygroundSession:
     last_tick: float = _plain("last_tick", 0.0)
     many_bug_kept: str | None = _plain("many_bug_kept", None)  # the bug set aside while block is on
     many: tuple | None = _plain("many", None)  # (key, ManyRounds) of the last run
-    refused_view: Any = _plain("refused_view", None)  # the refused scenario a link or card asked for
+    refused_scenario: Any = _plain("refused_scenario", None)  # the refused scenario a link or card asked for
     lecture: Any = _plain("lecture", None)  # the loaded lecture.Lecture (None: no lecture)
     lecture_entry: int = _plain("lecture_entry", 0)  # the lecture entry on screen
-    lecture_problem: str = _plain("lecture_problem", "")  # why the last lecture file was refused
+    lecture_problem: Any = _plain("lecture_problem", None)  # explain.Problem: why the last lecture file was refused
     lecture_draft: list = _plain("lecture_draft", list)  # entries collected with "Add this scenario and step"
 
     # --- once: consumed by the next run
@@ -179,15 +180,22 @@ class PlaygroundSession:
             if slot.widget and slot.key in self.store:
                 self.store[SHADOW + slot.key] = self.store[slot.key]
 
-    def widget_values(self) -> dict[str, Any]:
-        """The widget values this session holds (what a page change must not lose)."""
-        return {name: self.store[slot.key] for name, slot in self.slots().items()
-                if slot.widget and slot.key in self.store}
-
 
 SCENARIO_CONTROLS: dict[str, Slot] = {name: PlaygroundSession.slots()[name] for name in (
     "mode", "vocab", "verification", "depth", "draft_topk", "temperature", "top_k", "top_p", "fp32", "seed",
     "request", "generation")}
+
+
+class Tab:
+    """The Playground's tabs, in order: their labels are the values of the ``tab`` key."""
+
+    animation = "▶ Animation"
+    proof = "🧮 Why exactly p"
+    many_rounds = "📊 Many rounds"
+    compare = "⚖️ Compare"  # tokenwise vs block on the same drafts
+    weights = "✏️ p and q weights, mask, stop tokens"
+    share = "🔗 Share, download, load"
+    ALL = (animation, proof, many_rounds, compare, weights, share)
 
 
 class Keys:

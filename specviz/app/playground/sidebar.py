@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..core import MAX_DEPTH
-from ..playground import form, presets
-from . import playground_actions as actions
-from .playground_state import Keys, PlaygroundSession, session
-from .playground_tree import verification_controls
+from ...core import MAX_DEPTH
+from ...playground import form, presets
+from . import controls
+from .rule_switch import verification_controls
+from .session import Keys, PlaygroundSession, session
 
 S = PlaygroundSession  # class attributes are the slots: S.depth.key is the depth slider's key
 
@@ -20,13 +20,13 @@ def sidebar_controls(presenter: bool) -> None:
     with st.sidebar:
         st.toggle("Presenter mode (larger type, fewer controls)", key=S.presenter.key)
         preset_box(pg)
-        verification_controls()  # tokenwise / block / tree (width, distinct): playground_tree
+        verification_controls()  # tokenwise / block / tree (width, distinct): rule_switch
         st.slider("Depth (drafted tokens per round)", 1, MAX_DEPTH, key=S.depth.key)
         st.text_input("Seed", key=S.seed.key, help=f"a whole number from 0 to {form.SEED_MAX:,}; "
                       "New seed (under the chart) adds 1")
         if presenter:
             return
-        st.radio("Mode", (actions.FIXED, actions.MARKOV), key=S.mode.key, on_change=actions.on_mode_change)
+        st.radio("Mode", (controls.FIXED, controls.MARKOV), key=S.mode.key, on_change=controls.on_mode_change)
         st.text_input("Vocabulary (2 to 12 labels, comma-separated)", key=S.vocab.key)
         filter_controls(pg)
         st.toggle("FP32 quantization (weights rounded to float32 first)", key=S.fp32.key)
@@ -37,11 +37,11 @@ def sidebar_controls(presenter: bool) -> None:
 def preset_box(pg: PlaygroundSession) -> None:
     custom = pg.preset if pg.preset not in presets.PRESETS else presets.CUSTOM  # 'custom (from close)' or a link's
     st.selectbox("Preset (applies at once)", [*presets.PRESETS, custom], key=S.preset.key,
-                 on_change=actions.load_preset,
+                 on_change=controls.load_preset,
                  help="\n\n".join(f"**{p.name}**: {p.description}" for p in presets.PRESETS.values()))
     st.caption(presets.describe(pg.preset))
     if pg.preset_undo is not None:
-        st.button(f"↩ Undo preset (back to {pg.preset_undo[2]})", on_click=actions.undo_preset,
+        st.button(f"↩ Undo preset (back to {pg.preset_undo[2]})", on_click=controls.undo_preset,
                   key=Keys.undo_preset, width="stretch")
 
 

@@ -1,18 +1,42 @@
-"""The Playground's weights tab: p, q, the mask and the stop tokens as editable tables (or sliders)."""
+"""The Playground's weights tab: p, q, the mask and the stop tokens as editable tables (or sliders), and their edits."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ..playground import explain, form, share
-from ..plots import style
-from . import playground_actions as actions
-from .playground_state import PlaygroundSession, editor_key, session, weight_slider_key
+from ...playground import explain, form, share
+from ...plots import style
+from .session import EDITOR_TABLES, PlaygroundSession, editor_key, session, weight_slider_key
 
 S = PlaygroundSession
 WEIGHT_SLIDER_MAX = 50
 
 
+# --- edits -------------------------------------------------------------------------------------------------
+def on_table_edit(key: str, table: str) -> None:
+    pg = session()
+    pg.tables = form.apply_edits(pg.tables, pg.store[key].get("edited_rows", {}), table)
+    pg.editor_version = pg.editor_version + 1
+
+
+def apply_pending_edits() -> None:
+    """Edits not applied by a callback yet (AppTest sets editor state directly) are applied at the top of a run."""
+    pg = session()
+    for table in EDITOR_TABLES:
+        key = editor_key(table, pg.editor_version)
+        edits = pg.store[key].get("edited_rows") if key in pg.store else None
+        if edits:
+            on_table_edit(key, table)
+            return
+
+
+def on_weight_slider(model: str, token: int) -> None:
+    pg = session()
+    pg.tables = form.set_weight(pg.tables, model, 0, token, str(pg.store[weight_slider_key(model, token)]))
+    pg.editor_version = pg.editor_version + 1
+
+
+# --- the tab ----------------------------------------------------------------------------------------------
 def weight_editors() -> None:
     pg = session()
     tables = pg.tables
@@ -33,7 +57,7 @@ def fixed_editor(pg: PlaygroundSession) -> None:
     key = editor_key("fixed", pg.editor_version)
     normalized = "normalized, as FP32 rounds it" if fp32 else "normalized"
     st.data_editor(
-        form.fixed_frame(pg.tables, pg.table_vocab, fp32), key=key, on_change=actions.on_table_edit,
+        form.fixed_frame(pg.tables, pg.table_vocab, fp32), key=key, on_change=on_table_edit,
         args=(key, "fixed"), disabled=[form.PN_COL, form.QN_COL], width="stretch",
         column_config={
             form.P_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
@@ -52,7 +76,7 @@ def markov_editors(pg: PlaygroundSession) -> None:
     """Markov mode: the mask/stop table, then p's and q's rows (raw and normalized)."""
     vocab, tables, version, fp32 = pg.table_vocab, pg.tables, pg.editor_version, bool(pg.fp32)
     key = editor_key("tokens", version)
-    st.data_editor(form.token_frame(tables, vocab), key=key, on_change=actions.on_table_edit, args=(key, "tokens"))
+    st.data_editor(form.token_frame(tables, vocab), key=key, on_change=on_table_edit, args=(key, "tokens"))
     # every column must show at 1280 px beside the sidebar (about 820 px of page): each table gets the page's
     # full width, one under the other; from 7 tokens on the normalized cells are decimals in narrow columns
     compact = len(vocab) > 6
@@ -61,7 +85,7 @@ def markov_editors(pg: PlaygroundSession) -> None:
     for model, name in (("p", "Target p"), ("q", "Draft q")):
         key = editor_key(model, version)
         st.markdown(f"**{name}: one row per previous token** (raw weights)")
-        st.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=actions.on_table_edit,
+        st.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=on_table_edit,
                        args=(key, model), column_config=raw)
         st.markdown(f"**{name}, normalized**" + (" (as FP32 rounds it)" if fp32 else ""))
         st.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32, compact=compact),
@@ -102,5 +126,5 @@ def weight_sliders(pg: PlaygroundSession) -> bool:
             key = weight_slider_key(model, i)
             pg.store[key] = values[model, i]
             column.slider(f"{label} — {normalized[i]}", 0, WEIGHT_SLIDER_MAX, key=key,
-                          on_change=actions.on_weight_slider, args=(model, i))
+                          on_change=on_weight_slider, args=(model, i))
     return True

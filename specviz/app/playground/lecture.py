@@ -1,8 +1,8 @@
-"""The Playground's lecture features: Step and Back that walk a lecture script, the "jump to" box, the lecture
-banner, and the lecture section of the Share tab (load a script, download an example, build one).
+"""The Playground's lecture scripts: walking a script's entries, the lecture banner, and the Share tab's section
+(load a script, download an example, collect one of your own).
 
-The logic is in ``specviz.playground.lecture`` and ``specviz.playground.jump``; these functions read and
-write the typed session state and draw the widgets.
+The logic is in ``specviz.playground.lecture``; these functions read and write the typed session state
+and draw the widgets. Step and Back (``transport``) call ``walk`` while a lecture runs.
 """
 
 from __future__ import annotations
@@ -11,69 +11,32 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ..playground import jump, lecture, state
-from ..playground.lecture import Cursor, Entry, Lecture, LectureError
-from . import playground_actions as actions
-from .playground_state import Keys, PlaygroundSession, session
-
-S = PlaygroundSession
-ANIMATION_TAB = "▶ Animation"  # the page's first tab (views/playground.py names its tabs with this one first)
+from ...playground import explain, lecture
+from ...playground.lecture import Cursor, Entry, Lecture
+from . import links, messages
+from .session import Keys, PlaygroundSession, Tab, session
 
 
-# --- Step and Back: one event, or across a lecture's entries ------------------------------------------
-def _open_entry(pg: PlaygroundSession, index: int, step: int) -> None:
+def open_entry(pg: PlaygroundSession, index: int, step: int) -> None:
     entry = pg.lecture.entries[index]
-    actions.open_scenario(entry.scenario, step, "lecture entry")
+    links.open_scenario(entry.scenario, step, "lecture entry")
     pg.lecture_entry = index
     pg.full_rerun = True  # the sidebar shows the entry's scenario
 
 
-def _walk(pg: PlaygroundSession, walk) -> None:
+def walk(pg: PlaygroundSession, forward: bool) -> None:
+    """Step or Back in a lecture: one event, or across to the next (previous) entry at an entry's end (start)."""
     cursor = Cursor(pg.lecture_entry, pg.state.step)
-    moved = walk(pg.lecture, cursor)
+    moved = (lecture.forward if forward else lecture.back)(pg.lecture, cursor)
     if moved == cursor:
-        edge = "end" if walk is lecture.forward else "start"
+        edge = "end" if forward else "start"
         pg.state = replace(pg.state, playing=False,
                            notice=f"The {edge} of the lecture: PageDown and PageUp walk its {len(pg.lecture.entries)} "
                                   "entries; End lecture leaves it.")
     elif moved.entry != cursor.entry:
-        _open_entry(pg, moved.entry, moved.step)
+        open_entry(pg, moved.entry, moved.step)
     else:
         pg.state = replace(pg.state, step=moved.step, playing=False, notice="")
-
-
-def on_step() -> None:
-    """Step (→, PageDown, Space): one event on; in a lecture, at an entry's last step, the next entry."""
-    pg = session()
-    if pg.lecture is None:
-        actions.move(state.step_forward)
-    else:
-        _walk(pg, lecture.forward)
-
-
-def on_back() -> None:
-    """Back (←, PageUp): one event back; in a lecture, at an entry's first step, the previous entry's last."""
-    pg = session()
-    if pg.lecture is None:
-        actions.move(state.step_back)
-    else:
-        _walk(pg, lecture.back)
-
-
-# --- jump to ---------------------------------------------------------------------------------------------
-def on_jump(target: str) -> None:
-    pg = session()
-    pg.state = jump.jump(pg.state, pg.scenario, target)
-
-
-def jump_box(row) -> None:
-    """The "jump to" control: a button that opens the four targets."""
-    box = row.popover("⏩ Jump to", key=Keys.jump_menu,
-                      help="Jump to the first rejection, the next correction, the next bonus or the round's end")
-    keys = (Keys.jump_rejection, Keys.jump_correction, Keys.jump_bonus, Keys.jump_round_end)
-    for target, key in zip(jump.TARGETS, keys, strict=True):
-        box.button(target.capitalize(), key=key, on_click=on_jump, args=(target,), help=jump.HELP[target],
-                   width="stretch")
 
 
 # --- the lecture banner ----------------------------------------------------------------------------------
@@ -86,7 +49,7 @@ def end_lecture() -> None:
 def _entry_button(delta: int) -> None:
     pg = session()
     index = min(max(pg.lecture_entry + delta, 0), len(pg.lecture.entries) - 1)
-    _open_entry(pg, index, pg.lecture.entries[index].step)
+    open_entry(pg, index, pg.lecture.entries[index].step)
 
 
 def banner(row) -> None:
@@ -105,6 +68,7 @@ def banner(row) -> None:
 
 # --- the Share tab's lecture section ------------------------------------------------------------------------
 def on_lecture_upload() -> None:
+    """A lecture script chosen in the uploader: checked whole before it opens; any refusal is said in the box."""
     pg = session()
     upload = pg.store.get(Keys.lecture_upload)
     if upload is None:
@@ -112,10 +76,11 @@ def on_lecture_upload() -> None:
     try:
         talk = lecture.lecture_from_json(upload.getvalue())
         lecture.check_steps(talk)
-    except LectureError as error:
-        pg.lecture_problem = f"The lecture script was not loaded: {error}"
+    except Exception as error:  # noqa: BLE001 - a callback: a refusal (a bug report unless SpecvizError), no traceback
+        messages.log_if_bug(error)
+        pg.lecture_problem = explain.file_problem(error, "lecture script")
         return
-    pg.lecture_problem = ""
+    pg.lecture_problem = None
     start(talk)
 
 
@@ -123,8 +88,8 @@ def start(talk: Lecture) -> None:
     """Open a checked lecture at its first entry's step."""
     pg = session()
     pg.lecture = talk
-    _open_entry(pg, 0, talk.entries[0].step)
-    pg.tab = ANIMATION_TAB  # the animation, where PageDown walks the lecture
+    open_entry(pg, 0, talk.entries[0].step)
+    pg.tab = Tab.animation  # the animation, where PageDown walks the lecture
 
 
 def _add_step() -> None:
@@ -139,8 +104,8 @@ def lecture_section() -> None:
     pg = session()
     st.markdown("**Lecture script**: an ordered list of scenarios and steps (JSON). PageDown walks each entry from "
                 "its step to its end (`until`, or the end of that round), then opens the next entry.")
-    if pg.lecture_problem:
-        st.error(pg.lecture_problem)
+    if pg.lecture_problem is not None:
+        messages.show_problem(pg.lecture_problem)
     st.file_uploader("Load a lecture script (JSON)", type=["json"], key=Keys.lecture_upload,
                      on_change=on_lecture_upload)
     left, middle, right = st.columns(3)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from specviz.app.playground_state import (
+from specviz.app.playground.session import (
     PREFIX,
     SCENARIO_CONTROLS,
     SHADOW,
@@ -16,7 +16,7 @@ from specviz.app.playground_state import (
     weight_slider_key,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_key_is_declared_once_with_the_prefix():
@@ -72,5 +72,5 @@ def test_take_and_drop():
 def test_the_page_is_thin_and_spells_no_session_key():
     page = (ROOT / "views" / "playground.py").read_text()
     assert len(page.splitlines()) <= 200
-    assert not re.search(r"[\"']pg_", page), "session keys belong in specviz/app/playground_state.py"
+    assert not re.search(r"[\"']pg_", page), "session keys belong in specviz/app/playground/session.py"
     assert "<script" not in page and "<style" not in page

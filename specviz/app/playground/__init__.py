@@ -1,0 +1,16 @@
+"""The Playground's app side: session state, callbacks and page parts (Streamlit), one module per part.
+
+* ``session``: the typed session-state declaration (every key, its default and lifetime; tab labels).
+* ``controls``: a scenario put into every control, and the scenario the controls describe (preset, undo).
+* ``links``: links and files opened into the controls; the address bar written.
+* ``rule_switch``: the Verification switch (one ``Choice`` per family of playable rules) and its controls.
+* ``sidebar``: presenter mode, the preset box, the switch, depth and seed, the filters.
+* ``transport``: Step, Back, Play, Reset, Next round, New seed, Jump to, Play's tick, the key bindings.
+* ``lecture``: lecture scripts walked by Step and Back, the lecture banner, the Share tab's lecture section.
+* ``animation``: the Animation tab's fragment: one step's page laid out.
+* ``tabs``: the tab bar, and one module per other tab (``proof``, ``many_rounds``, ``compare``, ``share``).
+* ``weights``: the weights tab's editors and their edits.
+* ``messages``: the refusal box (with Undo), unread links, bug reports, ``failures`` around each part.
+
+A Step's path is in docs/design.md ("Reading the code: a Step's path").
+"""

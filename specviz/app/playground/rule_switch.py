@@ -1,0 +1,147 @@
+"""The Playground's Verification switch: which rule the scenario plays, and that rule's parameter controls.
+
+The scenario's ``verification`` holds the registry name ("token", "block", "multi:K", "multi-distinct:K"),
+as links, files and the command line write it. The switch is a radio of ``CHOICES``, one per family of
+playable rules; a family with parameters (the tree: width and distinct) draws its controls under the
+radio. ``show`` sets the radio and the controls from a name when a scenario is loaded (preset, link,
+file, lecture entry); ``chosen`` reads the name back for the scenario; ``switch_problems`` says what the
+Playground cannot animate of a rule.
+
+A new playable rule is one ``Choice`` in ``CHOICES`` (its label, how its controls make its name, and
+how a name sets them), plus a slot in ``session.py`` for each control it draws: ``SWITCH_BY_FAMILY`` is the layer's
+FamilyTable, so the completeness test names a family the switch forgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ...core import MAX_WIDTH
+from ...core.verification import FamilyTable, Rule, rule
+from ...playground.explain import Problem
+from ...plots.tree import MAX_TREE_NODES, tree_nodes
+from ...scenario import Scenario
+from .session import PlaygroundSession, session
+
+S = PlaygroundSession
+MAX_PLAYGROUND_WIDTH = 4
+
+
+def _nothing(*_: object) -> None:
+    return None
+
+
+def _plays(scenario: Scenario, found: Rule) -> list[Problem]:
+    return []
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of the switch. ``key`` is the radio's value and the registry family it plays."""
+
+    key: str
+    label: str  # what the radio shows
+    help: str  # its clause of the switch's help
+    name: Callable[[PlaygroundSession], str]  # the registry name the controls describe
+    show: Callable[[PlaygroundSession, Rule], None] = _nothing  # set the controls from a rule being loaded
+    controls: Callable[[PlaygroundSession], None] = _nothing  # draw the parameter widgets under the radio
+    problems: Callable[[Scenario, Rule], list[Problem]] = _plays  # what the Playground cannot animate
+    defaults: tuple[tuple[str, object], ...] = ()  # (session slot, value) of each control before first use
+    exact: bool = True  # every rule of the choice commits tokens distributed exactly as p
+
+
+# --- the tree: width and distinct ---------------------------------------------------------------------------
+def _tree_name(pg: PlaygroundSession) -> str:
+    width = int(pg.tree_width)
+    return f"multi-distinct:{width}" if pg.tree_distinct else f"multi:{width}"
+
+
+def _tree_show(pg: PlaygroundSession, found: Rule) -> None:
+    # a wider tree (a link's multi:8) is refused by _tree_problems; the slider holds 4 at most
+    pg.tree_width, pg.tree_distinct = min(found.width, MAX_PLAYGROUND_WIDTH), found.distinct
+
+
+def _tree_controls(pg: PlaygroundSession) -> None:
+    st.slider("Drafts per node (width)", 1, MAX_PLAYGROUND_WIDTH, key=S.tree_width.key)
+    st.toggle("Distinct drafts (without replacement)", key=S.tree_distinct.key,
+              help="on: a node's children are drawn without replacement (q renormalized over the tokens not "
+                   "drawn yet); off: i.i.d. from q")
+
+
+def _tree_problems(scenario: Scenario, found: Rule) -> list[Problem]:
+    """A tree wider than the switch offers, or too large to animate, in words (empty: it plays)."""
+    if found.width > MAX_PLAYGROUND_WIDTH:
+        return [Problem(
+            "The draft tree is wider than the Playground offers",
+            f"verification {found.name!r} drafts {found.width} children per node; the Playground's switch offers "
+            f"1 to {MAX_PLAYGROUND_WIDTH} (the command line and the library take up to {MAX_WIDTH}).",
+            f"choose a width of {MAX_PLAYGROUND_WIDTH} or less.")]
+    nodes = tree_nodes(scenario.depth, found.width)
+    if nodes <= MAX_TREE_NODES:
+        return []
+    fits = max(d for d in range(1, scenario.depth + 1) if tree_nodes(d, found.width) <= MAX_TREE_NODES)
+    return [Problem(
+        "The draft tree is too large to animate",
+        f"A tree of width {found.width} and depth {scenario.depth} drafts {nodes} tokens per round; the Playground "
+        f"draws trees of at most {MAX_TREE_NODES} drafted tokens, one step per token.",
+        f"lower the depth to {fits} or fewer, or the width (drafts per node).")]
+
+
+CHOICES: tuple[Choice, ...] = (
+    Choice("token", "tokenwise", "tokenwise: each draft accepted on its own with min(1, p/q)",
+           name=lambda pg: "token"),
+    Choice("block", "block", "block (Sun et al. 2025): the block's running weights decide how many drafts to keep "
+                             "at once", name=lambda pg: "block"),
+    Choice("tree", "tree", "tree: every node gets K drafted children, checked one after another against a "
+                           "shrinking residual (recursive rejection sampling, as SpecInfer and llama.cpp)",
+           name=_tree_name, show=_tree_show, controls=_tree_controls, problems=_tree_problems,
+           defaults=(("tree_width", 2), ("tree_distinct", False))),
+)
+BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
+# the switch per family of playable rules (the choice's key is the family it plays)
+SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY", BY_KEY,
+                                                     scope="playable")
+_LOSSY = [choice.label for choice in CHOICES if not choice.exact]
+HELP = "; ".join(choice.help for choice in CHOICES) + (
+    f". Lossy (not exactly p): {', '.join(_LOSSY)}." if _LOSSY else ". All are exact.")
+
+
+def _defaults(pg: PlaygroundSession) -> None:
+    """Every choice's controls hold a value, so a switch to it (or a name read back) has one."""
+    for choice in CHOICES:
+        for name, value in choice.defaults:
+            pg.setdefault(name, value)
+
+
+def show(pg: PlaygroundSession, name: str) -> None:
+    """Set the switch to a registry name (loading a scenario): the choice, and its controls; the other choices'
+    controls keep their last values for the next switch to them."""
+    found = rule(name)
+    choice = SWITCH_BY_FAMILY[found]
+    pg.verification = choice.key
+    choice.show(pg, found)
+    _defaults(pg)
+
+
+def chosen(pg: PlaygroundSession) -> str:
+    """The registry name the switch describes (the scenario's ``verification``)."""
+    _defaults(pg)
+    return BY_KEY[pg.verification].name(pg)
+
+
+def verification_controls() -> None:
+    """The switch, and under it the chosen rule's parameter controls."""
+    pg = session()
+    st.radio("Verification", list(BY_KEY), key=S.verification.key, horizontal=True,
+             format_func=lambda key: BY_KEY[key].label, help=HELP)
+    _defaults(pg)
+    BY_KEY[pg.verification].controls(pg)
+
+
+def switch_problems(scenario: Scenario) -> list[Problem]:
+    """What the Playground cannot animate of the scenario's rule, in words (empty: it plays)."""
+    found = rule(scenario.verification)
+    return SWITCH_BY_FAMILY[found].problems(scenario, found)

@@ -1,0 +1,56 @@
+"""The Playground's six tabs, and which part of the package draws each; only the open one runs.
+
+``tabs(presenter)`` draws the tab bar (its selection is the session's ``tab``) and runs the open tab's
+part inside ``messages.failures``, so a refusal or a bug shows in that tab and the rest of the page stays.
+The Animation is a fragment with its own timer (``animation``); a refused link or card animates nothing:
+the tabs that would play another scenario say so instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from .. import animation, links, messages, weights
+from ..lecture import lecture_section
+from ..session import PlaygroundSession, Tab, session
+from ..transport import SPEEDS
+from . import compare, many_rounds, proof, share
+
+PLAYS = (Tab.animation, Tab.proof, Tab.many_rounds, Tab.compare)  # the tabs that play the shown scenario
+
+
+def animation_tab(presenter: bool) -> None:
+    pg = session()
+    pg.drop("full_rerun")  # this run is the whole page
+    st.fragment(animation.animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
+
+
+def share_tab(pg: PlaygroundSession) -> None:
+    """The link, the download and the loader, then the lecture scripts (load one, or collect one)."""
+    share.sharing(*links.shown(pg))
+    lecture_section()
+
+
+def parts(pg: PlaygroundSession, presenter: bool) -> dict[str, Callable[[], None]]:
+    """What each tab draws."""
+    return {Tab.animation: lambda: animation_tab(presenter), Tab.proof: lambda: proof.proof_tab(presenter),
+            Tab.many_rounds: lambda: many_rounds.many_rounds_tab(presenter),
+            Tab.compare: lambda: compare.compare_tab(presenter), Tab.weights: weights.weight_editors,
+            Tab.share: lambda: share_tab(pg)}
+
+
+def tabs(presenter: bool) -> None:
+    """The tab bar and the open tab (the first when none is chosen yet)."""
+    pg = session()
+    refused = pg.refused_scenario is not None
+    shown = dict(zip(Tab.ALL, st.tabs(Tab.ALL, key=PlaygroundSession.tab.key, on_change="rerun"), strict=True))
+    for name, part in parts(pg, presenter).items():
+        if shown[name].open or (name == Tab.animation and shown[name].open is None):
+            with shown[name]:
+                if refused and name in PLAYS:
+                    messages.refused_note()
+                    continue
+                with messages.failures(pg.scenario):
+                    part()

@@ -1,0 +1,50 @@
+"""The Verification switch: every playable family has a choice, names round-trip, limits are said in words."""
+
+import pytest
+
+from specviz.app.playground import rule_switch
+from specviz.app.playground.session import PlaygroundSession
+from specviz.core.verification import families, rule
+from specviz.playground import presets
+
+NAMES = ["token", "block", *[f"multi:{k}" for k in range(1, 5)], *[f"multi-distinct:{k}" for k in range(1, 5)]]
+
+
+def test_every_playable_family_has_one_choice_whose_key_is_the_family():
+    assert [choice.key for choice in rule_switch.CHOICES] == list(families("playable"))
+    assert rule_switch.SWITCH_BY_FAMILY.missing() == ()
+    assert all(choice.help in rule_switch.HELP for choice in rule_switch.CHOICES)
+    assert rule_switch.HELP.endswith("All are exact.") == all(c.exact for c in rule_switch.CHOICES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_name_set_on_the_switch_reads_back_unchanged(name):
+    pg = PlaygroundSession({})
+    rule_switch.show(pg, name)
+    assert pg.verification == rule_switch.SWITCH_BY_FAMILY[name].key
+    assert rule_switch.chosen(pg) == name
+
+
+def test_a_chain_keeps_the_trees_last_width_for_the_next_switch_to_the_tree():
+    pg = PlaygroundSession({})
+    rule_switch.show(pg, "token")
+    assert (pg.tree_width, pg.tree_distinct) == (2, False)  # defaults, before the tree was ever chosen
+    rule_switch.show(pg, "multi-distinct:3")
+    rule_switch.show(pg, "block")
+    assert rule_switch.chosen(pg) == "block"
+    pg.verification = "tree"  # what the radio does
+    assert rule_switch.chosen(pg) == "multi-distinct:3"
+
+
+def test_a_tree_the_playground_cannot_animate_is_said_in_words():
+    s = presets.default_scenario()
+    assert rule_switch.switch_problems(s) == []
+    assert rule_switch.switch_problems(s.with_changes(verification="block")) == []
+    wide = rule_switch.switch_problems(s.with_changes(verification="multi:8", depth=1))
+    assert len(wide) == 1 and "wider than the Playground offers" in wide[0].title and "'multi:8'" in wide[0].detail
+    big = rule_switch.switch_problems(s.with_changes(verification="multi:4", depth=4))
+    assert "too large to animate" in big[0].title and "lower the depth to 2 or fewer" in big[0].fix
+    assert rule_switch.switch_problems(s.with_changes(verification="multi:3", depth=3)) == []  # 39 nodes: it plays
+    pg = PlaygroundSession({})
+    rule_switch.show(pg, "multi:8")
+    assert pg.tree_width == rule_switch.MAX_PLAYGROUND_WIDTH and rule(rule_switch.chosen(pg)).width == 4
