@@ -58,7 +58,7 @@ def test_controls_complete_and_missing_values():
     for slot in SCENARIO_CONTROLS.values():
         pg.store[slot.key] = 1
     assert pg.controls_complete()
-    with pytest.raises(KeyError, match="pg_scenario"):
+    with pytest.raises(AssertionError, match="pg_scenario"):
         _ = pg.scenario
 
 
