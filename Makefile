@@ -7,7 +7,7 @@ PORT ?= 8501
 BENCH_OUT ?= docs/bench-latest.txt
 SHELL := /bin/bash
 
-.PHONY: install run test test-fast bench lint clean
+.PHONY: install run serve test test-fast bench lint clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ run: install
 	@echo "  specviz is starting: open http://localhost:$(PORT)"
 	@echo ""
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+# a class: WORKERS app processes (default: the CPU count) behind nginx on PORT, sticky sessions (docs/hosting.md)
+serve: install
+	$(BIN)/python scripts/serve.py --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
 
 test: install
 	$(BIN)/python -m pytest

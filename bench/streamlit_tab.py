@@ -10,6 +10,7 @@ Traffic goes to the host it is given (the benchmark passes 127.0.0.1 only); ever
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import time
 from collections.abc import Callable
@@ -235,6 +236,17 @@ class StepOutcome:
     problem: str = ""
 
 
+@dataclass
+class PlayOutcome:
+    """A stretch of Play: the click's latency, each timer tick's, and the steps the caption moved."""
+
+    ok: bool
+    click_s: float = 0.0
+    ticks_s: list[float] = field(default_factory=list)
+    steps: int = 0
+    problem: str = ""
+
+
 class Tab:
     """One browser tab: a websocket to host:port, the page model, and timed clicks."""
 
@@ -326,6 +338,33 @@ class Tab:
         if not re.search(rf"(^|&)step={after.step - 1}(&|$)", self.model.query):
             return StepOutcome(False, latency, nbytes, f"link lacks step={after.step - 1}: ...{self.model.query[-40:]}")
         return StepOutcome(True, latency, nbytes)
+
+    async def play(self, until: float) -> PlayOutcome:
+        """Click Play, then rerun the animation on Streamlit's timer as the frontend does (one auto rerun of the
+        fragment per interval) until the clock reads `until`; then Pause. Counts the steps the caption moved."""
+        try:
+            status, latency, _ = await self.click(PLAY_KEY)
+        except (TimeoutError, ConnectionError, ConnectionClosed) as error:
+            return PlayOutcome(False, problem=f"play: {type(error).__name__} {error}")
+        timer, first = self.model.auto_rerun, self.model.caption
+        if status == CLOSED or timer is None or first is None:
+            return PlayOutcome(False, click_s=latency, problem=f"Play started no timer (status {status})")
+        interval, fragment_id = timer
+        outcome = PlayOutcome(True, click_s=latency)
+        for _ in range(100_000):
+            if now() + interval >= until or self.model.auto_rerun is None:
+                break
+            await asyncio.sleep(interval)
+            try:
+                status, tick_s, _ = await self.send_run(self.model.rerun(self.url, fragment_id=fragment_id, auto=True))
+            except (TimeoutError, ConnectionError, ConnectionClosed) as error:
+                return dataclasses.replace(outcome, ok=False, problem=f"tick: {type(error).__name__} {error}")
+            outcome.ticks_s.append(tick_s)
+        last = self.model.caption
+        outcome.steps = (last.step - first.step) if last else 0
+        if self.model.auto_rerun is not None:  # still playing: Pause
+            await self.click(PLAY_KEY)
+        return outcome
 
     async def close(self) -> None:
         self._closing = True
