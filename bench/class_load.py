@@ -430,8 +430,10 @@ def print_tables(report: dict) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--targets", default="run,serve", help="run, serve or both (comma-separated)")
+    ap.add_argument("--targets", default="run,serve",
+                    help="servers one after another: run, serve (--workers processes), serve:N (N processes)")
     ap.add_argument("--workers", type=int, default=2, help="app processes for serve")
+    ap.add_argument("--no-freeze", action="store_true", help="serve's processes without deploy/worker.py's gc.freeze")
     ap.add_argument("--students", default="30", help="class sizes, comma-separated (30 to 240)")
     ap.add_argument("--waves", type=int, default=1, help="classes of each size one after another (memory check)")
     ap.add_argument("--duration", type=float, default=40.0, help="seconds of stepping after the ramp")
@@ -448,11 +450,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.sizes = [int(x) for x in args.students.split(",")]
     args.think_s = tuple(float(x) for x in args.think.split(","))
     kinds = args.targets.split(",")
-    if any(k not in ("run", "serve") for k in kinds) or any(not 1 <= n <= 1000 for n in args.sizes):
-        ap.error("--targets takes run and/or serve; --students sizes from 1 to 1000")
+    known = all(re.fullmatch(r"run|serve(:[1-9][0-9]?)?", k) for k in kinds)
+    if not known or any(not 1 <= n <= 1000 for n in args.sizes):
+        ap.error("--targets takes run, serve and serve:N (N from 1 to 99); --students sizes from 1 to 1000")
     if len(args.think_s) != 2 or not 0 < args.think_s[0] <= args.think_s[1]:
         ap.error("--think takes min,max seconds with 0 < min <= max")
-    args.kinds = kinds
+    args.kinds = [(k.split(":")[0], int(k.split(":")[1]) if ":" in k else args.workers) for k in kinds]
     return args
 
 
@@ -483,8 +486,8 @@ def main(argv: list[str] | None = None) -> int:
     make = ClassConfig(students=0, duration_s=args.duration, think_s=args.think_s, ramp_s=args.ramp,
                        play=args.play, static=args.static, own_seeds=args.own_seeds, settle_s=args.settle)
     log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / "specviz-class-load"
-    for i, kind in enumerate(args.kinds):
-        target = load_targets.start(kind, args.port + i, args.workers, log_dir)
+    for i, (kind, workers) in enumerate(args.kinds):
+        target = load_targets.start(kind, args.port + i, workers, log_dir, freeze=not args.no_freeze)
         try:
             visit = visit_once(target) if (args.first_visit or args.static) else None
             if visit is not None:

@@ -32,11 +32,15 @@ class Target:
     port: int
     process: subprocess.Popen[bytes]
     log: Path
+    freeze: bool = True
     _known: dict[int, psutil.Process] = field(default_factory=dict, repr=False)
 
     @property
     def label(self) -> str:
-        return "make run (1 process)" if self.kind == "run" else f"make serve ({self.workers} processes + nginx)"
+        if self.kind == "run":
+            return "make run (1 process)"
+        return f"make serve ({self.workers} process{'es' if self.workers > 1 else ''} + nginx" + (
+            ")" if self.freeze else ", no freeze)")
 
     def processes(self) -> list[tuple[str, psutil.Process]]:
         """(role, process) for the launcher and every descendant: role "app", "nginx" or "supervisor"."""
@@ -70,7 +74,7 @@ def role_of(proc: psutil.Process) -> str:
         line = " ".join(proc.cmdline())
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return "gone"
-    if "streamlit" in line and " run " in line:
+    if ("streamlit" in line and " run " in line) or "deploy.worker" in line:
         return "app"
     return "nginx" if line.startswith("nginx") or "/nginx " in line else "supervisor"
 
@@ -81,20 +85,22 @@ def run_argv(python: str, port: int) -> list[str]:
             "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
 
 
-def serve_argv(python: str, port: int, workers: int) -> list[str]:
+def serve_argv(python: str, port: int, workers: int, freeze: bool = True) -> list[str]:
     """`make serve`'s command (scripts/serve.py), nginx on loopback only."""
-    return [python, "scripts/serve.py", "--port", str(port), "--workers", str(workers), "--address", HOST]
+    return [python, "scripts/serve.py", "--port", str(port), "--workers", str(workers), "--address", HOST,
+            *([] if freeze else ["--no-freeze"])]
 
 
-def start(kind: str, port: int, workers: int, log_dir: Path, python: str = sys.executable) -> Target:
+def start(kind: str, port: int, workers: int, log_dir: Path, python: str = sys.executable,
+          freeze: bool = True) -> Target:
     """Start the server and wait until /_stcore/health answers through its port (through nginx for serve)."""
-    argv = run_argv(python, port) if kind == "run" else serve_argv(python, port, workers)
+    argv = run_argv(python, port) if kind == "run" else serve_argv(python, port, workers, freeze)
     log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / f"{kind}-{port}.log"
     with open(log, "ab") as out:
         process = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
-    target = Target(kind, 1 if kind == "run" else workers, port, process, log)
+    target = Target(kind, 1 if kind == "run" else workers, port, process, log, freeze=freeze and kind == "serve")
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     for _ in range(int(HEALTH_TIMEOUT_S / 0.5) + 1):
         if process.poll() is not None:

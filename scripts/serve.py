@@ -69,6 +69,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--worker-address", default="127.0.0.1", help="address the app processes listen on")
     ap.add_argument("--worker-port", type=int, default=None,
                     help="first app process port (then consecutive; default: free ports)")
+    ap.add_argument("--no-freeze", action="store_true",
+                    help="plain `streamlit run` (default: deploy/worker.py preloads the libraries, freezes them out "
+                         "of the garbage collector)")
     ap.add_argument("--app", default=str(ROOT / "app.py"))
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--dir", default=None, help="folder for the configuration and logs (default: a new temporary one)")
@@ -106,7 +109,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
         if ports and ports[-1] > 65535:
             raise ServeConfigError(f"--worker-port {args.worker_port}: {count} ports from there pass 65535")
     secret = os.environ.get("SPECVIZ_COOKIE_SECRET") or secrets.token_hex(32)
-    specs = tuple(workers.WorkerSpec(args.python, Path(args.app), host, p, secret) for p in ports)
+    specs = tuple(workers.WorkerSpec(args.python, Path(args.app), host, p, secret, freeze=not args.no_freeze)
+                  for p in ports)
     folder = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="specviz-serve-"))
     return Plan(specs, tuple(args.upstream), listen_addresses(args), args.port, folder, args.keep)
 

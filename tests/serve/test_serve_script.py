@@ -87,13 +87,22 @@ def test_print_config_prints_a_configuration_for_the_upstreams(serve, capsys, tm
     assert f"pid {tmp_path}/nginx.pid;" in text
 
 
-def test_the_worker_command_is_make_runs_on_its_own_port(tmp_path):
+def test_the_worker_command_runs_the_app_on_its_own_port(tmp_path):
     from deploy import workers
 
     spec = workers.WorkerSpec("/venv/bin/python", Path("/app/app.py"), "127.0.0.1", 40001, "secret")
     argv = workers.worker_argv(spec)
-    assert argv[:5] == ["/venv/bin/python", "-m", "streamlit", "run", "/app/app.py"]
+    assert argv[:4] == ["/venv/bin/python", "-m", "deploy.worker", "/app/app.py"]  # then `streamlit run`'s flags
     assert argv[argv.index("--server.port") + 1] == "40001" and argv[argv.index("--server.address") + 1] == "127.0.0.1"
     assert "secret" not in argv  # the cookie secret goes in the environment (ps shows command lines)
     assert workers.worker_env(spec, {})["STREAMLIT_SERVER_COOKIE_SECRET"] == "secret"
     assert workers.url_of("0.0.0.0", 40001, "/x") == "http://127.0.0.1:40001/x"
+
+
+def test_the_workers_start_through_the_freezing_launcher_unless_told_not_to(serve, tmp_path):
+    frozen = serve.make_plan(serve.parse_args(["--workers", "1", "--dir", str(tmp_path)]))
+    plain = serve.make_plan(serve.parse_args(["--workers", "1", "--no-freeze", "--dir", str(tmp_path)]))
+    from deploy import workers
+
+    assert workers.worker_argv(frozen.specs[0])[1:3] == ["-m", "deploy.worker"]
+    assert workers.worker_argv(plain.specs[0])[1:4] == ["-m", "streamlit", "run"]
