@@ -416,6 +416,16 @@ def print_tables(report: dict) -> None:
             print(f"| {result['target']} | {wave.students} | {f['opened']} | {f['p50']} | {f['p95']} | {f['max']} | "
                   f"{f['solo']} | {f['open']} | {f['open95']} | {f['rate']} | {f['cores']} | {f['nginx']} | "
                   f"{f['cpu_step']} | {f['rss']} | {len(wave.errors)} | {len(wave.lost)} | {wave.sessions} |")
+    logged = [r for r in report["targets"] if r.get("gc")]
+    if logged:
+        print("\n| server | full collections | CPU per collection p50 / max (ms) | wall p50 / max (ms) "
+              "| GC CPU per Step (ms) |")
+        print("|---|---:|---:|---:|---:|")
+        for result in logged:
+            cpu, wall = [c for c, _ in result["gc"]], [w for _, w in result["gc"]]
+            steps = sum(len(w["steps"]) for w in result["waves"]) + len(result["solo"]["steps_s"])
+            print(f"| {result['target']} | {len(cpu)} | {pct(cpu, 0.5):.0f} / {max(cpu):.0f} | "
+                  f"{pct(wall, 0.5):.0f} / {max(wall):.0f} | {sum(cpu) / max(1, steps):.2f} |")
     visits = report.get("first_visits") or []
     if visits:
         base = visits[0]["wire_bytes"] or 1
@@ -431,9 +441,9 @@ def print_tables(report: dict) -> None:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--targets", default="run,serve",
-                    help="servers one after another: run, serve (--workers processes), serve:N (N processes)")
+                    help="servers one after another: run, serve (--workers processes), serve:N (N processes), "
+                         "serve:N:plain (without deploy/worker.py's preloading and gc.freeze)")
     ap.add_argument("--workers", type=int, default=2, help="app processes for serve")
-    ap.add_argument("--no-freeze", action="store_true", help="serve's processes without deploy/worker.py's gc.freeze")
     ap.add_argument("--students", default="30", help="class sizes, comma-separated (30 to 240)")
     ap.add_argument("--waves", type=int, default=1, help="classes of each size one after another (memory check)")
     ap.add_argument("--duration", type=float, default=40.0, help="seconds of stepping after the ramp")
@@ -450,12 +460,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.sizes = [int(x) for x in args.students.split(",")]
     args.think_s = tuple(float(x) for x in args.think.split(","))
     kinds = args.targets.split(",")
-    known = all(re.fullmatch(r"run|serve(:[1-9][0-9]?)?", k) for k in kinds)
+    known = all(re.fullmatch(r"run|serve(:[1-9][0-9]?(:plain)?)?", k) for k in kinds)
     if not known or any(not 1 <= n <= 1000 for n in args.sizes):
-        ap.error("--targets takes run, serve and serve:N (N from 1 to 99); --students sizes from 1 to 1000")
+        ap.error("--targets takes run, serve, serve:N and serve:N:plain (N from 1 to 99); --students sizes from "
+                 "1 to 1000")
     if len(args.think_s) != 2 or not 0 < args.think_s[0] <= args.think_s[1]:
         ap.error("--think takes min,max seconds with 0 < min <= max")
-    args.kinds = [(k.split(":")[0], int(k.split(":")[1]) if ":" in k else args.workers) for k in kinds]
+    args.kinds = [(k.split(":")[0], int(k.split(":")[1]) if ":" in k else args.workers, not k.endswith(":plain"))
+                  for k in kinds]
     return args
 
 
@@ -472,6 +484,16 @@ def visit_once(target: Target) -> first_visit.FirstVisit:
     return visit
 
 
+def read_gc_log(folder: Path) -> list[tuple[float, float]]:
+    """The full collections serve's processes logged: (CPU ms, wall ms) each; none for `make run`."""
+    found = []
+    for path in sorted(folder.glob("gc-*.txt")) if folder.exists() else []:
+        for line in path.read_text().splitlines():
+            cpu, wall = line.split()
+            found.append((float(cpu), float(wall)))
+    return found
+
+
 def machine() -> dict:
     return {"cpus": os.cpu_count(), "load_at_start": os.getloadavg(), "python": sys.version.split()[0],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -486,8 +508,9 @@ def main(argv: list[str] | None = None) -> int:
     make = ClassConfig(students=0, duration_s=args.duration, think_s=args.think_s, ramp_s=args.ramp,
                        play=args.play, static=args.static, own_seeds=args.own_seeds, settle_s=args.settle)
     log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / "specviz-class-load"
-    for i, (kind, workers) in enumerate(args.kinds):
-        target = load_targets.start(kind, args.port + i, workers, log_dir, freeze=not args.no_freeze)
+    for i, (kind, workers, freeze) in enumerate(args.kinds):
+        gc_log = log_dir / f"gc-{os.getpid()}-{i}"
+        target = load_targets.start(kind, args.port + i, workers, log_dir, freeze=freeze, gc_log=gc_log)
         try:
             visit = visit_once(target) if (args.first_visit or args.static) else None
             if visit is not None:
@@ -500,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
             left = load_targets.stop(target)
             if left:
                 print(f"  {target.label}: {len(left)} processes outlived the stop and were killed: {left}")
+        if report["targets"] and report["targets"][-1]["target"] == target.label:
+            report["targets"][-1]["gc"] = read_gc_log(gc_log)
     report["machine"]["load_at_end"] = os.getloadavg()
     print_tables(report)
     if args.out:

@@ -92,14 +92,16 @@ def serve_argv(python: str, port: int, workers: int, freeze: bool = True) -> lis
 
 
 def start(kind: str, port: int, workers: int, log_dir: Path, python: str = sys.executable,
-          freeze: bool = True) -> Target:
-    """Start the server and wait until /_stcore/health answers through its port (through nginx for serve)."""
+          freeze: bool = True, gc_log: Path | None = None) -> Target:
+    """Start the server and wait until /_stcore/health answers through its port (through nginx for serve).
+    With gc_log, serve's processes log their full garbage collections there (deploy/worker.py)."""
     argv = run_argv(python, port) if kind == "run" else serve_argv(python, port, workers, freeze)
     log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / f"{kind}-{port}.log"
+    env = dict(os.environ, **({"SPECVIZ_GC_LOG": str(gc_log)} if gc_log else {}))
     with open(log, "ab") as out:
         process = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+                                   start_new_session=True, env=env)
     target = Target(kind, 1 if kind == "run" else workers, port, process, log, freeze=freeze and kind == "serve")
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     for _ in range(int(HEALTH_TIMEOUT_S / 0.5) + 1):

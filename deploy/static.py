@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from .errors import ServeError
 
 COMPRESSIBLE = (".js", ".mjs", ".css", ".json", ".map", ".svg", ".html", ".txt", ".ttf")
 MIN_SIZE = 1024  # nginx's gzip_min_length: smaller files go as they are
@@ -24,10 +27,12 @@ class Bundle:
 
 
 def streamlit_bundle_dir() -> Path:
-    """The folder Streamlit serves at /static/ (its package's static/static)."""
-    from streamlit import file_util
-
-    return Path(file_util.get_static_dir()) / "static"
+    """The folder Streamlit serves at /static/ (its package's static/static: streamlit.file_util.get_static_dir),
+    found without importing Streamlit (the supervisor would carry it, some 70 MB, for nothing)."""
+    spec = importlib.util.find_spec("streamlit")
+    if spec is None or not spec.submodule_search_locations:
+        raise ServeError("Streamlit is not installed in this Python (make install)")
+    return Path(list(spec.submodule_search_locations)[0]) / "static" / "static"
 
 
 def _one(source: Path, target: Path) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """One app process of `make serve`: `streamlit run`, with the app's libraries imported and frozen first.
 
-    python -m deploy.worker app.py --server.port 40001 ...      (the arguments of `streamlit run`)
+    python -m deploy.worker [--no-freeze] app.py --server.port 40001 ...      (then `streamlit run`'s arguments)
 
 Python's full garbage collection walks every tracked object while holding the GIL, so every session of the
 process waits for it. Most of those objects are the libraries' (numpy, pandas, plotly, Streamlit, specviz):
@@ -14,8 +14,10 @@ from __future__ import annotations
 import gc
 import importlib
 import logging
+import os
 import pkgutil
 import sys
+import time
 from collections.abc import Sequence
 
 LIBRARIES = ("numpy", "pandas", "plotly.graph_objects", "plotly.io", "streamlit")
@@ -26,6 +28,7 @@ SKIP = ("specviz.__main__", "specviz.cli", "specviz.models", "specviz.app.real_m
 # st.cache_data decorators warn once each when imported before Streamlit's runtime exists (harmless: the
 # cache itself is made at the first call, under the runtime)
 QUIET = "streamlit.runtime.caching.cache_data_api"
+GC_LOG = "SPECVIZ_GC_LOG"  # a folder: each process appends its full collections' times there
 
 
 def preimport(package: str = PACKAGE, skip: Sequence[str] = SKIP) -> list[str]:
@@ -78,12 +81,36 @@ def freeze() -> int:
     return gc.get_freeze_count()
 
 
+def log_full_collections(folder: str) -> None:
+    """Append each full collection's CPU and wall time (ms) to folder/gc-<pid>.txt (the benchmark reads them)."""
+    path = os.path.join(folder, f"gc-{os.getpid()}.txt")
+    started: list[float] = [0.0, 0.0]
+
+    def record(phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            started[:] = [time.thread_time(), time.perf_counter()]
+            return
+        cpu_ms, wall_ms = 1000 * (time.thread_time() - started[0]), 1000 * (time.perf_counter() - started[1])
+        with open(path, "a") as out:
+            out.write(f"{cpu_ms:.2f} {wall_ms:.2f}\n")
+
+    gc.callbacks.append(record)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    for problem in preimport():
-        print(f"deploy.worker: not preloaded: {problem}", file=sys.stderr)
-    print(f"deploy.worker: {freeze()} objects frozen out of the garbage collector's passes", file=sys.stderr,
-          flush=True)
+    plain = bool(args) and args[0] == "--no-freeze"  # the same launcher without the freeze, for comparisons
+    args = args[1:] if plain else args
+    if os.environ.get(GC_LOG):
+        os.makedirs(os.environ[GC_LOG], exist_ok=True)
+        log_full_collections(os.environ[GC_LOG])
+    if not plain:
+        for problem in preimport():
+            print(f"deploy.worker: not preloaded: {problem}", file=sys.stderr)
+        print(f"deploy.worker: {freeze()} objects frozen out of the garbage collector's passes", file=sys.stderr,
+              flush=True)
     from streamlit.web.cli import main as streamlit_main
 
     sys.argv = ["streamlit", "run", *args]

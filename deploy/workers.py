@@ -23,13 +23,13 @@ class WorkerSpec:
     host: str
     port: int
     cookie_secret: str  # the same for every process, so a cookie one signs the others accept
-    freeze: bool = True  # start through deploy.worker: the libraries imported and frozen out of the GC first
+    freeze: bool = True  # deploy.worker imports the libraries and freezes them out of the GC first
     flags: Sequence[str] = field(default_factory=tuple)
 
 
 def worker_argv(spec: WorkerSpec) -> list[str]:
     """`make run`'s command, on its own address and port, with no browser, telemetry or file watcher."""
-    launcher = ["-m", "deploy.worker"] if spec.freeze else ["-m", "streamlit", "run"]
+    launcher = ["-m", "deploy.worker"] if spec.freeze else ["-m", "deploy.worker", "--no-freeze"]
     return [spec.python, *launcher, str(spec.app),
             "--server.address", spec.host, "--server.port", str(spec.port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",

@@ -70,8 +70,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--worker-port", type=int, default=None,
                     help="first app process port (then consecutive; default: free ports)")
     ap.add_argument("--no-freeze", action="store_true",
-                    help="plain `streamlit run` (default: deploy/worker.py preloads the libraries, freezes them out "
-                         "of the garbage collector)")
+                    help="no preloading (default: deploy/worker.py imports the libraries and freezes them out of "
+                         "the garbage collector before the app starts)")
     ap.add_argument("--app", default=str(ROOT / "app.py"))
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--dir", default=None, help="folder for the configuration and logs (default: a new temporary one)")

@@ -51,7 +51,8 @@ def test_cpu_between_scales_the_nearest_samples_to_the_window():
     assert monitor.rss_peak(0.0, 2.0) == 125.0
 
 
-@pytest.mark.parametrize("argv", [["--targets", "docker"], ["--targets", "serve:0"], ["--students", "0"],
+@pytest.mark.parametrize("argv", [["--targets", "docker"], ["--targets", "serve:0"], ["--targets", "run:plain"],
+                                  ["--students", "0"],
                                   ["--think", "3,1"], ["--think", "1"]])
 def test_bad_settings_are_refused(argv, capsys):
     with pytest.raises(SystemExit):
@@ -60,8 +61,8 @@ def test_bad_settings_are_refused(argv, capsys):
 
 
 def test_settings_are_read():
-    args = class_load.parse_args(["--targets", "run,serve,serve:4", "--students", "30,60", "--think", "1,3"])
-    assert args.kinds == [("run", 2), ("serve", 2), ("serve", 4)]
+    args = class_load.parse_args(["--targets", "run,serve,serve:4,serve:2:plain", "--students", "30,60"])
+    assert args.kinds == [("run", 2, True), ("serve", 2, True), ("serve", 4, True), ("serve", 2, False)]
     assert args.sizes == [30, 60] and args.think_s == (1.0, 3.0)
 
 

@@ -105,4 +105,4 @@ def test_the_workers_start_through_the_freezing_launcher_unless_told_not_to(serv
     from deploy import workers
 
     assert workers.worker_argv(frozen.specs[0])[1:3] == ["-m", "deploy.worker"]
-    assert workers.worker_argv(plain.specs[0])[1:4] == ["-m", "streamlit", "run"]
+    assert workers.worker_argv(plain.specs[0])[1:4] == ["-m", "deploy.worker", "--no-freeze"]
