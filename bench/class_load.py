@@ -342,9 +342,24 @@ async def solo(target: Target, monitor: Monitor) -> Solo:
     return Solo(opened, latencies, 1000 * cpu / len(latencies) if latencies else None, tab.model.query)
 
 
+async def idle_memory(target: Target, monitor: Monitor, idle_s: float) -> dict:
+    """After idle_s with nobody connected, one visitor opens and closes the page (Streamlit drops the sessions it
+    kept for reconnecting, two minutes by default, only when another one is stored), then memory is read."""
+    await asyncio.sleep(idle_s)
+    tab = Tab(HOST, target.port)
+    try:
+        await tab.open()
+    finally:
+        await tab.close()
+    await asyncio.sleep(3.0)
+    total, apps = served_mb(monitor)
+    return {"idle_s": idle_s, "rss_mb": total, "app_rss_mb": apps, "sessions": await active_sessions(target)}
+
+
 async def measure_target(target: Target, sizes: list[int], waves: int, make: ClassConfig,
-                         static: list[str]) -> dict:
-    """The baseline, then each class size (waves times) on one started server."""
+                         static: list[str], idle_s: float = 0.0) -> dict:
+    """The baseline, then each class size (waves times) on one started server; then, with idle_s, memory after
+    that long with nobody there."""
     monitor = Monitor(target)
     stop = asyncio.Event()
     sampling = asyncio.create_task(monitor.run(stop))
@@ -360,8 +375,12 @@ async def measure_target(target: Target, sizes: list[int], waves: int, make: Cla
                 wave = await Classroom(target, config, alone.link, static, seed=1000 * n + w).run(monitor)
                 results.append(wave)
                 print("  " + summary_line(target, wave, alone, w), flush=True)
+        idle = await idle_memory(target, monitor, idle_s) if idle_s > 0 else None
+        if idle:
+            print(f"  after {idle_s:.0f} s idle: RSS {idle['rss_mb']:.0f} MB (app processes "
+                  f"{[round(x) for x in idle['app_rss_mb']]}), sessions {idle['sessions']}", flush=True)
         return {"target": target.label, "kind": target.kind, "workers": target.workers, "solo": asdict(alone),
-                "waves": [asdict(w) for w in results]}
+                "waves": [asdict(w) for w in results], "idle": idle}
     finally:
         stop.set()
         await sampling
@@ -416,6 +435,7 @@ def print_tables(report: dict) -> None:
             print(f"| {result['target']} | {wave.students} | {f['opened']} | {f['p50']} | {f['p95']} | {f['max']} | "
                   f"{f['solo']} | {f['open']} | {f['open95']} | {f['rate']} | {f['cores']} | {f['nginx']} | "
                   f"{f['cpu_step']} | {f['rss']} | {len(wave.errors)} | {len(wave.lost)} | {wave.sessions} |")
+    print_memory(report)
     logged = [r for r in report["targets"] if r.get("gc")]
     if logged:
         print("\n| server | full collections | CPU per collection p50 / max (ms) | wall p50 / max (ms) "
@@ -438,6 +458,24 @@ def print_tables(report: dict) -> None:
                   f"{v['how']} |")
 
 
+def print_memory(report: dict) -> None:
+    """Memory wave by wave: the app processes' RSS after each class left, against the first wave's."""
+    print("\n| server | wave | students | app processes' RSS after (MB) | all server processes (MB) "
+          "| vs wave 1 | sessions still connected |")
+    print("|---|---:|---:|---|---:|---:|---|")
+    for result in report["targets"]:
+        first = None
+        for i, w in enumerate(result["waves"], 1):
+            first = w["rss_after_mb"] if first is None else first
+            print(f"| {result['target']} | {i} | {w['students']} | {[round(x) for x in w['app_rss_after_mb']]} | "
+                  f"{w['rss_after_mb']:.0f} | {w['rss_after_mb'] - first:+.0f} | {w['sessions']} (before leaving) |")
+        idle = result.get("idle")
+        if idle:
+            print(f"| {result['target']} | after {idle['idle_s']:.0f} s idle | 0 | "
+                  f"{[round(x) for x in idle['app_rss_mb']]} | {idle['rss_mb']:.0f} | {idle['rss_mb'] - first:+.0f} "
+                  f"| {idle['sessions']} |")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--targets", default="run,serve",
@@ -454,6 +492,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--first-visit", action="store_true", help="count a first visit's bytes in Chromium")
     ap.add_argument("--own-seeds", action="store_true", help="student i opens the link at seed 1000+i")
     ap.add_argument("--settle", type=float, default=5.0, help="seconds after a wave before memory is read")
+    ap.add_argument("--idle-after", type=float, default=0.0,
+                    help="then wait this long with nobody there (Streamlit keeps left sessions 120 s) and read memory")
     ap.add_argument("--port", type=int, default=8790, help="first port to use (one per server)")
     ap.add_argument("--out", default=None, help="write every figure as JSON here")
     args = ap.parse_args(argv)
@@ -518,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {target.label}: a first visit: {visit.files} files, {visit.wire_bytes / 1e6:.2f} MB sent "
                       f"({visit.decoded_bytes / 1e6:.2f} MB decoded; {visit.how})", flush=True)
             static = visit.paths if (visit and args.static) else []
-            report["targets"].append(asyncio.run(measure_target(target, args.sizes, args.waves, make, static)))
+            report["targets"].append(asyncio.run(measure_target(target, args.sizes, args.waves, make, static,
+                                                                args.idle_after)))
         finally:
             left = load_targets.stop(target)
             if left:

@@ -5,8 +5,9 @@
 Python's full garbage collection walks every tracked object while holding the GIL, so every session of the
 process waits for it. Most of those objects are the libraries' (numpy, pandas, plotly, Streamlit, specviz):
 importing them before the server starts and moving them out of the collector's reach (`gc.freeze()`) leaves
-a full pass a tenth of the objects to walk. Measured in one app process under 30 students on the shared
-2-core machine: 34-109 ms of CPU per full pass before, 12-18 ms after (docs/performance.md).
+a full pass about a third of the objects to walk. Measured behind nginx under 60 students on the shared 2-core
+machine: a full pass took 69-91 ms of CPU (median) before, 20-25 ms after; it costs about 60 MB more memory
+per process (the modules the Playground alone would not load). docs/performance.md has the figures.
 """
 
 from __future__ import annotations
@@ -103,14 +104,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     plain = bool(args) and args[0] == "--no-freeze"  # the same launcher without the freeze, for comparisons
     args = args[1:] if plain else args
-    if os.environ.get(GC_LOG):
-        os.makedirs(os.environ[GC_LOG], exist_ok=True)
-        log_full_collections(os.environ[GC_LOG])
     if not plain:
         for problem in preimport():
             print(f"deploy.worker: not preloaded: {problem}", file=sys.stderr)
         print(f"deploy.worker: {freeze()} objects frozen out of the garbage collector's passes", file=sys.stderr,
               flush=True)
+    if os.environ.get(GC_LOG):  # from here on: the freeze's own collection is not the app's
+        os.makedirs(os.environ[GC_LOG], exist_ok=True)
+        log_full_collections(os.environ[GC_LOG])
     from streamlit.web.cli import main as streamlit_main
 
     sys.argv = ["streamlit", "run", *args]
