@@ -131,7 +131,8 @@ def test_the_bundle_comes_compressed_and_cached_for_a_year(served):
 def test_one_sigint_stops_nginx_and_every_app_process(served):
     tree = served["tree"]
     roles = sorted({"nginx" if p.name().startswith("nginx") else "app" for p in tree})
-    assert roles == ["app", "nginx"] and len([p for p in tree if "streamlit" in " ".join(p.cmdline())]) == 2
+    apps = [p for p in tree if "deploy.worker" in " ".join(p.cmdline())]  # `streamlit run` through deploy/worker.py
+    assert roles == ["app", "nginx"] and len(apps) == 2
     os.killpg(served["process"].pid, signal.SIGINT)  # the terminal's Ctrl-C
     assert served["process"].wait(60) == 0
     _, alive = psutil.wait_procs(tree, timeout=30)
