@@ -165,9 +165,10 @@ def start_nginx(sup: Supervisor, plan: Plan, program: str) -> Child:
         raise ServeError(f"nginx refused {conf}:\n{test.stderr.strip() or workers.log_tail(error_log)}")
     child = sup.start(Child("nginx", nginx.nginx_argv(program, plan.folder, conf, version),
                             plan.folder / "logs" / "nginx.out", stop_signal=signal.SIGTERM))
-    healthy = workers.wait_healthy([workers.url_of("127.0.0.1", plan.port, "/_stcore/health")],
-                                   lambda _: child.alive(), sup.stopping.is_set, 30.0)
-    if healthy and not sup.stopping.is_set():
+    host, port = nginx.split_address(plan.listen[0])
+    failed = workers.wait_healthy([workers.url_of(host, port, "/_stcore/health")], lambda _: child.alive(),
+                                  sup.stopping.is_set, 30.0)
+    if failed and not sup.stopping.is_set():
         raise ServeError(f"nginx did not answer on port {plan.port}; the end of {error_log}:\n"
                          f"{workers.log_tail(error_log)}")
     print(f"  static bundle: {bundle.files} files, {bundle.compressed} precompressed "
@@ -175,8 +176,12 @@ def start_nginx(sup: Supervisor, plan: Plan, program: str) -> Child:
     return child
 
 
+def processes(count: int) -> str:
+    return f"{count} app process" + ("" if count == 1 else "es")
+
+
 def banner(plan: Plan, version: str) -> str:
-    lines = [f"specviz is serving: {len(plan.specs)} app processes here"
+    lines = [f"specviz is serving: {processes(len(plan.specs))} here"
              + (f" and {len(plan.remote)} elsewhere" if plan.remote else "") + f" behind nginx {version}",
              "",
              f"  open http://localhost:{plan.port}      (students: http://{socket.gethostname()}:{plan.port})",
@@ -213,7 +218,7 @@ def serve(plan: Plan, program: str | None) -> int:
     status, proxy = EXIT_FAILED, None
     try:
         apps = start_workers(sup, plan)
-        print(f"specviz: starting {len(apps)} app processes (logs in {plan.folder / 'logs'}) ...", flush=True)
+        print(f"specviz: starting {processes(len(apps))} (logs in {plan.folder / 'logs'}) ...", flush=True)
         await_health(sup, apps, plan)
         if program is not None and not sup.stopping.is_set():
             proxy = start_nginx(sup, plan, program)
