@@ -48,7 +48,7 @@ bench: install
 	mv $(BENCH_OUT).partial $(BENCH_OUT)
 
 lint: install
-	$(BIN)/ruff check specviz views tests bench scripts app.py
+	$(BIN)/ruff check specviz views tests bench scripts deploy app.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
