@@ -7,7 +7,7 @@ PORT ?= 8501
 BENCH_OUT ?= docs/bench-latest.txt
 SHELL := /bin/bash
 
-.PHONY: install run test test-fast bench lint clean
+.PHONY: install run serve test test-fast bench lint clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ run: install
 	@echo ""
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
+# a class: WORKERS app processes (default: the CPU count) behind nginx on PORT, sticky sessions (docs/hosting.md)
+serve: install
+	$(BIN)/python scripts/serve.py --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
+
 test: install
 	$(BIN)/python -m pytest
 
@@ -45,7 +49,7 @@ bench: install
 	mv $(BENCH_OUT).partial $(BENCH_OUT)
 
 lint: install
-	$(BIN)/ruff check specviz views tests bench scripts app.py
+	$(BIN)/ruff check specviz views tests bench scripts deploy app.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
