@@ -64,7 +64,7 @@ def short_text(text: str, keep: int = 12, quote: bool = True) -> str:
     return repr(text) if quote else text
 
 
-def _hint(text: str) -> str:
+def digits_hint(text: str) -> str:
     """Why text that looks numeric is not read: digits other than ASCII 0-9, or '_' between digits."""
     if any(not char.isascii() and char.isnumeric() for char in text):
         return " (only the ASCII digits 0-9 are read)"
@@ -105,7 +105,7 @@ def weight_from_text(text: str | Weight | JsonNumber, where: str = "weight") -> 
             raise ScenarioError(where, f"{short_text(text)} has a zero denominator")
         return Fraction(int(fraction[1]), int(fraction[2]))
     if "/" in text:
-        raise ScenarioError(where, f"{short_text(text)} is not a fraction such as 1/3{_hint(text)}")
+        raise ScenarioError(where, f"{short_text(text)} is not a fraction such as 1/3{digits_hint(text)}")
     if text.lstrip("+-").lower() in _NON_FINITE:
         return float(text)
     return _decimal(text, where)
@@ -115,7 +115,7 @@ def _decimal(text: str, where: str) -> Weight:
     """'0.25' -> 0.25; outside the float range the exact value ('1e-400' -> Fraction(1, 10**400))."""
     match = _DECIMAL.fullmatch(text)
     if match is None or not (match[2] or match[3]):
-        raise ScenarioError(where, f"{short_text(text)} is not a number; write e.g. 3, 0.25 or 1/3{_hint(text)}")
+        raise ScenarioError(where, f"{short_text(text)} is not a number; write e.g. 3, 0.25 or 1/3{digits_hint(text)}")
     value = float(text)
     mantissa = match[2] + (match[3] or "")
     if value != 0 and math.isfinite(value) or not mantissa.strip("0"):
@@ -141,7 +141,8 @@ def int_from_text(text: str | JsonNumber, where: str) -> int:
     text = text.strip()
     _check_length(text, where, "")
     if not INTEGER.fullmatch(text):
-        raise ScenarioError(where, f"{short_text(text)} is not a whole number; write e.g. 0, 3 or 42{_hint(text)}")
+        raise ScenarioError(where, f"{short_text(text)} is not a whole number; write e.g. 0, 3 or "
+                                   f"42{digits_hint(text)}")
     return int(text)
 
 
