@@ -233,6 +233,8 @@ def read_json(text: str | bytes, where: str = "file", *, document: str = "a scen
     repeats a key in one object (``json`` would keep the last silently). document names the kind of
     file in the refusals ('a scenario file has at most ...'); a lecture script passes its own words.
     """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ScenarioTypeError(where, f"expected JSON text (str or bytes), got {kind(text)}")
     if len(text) > max_chars:
         raise ScenarioError(where, f"has {len(text):,} characters; {document} has at most {max_chars:,}")
     if isinstance(text, (bytes, bytearray)):
@@ -241,8 +243,6 @@ def read_json(text: str | bytes, where: str = "file", *, document: str = "a scen
         except UnicodeDecodeError as error:
             raise ScenarioError(where, f"is not UTF-8 text (byte {error.start} cannot be decoded); {document} "
                                        "is JSON in UTF-8") from None
-    if not isinstance(text, str):
-        raise ScenarioTypeError(where, f"expected JSON text (str or bytes), got {kind(text)}")
     try:
         data = json.loads(text.removeprefix("\ufeff"), parse_int=_json_int, parse_float=JsonNumber,
                           parse_constant=JsonNumber, object_pairs_hook=lambda pairs: _json_object(pairs, where))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -238,10 +239,11 @@ _DRAFT_NAMES = {name for kind in cli_args.DRAFT_KINDS for name in (kind.name, *k
 
 
 def _is_float(text: str) -> bool:
+    """float() reads it, or it is a fraction such as 1/2 (the links' grammar, which the command line shares)."""
     try:
         float(text)
     except ValueError:
-        return False
+        return bool(re.fullmatch(r"\s*[+-]?[0-9]+/[0-9]+\s*", text))
     return True
 
 
