@@ -7,6 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scenario_strategies import tree_cases
 
 from specviz.core import Categorical, Owner, RandomStreams, TreeVerifier, Verifier, propose, propose_tree
 from specviz.core.errors import BlockError, SpecvizError, TokenError, TokenTypeError
@@ -247,3 +250,38 @@ def test_sessions_keep_draws_identical_over_many_rounds_with_a_growing_prefix():
         drafted = propose_tree(markov, tree.prefix, streams(round_id), depth=4, width=1, context_id="ctx")
         assert chain.verify(block, streams(round_id)) == tree.verify(drafted, streams(round_id))
     assert chain.prefix == tree.prefix
+
+
+# --- every hand-built tree is verified or refused with a SpecvizError ------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(tree_cases())
+def test_every_hand_built_tree_is_verified_or_refused_in_words(case):
+    tree, mutation, (prefix, stops, target_model) = case
+    session = TreeVerifier(OWNER, prefix, "ctx", target_model, stop_ids=stops)
+    try:
+        result = session.verify(tree, streams())
+    except SpecvizError as error:
+        message = str(error)
+        assert "\n" not in message and len(message) < 400, message
+        assert mutation.kind != "none", message
+        return
+    assert mutation.kind in ("none", "children-list"), mutation  # a list of children reads as the tuple
+    assert 1 <= len(result.tokens) <= tree.fixed_depth + 1 and session.prefix == prefix + result.tokens
+
+
+_ARGS = {"depth": st.sampled_from([0, 6, 2.0, "2", True, None]), "width": st.sampled_from([0, 9, 2.0, "2", None]),
+         "distinct": st.sampled_from([1, "yes", None]), "context_id": st.sampled_from(["", None, 0]),
+         "stop_ids": st.sampled_from([None, 3, "ab", [[1]], [9], {np.int64(1)}]),
+         "prefix": st.sampled_from([None, "ab", 3, np.array([0, 1]), (9,), (np.int64(0),), [0, 1.5]])}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(_ARGS)), st.data())
+def test_drafting_a_tree_with_a_bad_argument_is_refused_in_words(name, data):
+    value = data.draw(_ARGS[name], label=name)
+    args = {"depth": 2, "width": 2, "distinct": False, "context_id": "ctx", "stop_ids": frozenset(), "prefix": ()}
+    args[name] = value
+    prefix = args.pop("prefix")
+    with pytest.raises(SpecvizError) as info:
+        propose_tree(draft, prefix, streams(), **args)
+    assert "\n" not in str(info.value) and len(str(info.value)) < 400

@@ -9,6 +9,8 @@ import json
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from scenario_strategies import lectures
 
 from specviz.playground import lecture, limits, presets, share
 from specviz.playground.explain import PlaygroundError
@@ -148,3 +150,33 @@ def test_the_library_copies_of_the_page_limits_agree_with_the_page():
 
     assert limits.MAX_PLAYGROUND_WIDTH == MAX_PLAYGROUND_WIDTH
     assert limits.MAX_TREE_NODES == MAX_TREE_NODES
+
+
+# --- every generated script loads or is refused with a LectureError ------------------------------------------
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lectures())
+def test_every_lecture_script_loads_or_is_refused_naming_the_field(case):
+    source, mutation, original = case
+    try:
+        talk = lecture.lecture_from_json(source)
+        lecture.check_steps(talk)
+    except LectureError as error:  # a SpecvizError and a ValueError; nothing else may come out
+        message = str(error)
+        assert "\n" not in message and len(message) < 600, message
+        assert message.startswith(f"{error.field}: " if error.field else "")
+        if mutation.kind == "none":  # a valid script is refused only for a scenario that cannot play its steps
+            assert error.field.startswith("entries["), message
+        elif mutation.field.startswith("entries[") and mutation.kind not in ("count", "duplicate"):
+            entry = mutation.field.split(".")[0]
+            assert error.field.startswith(entry) or error.field in ("", "entries"), (mutation, message)
+        return
+    # what may still load: a value the field takes after all (a weight 1e-400, a title '３', a step in range,
+    # an optional key left out, version 1); never an unknown key, a control or a tree outside the Playground's
+    assert mutation.kind in ("none", "literal", "type", "unicode", "step", "title", "missing", "version"), mutation
+    assert lecture.lecture_from_json(lecture.lecture_to_json(talk)) == talk  # what loaded is what it writes
+    if mutation.kind == "none":
+        assert talk == original
+    for item in talk.entries:  # every entry within the Playground's limits, as the page will open it
+        assert limits.width_refusal(item.scenario.verification) is None
+        assert limits.size_refusal(item.scenario.verification, item.scenario.depth) is None
+        assert 2 <= item.scenario.vocab_size <= 12 and 0 <= item.step <= lecture.MAX_STEP
