@@ -444,7 +444,7 @@ def _tree_field_mutation(draw, tree, kind, v, stops, prefix):
 
     from specviz.core import Categorical
 
-    odd = draw(st.sampled_from(_ODD_VALUES))
+    odd = draw(st.sampled_from([value for value in _ODD_VALUES if kind != "distinct" or type(value) is not bool]))
     values = {
         "width": lambda: {"width": odd}, "depth": lambda: {"fixed_depth": odd}, "distinct": lambda: {"distinct": odd},
         "root-q": lambda: {"q": draw(st.sampled_from([None, [1, 2], Categorical.dense([1] * (v + 2))]))},

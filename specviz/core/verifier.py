@@ -92,6 +92,13 @@ def model_output(value: object, role: str) -> Categorical:
     return value
 
 
+def _stops_shown(stop_ids: object) -> str:
+    """Stop ids for a message: a set of ints sorted ('[2, 7]'), anything else (a hand-built round's None) as itself."""
+    if isinstance(stop_ids, (set, frozenset)) and all(type(token) is int for token in stop_ids):
+        return str(sorted(stop_ids))
+    return _describe(stop_ids)
+
+
 def stop_set(stop_ids: object) -> frozenset[int]:
     """stop_ids as a frozenset: a set, list, tuple or range of token ids reads the same; TokenTypeError otherwise.
 
@@ -251,7 +258,8 @@ class Verifier:
             )
         if block.stop_ids != self.stop_ids:
             raise SessionError(
-                f"stop policy mismatch: block stops on {sorted(block.stop_ids)}, session on {sorted(self.stop_ids)}"
+                f"stop policy mismatch: block stops on {_stops_shown(block.stop_ids)}, session on "
+                f"{_stops_shown(self.stop_ids)}"
             )
 
     def _check_kind(self, block: object, streams: object) -> None:

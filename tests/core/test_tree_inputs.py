@@ -285,3 +285,9 @@ def test_drafting_a_tree_with_a_bad_argument_is_refused_in_words(name, data):
     with pytest.raises(SpecvizError) as info:
         propose_tree(draft, prefix, streams(), **args)
     assert "\n" not in str(info.value) and len(str(info.value)) < 400
+
+
+def test_a_hand_built_round_with_stop_ids_none_is_named_not_sorted():
+    tree = replace(_tree(), stop_ids=None)
+    with pytest.raises(SpecvizError, match="block stops on None of type NoneType, session on \\[\\]"):
+        TreeVerifier(OWNER, (), "ctx", target).verify(tree, streams())
