@@ -193,8 +193,11 @@ def read_verification(text: str) -> str:
     A refusal carries the registry's own message (the same words as the library and the Playground).
     """
     from specviz.core.verification import VerificationError, check_verification
+    from specviz.scenario.document import MAX_RULE_NAME_CHARS
 
     value = text.strip().lower()
+    if len(value) > MAX_RULE_NAME_CHARS:  # refused by its length before the registry reads it (as links do)
+        raise _refuse(text, f"a rule name has at most {MAX_RULE_NAME_CHARS} characters: {verification_allowed()}")
     try:
         return check_verification(_verification_names().get(value, value))
     except VerificationError as error:

@@ -50,6 +50,7 @@ from ..scenario import (
 )
 from . import limits
 from .explain import PlaygroundError
+from .presets import MAX_VOCAB
 
 FORMAT = "specviz-playground"
 VERSION = 1
@@ -258,7 +259,14 @@ def _check_link_shapes(params: Mapping[str, str]) -> None:
         return Table(rows[0]) if len(rows) == 1 and not markov else Table(rows[0], tuple(rows[1:]))
 
     vocab = split_labels(params["vocab"])
+    _check_vocab_size(len(vocab), "vocab")
     check_shapes(Scenario(vocab=vocab, target=shape(params["p"]), draft=shape(params["q"])))
+
+
+def _check_vocab_size(size: int, field: str) -> None:
+    """More tokens than the Playground holds, refused before a weight is read (100,000 of them take seconds)."""
+    if size > MAX_VOCAB:
+        raise ScenarioError(field, f"has {size:,} tokens; the Playground plays vocabularies of 2 to {MAX_VOCAB}")
 
 
 def _link_table(params: Mapping[str, str], key: str, markov: bool) -> dict:
@@ -354,6 +362,8 @@ def import_json(text: str | bytes) -> tuple[Scenario, int]:
     try:
         data = read_json(text, "file")
         body, step, notes = _file_parts(data)
+        if isinstance(body, dict) and isinstance(body.get("vocab"), list):
+            _check_vocab_size(len(body["vocab"]), "vocab")
         scenario = scenario_from_dict(body)
     except ScenarioError as error:
         where = "The file" if error.field == "file" else f"The file's {error.field}:"

@@ -165,9 +165,16 @@ def _str(value: object, field: str) -> str:
     return value
 
 
+MAX_RULE_NAME_CHARS = 64  # 'multi-distinct:8' has 16; a name is refused by its length before the registry reads it
+
+
 def _verification(value: object) -> str:
+    name = _str(value, "verification")
+    if len(name) > MAX_RULE_NAME_CHARS:
+        raise ScenarioError("verification", f"{short_text(name)} is not a rule name: a rule name has at most "
+                                            f"{MAX_RULE_NAME_CHARS} characters (e.g. 'token', 'block', 'multi:2')")
     try:
-        return check_verification(_str(value, "verification"))
+        return check_verification(name)
     except VerificationError as error:
         raise ScenarioError("verification", str(error)) from None
 

@@ -91,3 +91,9 @@ def test_usage_errors_are_specviz_errors():
     assert issubclass(cli_args.UsageError, SpecvizError)
     with pytest.raises(SpecvizError):
         parse(["play", "--rounds", "０"])
+
+
+def test_a_rule_name_of_thousands_of_digits_is_refused_in_one_short_line():
+    code, out, err = _run("play", "--verification", "multi:" + "9" * 5000)
+    assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 400
+    assert "a rule name has at most 64 characters" in err and "read_verification" not in err

@@ -56,7 +56,7 @@ def test_weights_read_exactly_as_a_scenario_file_reads_them():
 def test_a_huge_integer_step_and_deep_nesting_are_refused_in_words():
     refused(text(entry()).replace('"step": 0', '"step": ' + "9" * 5000), "entries[0].step",
             "a number of 5,000 digits")
-    refused("[" * 5000 + "]" * 5000, "", "nests too deeply", "a lecture script nests at most 10")
+    refused("[" * 5000 + "]" * 5000, "", "nests more than 10 levels deep", "a lecture script nests at most 10")
     refused("[" * 15 + "]" * 15, "", "nests more than 10 levels deep")
 
 
