@@ -13,7 +13,12 @@ PageDown opens the next entry at its ``step``. PageUp walks back the same way.
 
 ``lecture_from_json`` reads and checks a file before anything plays; every refusal is a
 ``LectureError`` whose ``field`` is the JSON path of the culprit (``entries[1].scenario.depth``).
-``check_steps`` then plays each entry's rounds to confirm that its steps exist.
+The file is read as scenario files are (``specviz.scenario.read_json``: numbers exact, so 1e-400
+stays 1/10^400, duplicate keys refused, at most MAX_LECTURE_CHARS and MAX_LECTURE_DEPTH levels),
+and every entry is held to the Playground's limits, so that the page opens it unchanged: 2 to 12
+tokens, depth 1 to 5, settings its controls hold, a tree of at most 4 drafts per node and 40 nodes,
+steps up to MAX_STEP and MAX_TOTAL_STEPS in all, titles of one line. ``check_steps`` then plays
+each entry's rounds to confirm that its steps exist.
 """
 
 from __future__ import annotations
@@ -36,8 +41,10 @@ MAX_ENTRIES = 100
 MAX_TITLE_CHARS = 200  # a title is one line of the lecture banner
 MAX_LECTURE_CHARS = 2_000_000  # 100 Markov entries of 12 tokens with exact weights take under 1 MB
 MAX_LECTURE_DEPTH = 10  # a lecture nests 7 levels (file -> entries -> entry -> scenario -> table -> rows -> row)
-MAX_STEP = 20_000  # past every step 200 rounds reach (at most about 18,000 events with a 40-node tree)
-MAX_TOTAL_STEPS = 30_000  # the steps check_steps plays for the whole lecture (about a second on a laptop)
+# check_steps plays every entry up to its last step to confirm it exists: 10,000 steps (about 110 rounds of
+# the largest tree the Playground draws, every round of a chain) take about half a second on a 2-core CPU
+MAX_TOTAL_STEPS = 10_000  # the entries' last steps, added up
+MAX_STEP = MAX_TOTAL_STEPS  # one entry's step or until
 SCENARIO_FILE = "specviz-playground"  # share.FORMAT: a Playground scenario file, loaded in the wrong box
 _TOP_KEYS = ("format", "version", "title", "entries")
 _ENTRY_KEYS = ("title", "scenario", "step", "until")
@@ -116,8 +123,7 @@ def _step(value: object, field: str, low: int = 0) -> int:
         raise LectureTypeError(field, f"expected {allowed}, got {got(value)}")
     if not low <= value <= MAX_STEP:
         shown = _shown(value)
-        why = "" if value < low else (f" (a lecture entry's steps lie within the Playground's {MAX_STEP:,}: "
-                                      "200 rounds at most)")
+        why = "" if value < low else f" (a lecture script plays at most {MAX_TOTAL_STEPS:,} steps in all)"
         raise LectureError(field, f"expected {allowed}, got {shown}{why}")
     return value
 

@@ -44,9 +44,9 @@ def test_example_lecture_round_trips_and_its_steps_exist():
     (document(entry(), 3), "entries[1]", "expected an object with scenario, step, got an integer"),
     (document(entry(), {"scenario": {}}), "entries[1]", "missing 'step'"),
     (document(entry(extra=1)), "entries[0]", "unknown field(s) 'extra'"),
-    (document(entry(step=-1)), "entries[0].step", "expected a whole number from 0 to 20,000, got -1"),
+    (document(entry(step=-1)), "entries[0].step", "expected a whole number from 0 to 10,000, got -1"),
     (document(entry(step="2")), "entries[0].step", "got a string '2'"),
-    (document(entry(step=4, until=3)), "entries[0].until", "expected a whole number from 4 to 20,000, got 3"),
+    (document(entry(step=4, until=3)), "entries[0].until", "expected a whole number from 4 to 10,000, got 3"),
     (document(entry(title=7)), "entries[0].title", "expected a string, got an integer 7"),
     ({**document(entry()), "title": ["x"]}, "title", "expected a string"),
 ])

@@ -76,7 +76,7 @@ def test_titles_are_bounded_and_one_line():
 
 # --- the Playground's limits ----------------------------------------------------------------------------
 def test_a_wide_deep_tree_at_a_far_step_is_refused_at_once():
-    refused(text(entry(step=10**6, verification="multi:8", depth=5)), "entries[0].step", "from 0 to 20,000",
+    refused(text(entry(step=10**6, verification="multi:8", depth=5)), "entries[0].step", "from 0 to 10,000",
             "1000000")
     refused(text(entry(verification="multi:8", depth=5)), "entries[0].scenario.verification",
             "'multi:8' drafts 8 children per node", "1 to 4")
@@ -106,8 +106,8 @@ def test_a_vocabulary_outside_the_playground_is_refused_before_its_weights_are_r
 
 
 def test_the_steps_of_a_lecture_are_bounded_in_all():
-    many = [entry(step=400, seed=i) for i in range(80)]
-    refused(text(*many), "entries", "add up to 32,000", "at most 30,000")
+    many = [entry(step=400, seed=i) for i in range(30)]
+    refused(text(*many), "entries", "add up to 12,000", "at most 10,000")
 
 
 def test_only_lecture_errors_come_out():
