@@ -207,14 +207,23 @@ def read_verification(text: str) -> str:
 def read_chain_verification(text: str) -> str:
     """generate --verification: as read_verification, but only the registry's fixed rules (one drafted chain).
 
-    Real models draft one chain per round, so a tree (multi:K) is refused here, before torch loads.
+    Real models draft one chain per round, so a tree (multi:K) or a rule only theory evaluates is refused
+    here with the chain rules it could use (never the trees generate refuses), before torch loads.
     """
-    from specviz.core.verification import playable_names
+    from specviz.core.verification import VerificationError, playable_names, rule
+    from specviz.scenario.document import MAX_RULE_NAME_CHARS
 
-    name = read_verification(text)
-    if name not in playable_names():
-        raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}")
-    return name
+    value = text.strip().lower()
+    if len(value) <= MAX_RULE_NAME_CHARS:  # a longer one is refused by read_verification, by its length
+        try:
+            found = rule(_verification_names().get(value, value))
+        except VerificationError as error:  # the registry's words, then what generate itself takes
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}; real models draft one chain "
+                                             f"per round, verified by {chain_verifications()}") from None
+        if found.name not in playable_names():
+            why = "" if found.playable else f" ({found.name!r}, {found.label}, is evaluated by theory only)"
+            raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}{why}")
+    return read_verification(text)
 
 
 def chain_verifications() -> str:
