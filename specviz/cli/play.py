@@ -36,11 +36,12 @@ from .terminal import legend, marked_text, use_color
 
 FORMAT, VERSION = "specviz-play", 2
 
-# What one drafted node costs `play` (its draft, check and narration or JSON), measured with
-# bench/tree_play.py on a 2-core x86 CPU (multi:4 and multi-distinct:4, depth 5, the presets'
-# 6 tokens): a projection to answer before a long run starts, not a promise.
-SECONDS_PER_NODE = {"text": 55e-6, "json": 160e-6}
-CHARS_PER_NODE = {"text": 240, "json": 1100}
+# What one drafted node costs `play` (its draft, check and narration or JSON): bench/tree_play.py
+# measured 30-34 us (narration) and 94-100 us (JSON) of CPU per node on the project's 2-core x86
+# machine while other work loaded it, for multi:4 at depth 5 on the presets' 6 tokens, and 220 and
+# 1,090 characters per node. A projection to answer before a long run starts, not a promise.
+SECONDS_PER_NODE = {"text": 40e-6, "json": 110e-6}
+CHARS_PER_NODE = {"text": 220, "json": 1100}
 MAX_SECONDS = 180  # longer runs are refused unless --allow-long: "a few minutes"
 MAX_CHARS = 10**9  # about 1 GB of output
 
@@ -93,6 +94,8 @@ def projection(args: argparse.Namespace) -> Projection:
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
+    if seconds < 600:
+        return f"{seconds / 60:.1f} min"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
@@ -113,10 +116,11 @@ def check_projection(args: argparse.Namespace, err: TextIO) -> bool:
     if args.allow_long:
         err.write(f"specviz play: note: {planned.words()}; running it (--allow-long)\n")
         return True
-    fits = planned.rounds_that_fit()
-    err.write(f"specviz play: error: {planned.words()}; play runs at most about {MAX_SECONDS // 60} min or "
-              f"{_size(MAX_CHARS)} without --allow-long: use --rounds {fits} or fewer, a smaller width or "
-              f"--depth, or pass --allow-long to run it anyway\n")
+    over = [f"{MAX_SECONDS // 60} min" for _ in range(planned.seconds > MAX_SECONDS)]
+    over += [f"{_size(MAX_CHARS)}" for _ in range(planned.chars > MAX_CHARS)]
+    err.write(f"specviz play: error: {planned.words()}: over {' and '.join(over)}, the most play runs without "
+              f"--allow-long; use --rounds {planned.rounds_that_fit()} or fewer, a smaller width or --depth, or "
+              "pass --allow-long to run it anyway\n")
     return False
 
 
