@@ -1,7 +1,10 @@
 """`specviz play`: toy rounds of a Playground preset, narrated event by event, or their trace as JSON.
 
 Both outputs stream: each round is played, written and dropped, so time and memory grow linearly
-with the number of events (1,000 rounds at depth 5 take seconds).
+with the number of events (1,000 rounds at depth 5 take seconds). A tree drafts up to
+width + width² + ... nodes a round: a run projected (``projection``) past MAX_SECONDS or MAX_CHARS
+of output is refused before it starts, with the projection and the rounds that fit, unless
+``--allow-long`` is given (then one line on stderr says what it will cost).
 
 The JSON (``"format": "specviz-play", "version": 2``) gives the text each round drafts from once,
 not once per event::

@@ -244,7 +244,7 @@ def read_json(text: str | bytes, where: str = "file", *, document: str = "a scen
     file in the refusals ('a scenario file has at most ...'); a lecture script passes its own words.
     """
     if not isinstance(text, (str, bytes, bytearray)):
-        raise ScenarioTypeError(where, f"expected JSON text (str or bytes), got {kind(text)}")
+        raise ScenarioTypeError(where, f"is {kind(text)}, not JSON text (str or bytes)")
     if len(text) > max_chars:
         raise ScenarioError(where, f"has {len(text):,} characters; {document} has at most {max_chars:,}")
     if isinstance(text, (bytes, bytearray)):
@@ -291,6 +291,5 @@ def _json_object(pairs: list[tuple[str, object]], where: str) -> dict:
     if len(data) != len(pairs):
         seen: set[str] = set()
         twice = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise ScenarioError(where, f"the key {short_text(twice)} appears twice in one object; each field is given "
-                                   "once")
+        raise ScenarioError(where, f"repeats the key {short_text(twice)} in one object; each field is given once")
     return data

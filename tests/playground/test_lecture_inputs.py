@@ -61,10 +61,11 @@ def test_a_huge_integer_step_and_deep_nesting_are_refused_in_words():
 
 
 def test_duplicate_keys_and_oversized_files_are_refused():
-    refused('{"format": "specviz-lecture", "format": "x", "entries": []}', "", "the key 'format' appears twice")
+    refused('{"format": "specviz-lecture", "format": "x", "entries": []}', "",
+            "the file repeats the key 'format' in one object")
     refused(" " * (lecture.MAX_LECTURE_CHARS + 1), "", "a lecture script has at most 2,000,000")
     refused(b"\xff\xfe", "", "not UTF-8")
-    with pytest.raises(LectureTypeError, match="expected JSON text"):
+    with pytest.raises(LectureTypeError, match="the file is an integer, not JSON text"):
         lecture.lecture_from_json(12)
 
 
