@@ -24,6 +24,7 @@ each entry's rounds to confirm that its steps exist.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,7 +135,7 @@ def _title(value: object, field: str) -> str:
     if len(value) > MAX_TITLE_CHARS:
         raise LectureError(field, f"has {len(value):,} characters; a title has at most {MAX_TITLE_CHARS} (one line "
                                   "of the lecture banner)")
-    if not value.isprintable():
+    if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in value):  # emoji joiners (Cf) are fine
         raise LectureError(field, f"{short_text(value)} holds a line break or another control character; a title "
                                   "is one line of text")
     return value

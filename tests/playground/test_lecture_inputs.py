@@ -72,7 +72,9 @@ def test_duplicate_keys_and_oversized_files_are_refused():
 def test_titles_are_bounded_and_one_line():
     refused(text(entry(), title="x" * 1_000_000), "title", "1,000,000 characters", "at most 200")
     refused(text({**entry(), "title": "a\nb"}), "entries[0].title", "line break")
+    refused(text(entry(), title="a\u2028b"), "title", "line break")
     assert lecture.lecture_from_json(text(entry(), title="t" * 200)).title == "t" * 200
+    assert lecture.lecture_from_json(text(entry(), title="👩\u200d💻 Spéculatif · 推测")).title.startswith("👩")
 
 
 # --- the Playground's limits ----------------------------------------------------------------------------
