@@ -260,9 +260,10 @@ LECTURE_KINDS = ["none", "type", "literal", "long", "unicode", "nest", "missing"
 
 def _lecture_paths(doc: dict) -> list[tuple]:
     """Every place in a lecture's document a mutation may touch (the first entry's scenario in full)."""
-    paths: list[tuple] = [("format",), ("version",), ("title",), ("entries",)]
-    for i in range(len(doc["entries"])):
-        paths += [("entries", i), ("entries", i, "step"), ("entries", i, "scenario"), ("entries", i, "title")]
+    paths: list[tuple] = [("format",), ("version",), ("entries",)] + [("title",)] * ("title" in doc)
+    for i, item in enumerate(doc["entries"]):
+        paths += [("entries", i), ("entries", i, "step"), ("entries", i, "scenario")]
+        paths += [("entries", i, key) for key in ("title", "until") if key in item]
     body = doc["entries"][0]["scenario"]
     paths += [("entries", 0, "scenario", key) for key in body]
     paths += [("entries", 0, "scenario", "target", "start", i) for i in range(len(body["target"]["start"]))]
