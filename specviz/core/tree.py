@@ -103,10 +103,15 @@ class Tree:
 
     def nodes(self) -> list[TreeNode]:
         """Every drafted node in draw order (level by level, by path)."""
+        _check_children_type(self.children, ())
         out: list[TreeNode] = []
         level = list(self.children)
         while level:
             out.extend(level)
+            for node in level:
+                if not isinstance(node, TreeNode):
+                    raise BlockError(f"invalid tree: every node must be a TreeNode, got {node!r:.80}")
+                _check_children_type(node.children, node.path)
             level = [child for node in level for child in node.children]
         return out
 
@@ -114,6 +119,7 @@ class Tree:
         """The node at path (a tuple of sibling indices)."""
         children, node = self.children, None
         for index in path:
+            _check_children_type(children, () if node is None else node.path)
             node = children[index]
             children = node.children
         if node is None:

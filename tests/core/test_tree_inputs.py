@@ -176,6 +176,16 @@ def test_children_that_are_not_a_tuple_are_named(where, children):
         session.verify(broken, streams())
 
 
+def test_walking_a_hand_built_tree_names_children_that_are_not_a_tuple():
+    tree = _tree()
+    broken = replace(tree, children=(replace(tree.children[0], children=None), tree.children[1]))
+    with pytest.raises(BlockError, match=r"the children of node \[0\] must be a tuple of TreeNodes"):
+        broken.nodes()
+    with pytest.raises(BlockError, match=r"the children of node \[0\] must be a tuple of TreeNodes"):
+        broken.node((0, 1))
+    assert broken.node((1,)) is tree.children[1]
+
+
 def test_a_list_of_children_is_read_as_the_tuple():
     tree = _tree()
     as_lists = replace(tree, children=[replace(c, children=list(c.children)) for c in tree.children])
