@@ -43,8 +43,7 @@ bench: install
 	set -o pipefail; { \
 	  echo "# make bench, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) CPU cores, $$(uname -sm), $$($(BIN)/python -V)"; \
 	  $(BIN)/python bench/core.py && $(BIN)/python bench/montecarlo.py && $(BIN)/python bench/theory_limits.py \
-	    && $(BIN)/python bench/real_model.py \
-	    && $(BIN)/python bench/lookup_tree.py; \
+	    && $(BIN)/python bench/real_model.py && $(BIN)/python bench/lookup_tree.py && $(BIN)/python bench/tree_play.py; \
 	} | tee $(BENCH_OUT).partial
 	mv $(BENCH_OUT).partial $(BENCH_OUT)
 

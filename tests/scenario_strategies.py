@@ -31,9 +31,15 @@ JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(
                                                                                       max_size=3), max_leaves=8)
 
 
+TREE_RULES = [f"{family}:{k}" for family in ("multi", "multi-distinct") for k in range(1, 5)]
+
+
 @st.composite
-def scenarios(draw) -> Scenario:
-    """Any scenario the Playground can write into a link or a file (labels need no surrounding spaces)."""
+def scenarios(draw, trees: bool = False) -> Scenario:
+    """Any scenario the Playground can write into a link or a file (labels need no surrounding spaces).
+
+    trees: the verification may also be a tree the Playground's switch offers (widths 1 to 4).
+    """
     v = draw(st.integers(2, 6))
     vocab = tuple(draw(st.lists(LABEL.map(str.strip).filter(bool), min_size=v, max_size=v, unique=True)))
     markov = draw(st.booleans())
@@ -52,7 +58,7 @@ def scenarios(draw) -> Scenario:
         stop_ids=frozenset(draw(st.sets(st.integers(0, v - 1), max_size=2))), fp32=draw(st.booleans()),
         seed=draw(st.integers(0, 2**53 - 1)), request_id=draw(st.text(max_size=6)),
         generation=draw(st.integers(0, 100)), context_id=draw(st.text(max_size=6)),
-        verification=draw(st.sampled_from(["token", "block"])))
+        verification=draw(st.sampled_from(["token", "block", *(TREE_RULES if trees else [])])))
 
 
 @dataclass(frozen=True)
@@ -115,10 +121,10 @@ PLACEHOLDER = "@@literal@@"
 @st.composite
 def documents(draw) -> tuple[str, Mutation, Scenario, int]:
     """A Playground file's text, valid or mutated in one way, with the mutation and the scenario it came from."""
-    scenario, step = draw(scenarios()), draw(st.integers(0, 40))
+    scenario, step = draw(scenarios(trees=True)), draw(st.integers(0, 40))
     doc = json.loads(share.export_json(scenario, step))
     kind = draw(st.sampled_from(["none", "type", "literal", "long", "unicode", "nest", "missing", "extra", "version",
-                                 "format", "step", "shape"]))
+                                 "format", "step", "shape", "wide"]))
     path = draw(st.sampled_from(_paths(doc)))
     literal = None
     if kind == "type":
@@ -147,6 +153,9 @@ def documents(draw) -> tuple[str, Mutation, Scenario, int]:
     elif kind == "step":
         path = ("step",)
         _set(doc, path, draw(st.integers(-10**30, 10**30)))
+    elif kind == "wide":  # a tree wider than the Playground's switch: refused, never clamped to width 4
+        path = ("scenario", "verification")
+        _set(doc, path, f"{draw(st.sampled_from(['multi', 'multi-distinct']))}:{draw(st.integers(5, 8))}")
     elif kind == "shape":
         path = draw(st.sampled_from([("scenario", "vocab"), ("scenario", "target", "start"),
                                      ("scenario", "draft", "start"), ("scenario", "target_mask"),
@@ -186,9 +195,9 @@ LINK_TEXT = st.one_of(st.text(max_size=8), st.sampled_from(UNICODE_NUMBERS + JSO
 @st.composite
 def links(draw) -> tuple[dict[str, str], Mutation, Scenario, int]:
     """A link's query parameters, valid or mutated in one way, with the mutation and the scenario it came from."""
-    scenario, step = draw(scenarios()), draw(st.integers(0, 40))
+    scenario, step = draw(scenarios(trees=True)), draw(st.integers(0, 40))
     params = share.scenario_to_query(scenario, step)
-    kind = draw(st.sampled_from(["none", "value", "drop", "unknown", "step", "fp32", "short", "weight"]))
+    kind = draw(st.sampled_from(["none", "value", "drop", "unknown", "step", "fp32", "short", "weight", "wide"]))
     key = draw(st.sampled_from(share.QUERY_KEYS))
     if kind == "value":
         params[key] = draw(LINK_TEXT)
@@ -207,6 +216,9 @@ def links(draw) -> tuple[dict[str, str], Mutation, Scenario, int]:
         key = draw(st.sampled_from(["p", "q", "mask", "vocab"]))
         params[key] = _shorten(params.get(key, "1" * scenario.vocab_size) if key != "mask" else
                                params.get("mask", "1" * scenario.vocab_size))
+    elif kind == "wide":
+        key = "verification"
+        params[key] = f"{draw(st.sampled_from(['multi', 'multi-distinct']))}:{draw(st.integers(5, 8))}"
     elif kind == "weight":
         key = draw(st.sampled_from(["p", "q"]))
         cells = params[key].split(",")
@@ -226,3 +238,280 @@ def _shorten(text: str) -> str:
 def exact(literal: str) -> Fraction:
     """The exact value of an ASCII decimal literal (Fraction reads it without float rounding)."""
     return Fraction(literal)
+
+
+# --- lecture scripts ---------------------------------------------------------------------------------------
+@st.composite
+def playground_scenarios(draw) -> Scenario:
+    """A scenario the Playground's controls hold as it is (a lecture entry it can open unchanged)."""
+    from specviz.core.tree import tree_size
+    from specviz.core.verification import rule
+    from specviz.playground import form, limits
+
+    scenario = draw(scenarios(trees=True))
+    width = rule(scenario.verification).width
+    depth = min(scenario.depth, max(d for d in range(1, 6) if tree_size(d, width) <= limits.MAX_TREE_NODES))
+    return form.fit_to_controls(scenario.with_changes(depth=depth), 5)[0]
+
+
+LECTURE_KINDS = ["none", "type", "literal", "long", "unicode", "nest", "missing", "extra", "version", "format",
+                 "step", "title", "scenario-file", "wide", "big-tree", "duplicate", "count", "vocab", "control"]
+
+
+def _lecture_paths(doc: dict) -> list[tuple]:
+    """Every place in a lecture's document a mutation may touch (the first entry's scenario in full)."""
+    paths: list[tuple] = [("format",), ("version",), ("entries",)] + [("title",)] * ("title" in doc)
+    for i, item in enumerate(doc["entries"]):
+        paths += [("entries", i), ("entries", i, "step"), ("entries", i, "scenario")]
+        paths += [("entries", i, key) for key in ("title", "until") if key in item]
+    body = doc["entries"][0]["scenario"]
+    paths += [("entries", 0, "scenario", key) for key in body]
+    paths += [("entries", 0, "scenario", "target", "start", i) for i in range(len(body["target"]["start"]))]
+    return paths
+
+
+def _lecture_field(path: tuple) -> str:
+    """A path as the lecture reader names it: ('entries', 0, 'scenario', 'seed') -> 'entries[0].scenario.seed'."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else ("." if text else "") + part
+    return text
+
+
+def _lecture_value(draw, doc, path, context):
+    """A type, literal, long-number, nesting or Unicode mutation at path; returns (path, the literal or None)."""
+    kind = context["kind"]
+    if kind == "type":
+        _set(doc, path, draw(JSON_VALUE))
+        return path, None
+    if kind == "unicode":
+        _set(doc, path, draw(st.sampled_from(UNICODE_NUMBERS)))
+        return path, None
+    if kind == "nest":
+        depth = draw(st.sampled_from([9, 12, 3000]))
+        literal = "[" * depth + "1" + "]" * depth
+    else:
+        literal = draw(st.sampled_from(JSON_LITERALS) if kind == "literal" else LONG_DIGITS)
+    _set(doc, path, PLACEHOLDER)
+    return path, literal
+
+
+def _lecture_missing(draw, doc, path, context):
+    if path[-1] == "entries" or isinstance(path[-1], int):
+        return None, None
+    _delete(doc, path)
+    return path, None
+
+
+def _lecture_extra(draw, doc, path, context):
+    place = draw(st.sampled_from([(), ("entries", 0), ("entries", 0, "scenario")]))
+    _set(doc, (*place, draw(st.sampled_from(["stpe", "Entries", "x" * 40, "étape"]))), 1)
+    return place, None
+
+
+def _lecture_version(draw, doc, path, context):
+    _set(doc, ("version",), draw(st.integers(-3, 10**30) | st.floats() | st.text(max_size=3) | st.booleans()))
+    return ("version",), None
+
+
+def _lecture_format(draw, doc, path, context):
+    _set(doc, ("format",), draw(st.text(max_size=20) | st.sampled_from(["specviz-playground", "x" * 5000])))
+    return ("format",), None
+
+
+def _lecture_step(draw, doc, path, context):
+    path = ("entries", draw(st.integers(0, len(doc["entries"]) - 1)), draw(st.sampled_from(["step", "until"])))
+    _set(doc, path, draw(st.integers(-10**30, 10**30) | st.integers(0, 12_000)))
+    return path, None
+
+
+def _lecture_title(draw, doc, path, context):
+    path = draw(st.sampled_from([("title",), ("entries", 0, "title")]))
+    _set(doc, path, draw(st.sampled_from(["x" * 201, "x" * 10**6, "a\nb", "\x00", "ok"])))
+    return path, None
+
+
+def _lecture_scenario_file(draw, doc, path, context):
+    """The Playground's scenario file, or a bare scenario document, in the lecture box (the whole text)."""
+    first = context["original"].entries[0].scenario
+    replacement = json.loads(share.export_json(first, 0)) if draw(st.booleans()) else doc["entries"][0]["scenario"]
+    doc.clear()
+    doc.update(replacement)
+    return (), None
+
+
+def _lecture_tree(draw, doc, path, context):
+    """A tree wider than the switch ('wide'), or one past the 40 nodes the animation draws ('big-tree')."""
+    path = ("entries", 0, "scenario", "verification")
+    width = draw(st.integers(5, 8)) if context["kind"] == "wide" else 4
+    _set(doc, path, f"{draw(st.sampled_from(['multi', 'multi-distinct']))}:{width}")
+    if context["kind"] == "big-tree":
+        doc["entries"][0]["scenario"]["depth"] = draw(st.integers(3, 5))
+    return path, None
+
+
+def _lecture_count(draw, doc, path, context):
+    doc["entries"] = [] if draw(st.booleans()) else doc["entries"][:1] * draw(st.integers(101, 300))
+    return ("entries",), None
+
+
+def _lecture_vocab(draw, doc, path, context):
+    path = ("entries", 0, "scenario", "vocab")
+    _set(doc, path, [f"t{i}" for i in range(draw(st.sampled_from([0, 1, 13, 5000])))])
+    return path, None
+
+
+def _lecture_control(draw, doc, path, context):
+    """A setting the Playground's controls cannot hold (they would change it on opening)."""
+    field, value = draw(st.sampled_from([("seed", -1), ("seed", 2**53), ("generation", -1),
+                                         ("target_temperature", 7.5), ("target_temperature", 0.05),
+                                         ("target_top_p", 0.001), ("depth", 6)]))
+    path = ("entries", 0, "scenario", field)
+    _set(doc, path, value)
+    return path, None
+
+
+_LECTURE_MUTATIONS = {"type": _lecture_value, "literal": _lecture_value, "long": _lecture_value,
+                      "unicode": _lecture_value, "nest": _lecture_value, "missing": _lecture_missing,
+                      "extra": _lecture_extra, "version": _lecture_version, "format": _lecture_format,
+                      "step": _lecture_step, "title": _lecture_title, "scenario-file": _lecture_scenario_file,
+                      "wide": _lecture_tree, "big-tree": _lecture_tree, "count": _lecture_count,
+                      "vocab": _lecture_vocab, "control": _lecture_control}
+
+
+@st.composite
+def lectures(draw) -> tuple[str, Mutation, object]:
+    """A lecture script's text, valid or mutated in one way, with the mutation and the Lecture it came from.
+
+    Entries are scenarios the Playground holds unchanged, at steps 0 to 30 (playing them to check the
+    steps takes milliseconds). Mutation.field is the lecture reader's path of what was changed.
+    """
+    from specviz.playground import lecture
+
+    entries = []
+    for index in range(draw(st.integers(1, 3))):
+        step = draw(st.integers(0, 30))
+        until = draw(st.none() | st.integers(step, step + 10))
+        title = draw(st.sampled_from(["", f"e{index}"]))
+        entries.append(lecture.Entry(draw(playground_scenarios()), step, until, title))
+    original = lecture.Lecture(tuple(entries), draw(st.sampled_from(["", "Talk", "Spéculatif · 推测"])))
+    doc = lecture.lecture_to_dict(original)
+    kind = draw(st.sampled_from(LECTURE_KINDS))
+    path, literal = draw(st.sampled_from(_lecture_paths(doc))), None
+    if kind in _LECTURE_MUTATIONS:
+        path, literal = _LECTURE_MUTATIONS[kind](draw, doc, path, {"kind": kind, "original": original})
+        if path is None:
+            kind, path = "none", ()
+    elif kind != "duplicate":
+        kind, path = "none", ()
+    text = json.dumps(doc, ensure_ascii=draw(st.booleans()))
+    if literal is not None:
+        text = text.replace(json.dumps(PLACEHOLDER), literal)
+    if kind == "duplicate":  # one key twice in one object: json.loads would keep the last silently
+        text, path = text.replace('"step": ', '"step": 0, "step": ', 1), ()
+    return text, Mutation(kind, _lecture_field(path), literal), original
+
+
+# --- trees built by hand -------------------------------------------------------------------------------------
+TREE_KINDS = ["none", "children-none", "children-list", "children-other", "child-other", "drop-child", "extra-child",
+              "token", "path", "q", "width", "depth", "distinct", "root-q", "stops", "prefix", "leaf-children"]
+_ODD_VALUES = [None, 0, -1, 9, 2.0, "2", True, (), [], b"x", Fraction(1, 2)]
+
+
+def _tree_node_mutation(draw, tree, kind, node, v):
+    """One field of one node replaced (children, token, path, q); None when kind is not a node's."""
+    import numpy as np
+
+    from specviz.core import Categorical
+
+    changes = {
+        "children-none": lambda: {"children": None},
+        "children-list": lambda: {"children": list(node.children)},
+        "children-other": lambda: {"children": draw(st.sampled_from([3, "ab", (1, 2), iter(())]))},
+        "token": lambda: {"token": draw(st.sampled_from([v, -1, np.int64(node.token), True, "a", 10**30,
+                                                          float(node.token)]))},
+        "path": lambda: {"path": draw(st.sampled_from([list(node.path), (*node.path, 0), (), None]))},
+        "q": lambda: {"q": draw(st.sampled_from([None, Categorical.dense([1] * (v + 1)), [1, 2]] if node.children
+                                                else [Categorical.dense([1] * v), [1, 2]]))},  # a leaf has none
+    }
+    if kind not in changes:
+        return None
+    return _replace_node(tree, node.path, **changes[kind]())
+
+
+def _tree_field_mutation(draw, tree, kind, v, stops, prefix):
+    """One field of the tree itself replaced; None when kind is not the tree's."""
+    from dataclasses import replace
+
+    from specviz.core import Categorical
+
+    odd = draw(st.sampled_from([value for value in _ODD_VALUES if kind != "distinct" or type(value) is not bool]))
+    values = {
+        "width": lambda: {"width": odd}, "depth": lambda: {"fixed_depth": odd}, "distinct": lambda: {"distinct": odd},
+        "root-q": lambda: {"q": draw(st.sampled_from([None, [1, 2], Categorical.dense([1] * (v + 2))]))},
+        "stops": lambda: {"stop_ids": draw(st.sampled_from([[*stops], frozenset({v}), None, "ab"]))},
+        "prefix": lambda: {"prefix": draw(st.sampled_from([(*prefix, 0), list(prefix), None]))},
+        "child-other": lambda: {"children": (*tree.children[:-1], odd)},
+        "extra-child": lambda: {"children": (*tree.children, tree.children[0])},
+    }
+    if kind not in values:
+        return None
+    return replace(tree, **values[kind]())
+
+
+@st.composite
+def tree_cases(draw):
+    """(tree, mutation, (prefix, stop_ids, target)): a drafted tree, valid or mutated in one way, and its session.
+
+    A tree from propose_tree on a small random model (width 1 to 3, depth 1 to 3, i.i.d. or distinct),
+    then one field of the tree or of one node replaced by what a hand-built tree might hold.
+    """
+    from dataclasses import replace
+
+    from specviz.core import Categorical, Owner, RandomStreams, propose_tree
+
+    v = draw(st.integers(2, 5))
+    weights = st.lists(st.integers(0, 4), min_size=v, max_size=v).filter(any)
+    p_row, q_row = draw(weights), draw(weights)
+    prefix = tuple(draw(st.lists(st.integers(0, v - 1), max_size=3)))
+    stops = frozenset(draw(st.sets(st.integers(0, v - 1), max_size=1)))
+
+    def draft(context):
+        return Categorical.dense(q_row)
+
+    def target(context):
+        return Categorical.dense(p_row)
+
+    tree = propose_tree(draft, prefix, RandomStreams(draw(st.integers(0, 99)), Owner("req", 0), 0),
+                        depth=draw(st.integers(1, 3)), width=draw(st.integers(1, 3)), context_id="ctx",
+                        distinct=draw(st.booleans()), stop_ids=stops)
+    nodes = tree.nodes()
+    kind, node = draw(st.sampled_from(TREE_KINDS)), draw(st.sampled_from(nodes))
+    mutated = _tree_node_mutation(draw, tree, kind, node, v)
+    field = f"node {list(node.path)}"
+    if mutated is None:
+        mutated, field = _tree_field_mutation(draw, tree, kind, v, stops, prefix), "tree"
+    inner, leaves = [n for n in nodes if n.children], [n for n in nodes if not n.children]
+    if mutated is None and kind == "drop-child" and inner:
+        parent = draw(st.sampled_from(inner))
+        mutated, field = _replace_node(tree, parent.path, children=parent.children[:-1]), f"node {list(parent.path)}"
+    elif mutated is None and kind == "leaf-children" and leaves:
+        leaf = draw(st.sampled_from(leaves))
+        extra = (replace(leaf, path=(*leaf.path, 0)),)
+        mutated, field = _replace_node(tree, leaf.path, children=extra), f"node {list(leaf.path)}"
+    if mutated is None:
+        mutated, kind, field = tree, "none", ""
+    return mutated, Mutation(kind, field, None), (prefix, stops, target)
+
+
+def _replace_node(tree, at: tuple, **changes):
+    """tree with the node at ``at`` (sibling indices from the root) rebuilt with changes, its ancestors too."""
+    from dataclasses import replace
+
+    def rebuild(children: tuple, rest: tuple):
+        index, below = rest[0], rest[1:]
+        child = children[index]
+        new = replace(child, **changes) if not below else replace(child, children=rebuild(child.children, below))
+        return (*children[:index], new, *children[index + 1:])
+
+    return replace(tree, children=rebuild(tree.children, at))

@@ -11,11 +11,12 @@ kind is one more entry there (and its builder in ``specviz.models.drafts``).
 from __future__ import annotations
 
 import argparse
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from specviz.core.errors import SpecvizError
 
 MIN_TEMPERATURE = 1e-6  # far below it float32 logits / T overflow; a tiny T is greedy in effect anyway
 MAX_ROUNDS = 1000  # rounds `play` narrates in one call
@@ -28,7 +29,7 @@ GREEDY_HINT = ("0 would mean greedy decoding (always the most likely token), whi
 Reader = Callable[[str], Any]
 
 
-class UsageError(Exception):
+class UsageError(SpecvizError):
     """A refused command line: ``str(error)`` is the one line to print (exit status 2)."""
 
 
@@ -50,11 +51,22 @@ def _refuse(text: str, allowed: str) -> argparse.ArgumentTypeError:
 
 
 # --- numbers ------------------------------------------------------------------------------------------
+def _digits_note(text: str) -> str:
+    """'; only the ASCII digits 0-9 are read' when text holds other digits (or '_'): links and files read the same."""
+    from specviz.scenario.reading import digits_hint
+
+    hint = digits_hint(text.strip())
+    return f"; {hint.strip()[1:-1]}" if hint else ""
+
+
 def _int_text(text: str, allowed: str) -> int:
+    """A whole number in the one grammar of links and files (ASCII digits, an optional sign, no '_')."""
+    from specviz.scenario import ScenarioError, int_from_text
+
     try:
-        return int(text.strip())
-    except ValueError:
-        raise _refuse(text, allowed) from None
+        return int_from_text(text, "value")
+    except ScenarioError:
+        raise _refuse(text, allowed + _digits_note(text)) from None
 
 
 def _range_text(low: int | None, high: int | None) -> str:
@@ -80,13 +92,13 @@ def int_in(low: int | None = None, high: int | None = None, note: str = "") -> R
 
 
 def _float_text(text: str, allowed: str) -> float:
+    """A finite number in the one grammar of links and files: 0.5, 1e-3, 1/2 (ASCII digits; no nan, inf or '_')."""
+    from specviz.scenario import ScenarioError, real_from_text
+
     try:
-        value = float(text.strip())
-    except ValueError:
-        raise _refuse(text, allowed) from None
-    if not math.isfinite(value):
-        raise _refuse(text, allowed)
-    return value
+        return real_from_text(text, "value", allowed)
+    except ScenarioError:
+        raise _refuse(text, allowed + _digits_note(text)) from None
 
 
 def read_top_p(text: str) -> float:
@@ -181,8 +193,11 @@ def read_verification(text: str) -> str:
     A refusal carries the registry's own message (the same words as the library and the Playground).
     """
     from specviz.core.verification import VerificationError, check_verification
+    from specviz.scenario.document import MAX_RULE_NAME_CHARS
 
     value = text.strip().lower()
+    if len(value) > MAX_RULE_NAME_CHARS:  # refused by its length before the registry reads it (as links do)
+        raise _refuse(text, f"a rule name has at most {MAX_RULE_NAME_CHARS} characters: {verification_allowed()}")
     try:
         return check_verification(_verification_names().get(value, value))
     except VerificationError as error:
@@ -192,14 +207,23 @@ def read_verification(text: str) -> str:
 def read_chain_verification(text: str) -> str:
     """generate --verification: as read_verification, but only the registry's fixed rules (one drafted chain).
 
-    Real models draft one chain per round, so a tree (multi:K) is refused here, before torch loads.
+    Real models draft one chain per round, so a tree (multi:K) or a rule only theory evaluates is refused
+    here with the chain rules it could use (never the trees generate refuses), before torch loads.
     """
-    from specviz.core.verification import playable_names
+    from specviz.core.verification import VerificationError, playable_names, rule
+    from specviz.scenario.document import MAX_RULE_NAME_CHARS
 
-    name = read_verification(text)
-    if name not in playable_names():
-        raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}")
-    return name
+    value = text.strip().lower()
+    if len(value) <= MAX_RULE_NAME_CHARS:  # a longer one is refused by read_verification, by its length
+        try:
+            found = rule(_verification_names().get(value, value))
+        except VerificationError as error:  # the registry's words, then what generate itself takes
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}; real models draft one chain "
+                                             f"per round, verified by {chain_verifications()}") from None
+        if found.name not in playable_names():
+            why = "" if found.playable else f" ({found.name!r}, {found.label}, is evaluated by theory only)"
+            raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}{why}")
+    return read_verification(text)
 
 
 def chain_verifications() -> str:

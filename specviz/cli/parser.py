@@ -70,6 +70,8 @@ def _play(sub: argparse._SubParsersAction) -> None:
     toy.add_argument("--json", action="store_true",
                      help="print the scenario and the full trace as JSON (one line per round; see specviz.cli.play)")
     toy.add_argument("--color", choices=COLOR_CHOICES, default="auto")
+    toy.add_argument("--allow-long", action="store_true",
+                     help="run a play projected past a few minutes or 1 GB of output (refused without it)")
 
 
 def build_parser() -> argparse.ArgumentParser:

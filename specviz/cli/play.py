@@ -1,7 +1,10 @@
 """`specviz play`: toy rounds of a Playground preset, narrated event by event, or their trace as JSON.
 
 Both outputs stream: each round is played, written and dropped, so time and memory grow linearly
-with the number of events (1,000 rounds at depth 5 take seconds).
+with the number of events (1,000 rounds at depth 5 take seconds). A tree drafts up to
+width + width² + ... nodes a round: a run projected (``projection``) past MAX_SECONDS or MAX_CHARS
+of output is refused before it starts, with the projection and the rounds that fit, unless
+``--allow-long`` is given (then one line on stderr says what it will cost).
 
 The JSON (``"format": "specviz-play", "version": 2``) gives the text each round drafts from once,
 not once per event::
@@ -27,7 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from specviz.narration import TERMINAL, Narrator, Setting
@@ -35,6 +38,93 @@ from specviz.narration import TERMINAL, Narrator, Setting
 from .terminal import legend, marked_text, use_color
 
 FORMAT, VERSION = "specviz-play", 2
+
+# What one drafted node costs `play` (its draft, check and narration or JSON): bench/tree_play.py
+# measured 30-34 us (narration) and 94-100 us (JSON) of CPU per node on the project's 2-core x86
+# machine while other work loaded it, for multi:4 at depth 5 on the presets' 6 tokens, and 220 and
+# 1,090 characters per node. A projection to answer before a long run starts, not a promise.
+SECONDS_PER_NODE = {"text": 40e-6, "json": 110e-6}
+CHARS_PER_NODE = {"text": 220, "json": 1100}
+MAX_SECONDS = 180  # longer runs are refused unless --allow-long: "a few minutes"
+MAX_CHARS = 10**9  # about 1 GB of output
+
+
+@dataclass(frozen=True)
+class Projection:
+    """What a play would cost: drafted nodes at most (full trees, no early stop), CPU time and output size."""
+
+    verification: str
+    depth: int
+    rounds: int
+    nodes_per_round: int
+    mode: str  # "text" or "json"
+
+    @property
+    def seconds(self) -> float:
+        return self.rounds * self.nodes_per_round * SECONDS_PER_NODE[self.mode]
+
+    @property
+    def chars(self) -> int:
+        return self.rounds * self.nodes_per_round * CHARS_PER_NODE[self.mode]
+
+    @property
+    def too_long(self) -> bool:
+        return self.seconds > MAX_SECONDS or self.chars > MAX_CHARS
+
+    def rounds_that_fit(self) -> int:
+        per_round = self.nodes_per_round
+        return max(1, min(int(MAX_SECONDS / (per_round * SECONDS_PER_NODE[self.mode])),
+                          MAX_CHARS // (per_round * CHARS_PER_NODE[self.mode])))
+
+    def words(self) -> str:
+        """'--rounds 1000 of multi:8 at depth 5 draft up to 37,448 nodes a round: about 34 min and 9.0 GB of text'."""
+        output = "JSON" if self.mode == "json" else "narration"
+        return (f"--rounds {self.rounds} of {self.verification} at --depth {self.depth} draft up to "
+                f"{self.nodes_per_round:,} nodes a round: about {_duration(self.seconds)} and {_size(self.chars)} "
+                f"of {output}")
+
+
+def projection(args: argparse.Namespace) -> Projection:
+    """The projected cost of `play` with these arguments (before anything is played)."""
+    from specviz.core.tree import tree_size
+    from specviz.core.verification import rule
+
+    width = rule(args.verification).width  # a chain drafts depth nodes a round (width 1)
+    return Projection(args.verification, args.depth, args.rounds, tree_size(args.depth, width),
+                      "json" if args.json else "text")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 600:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _size(chars: int) -> str:
+    return f"{chars / 1e9:.1f} GB" if chars >= 1e9 else f"{chars / 1e6:.0f} MB"
+
+
+def check_projection(args: argparse.Namespace, err: TextIO) -> bool:
+    """False (the refusal written, one line) for a run projected past a few minutes or 1 GB without --allow-long.
+
+    With --allow-long such a run goes ahead after one line on err saying what it will cost.
+    """
+    planned = projection(args)
+    if not planned.too_long:
+        return True
+    if args.allow_long:
+        err.write(f"specviz play: note: {planned.words()}; running it (--allow-long)\n")
+        return True
+    over = [f"{MAX_SECONDS // 60} min" for _ in range(planned.seconds > MAX_SECONDS)]
+    over += [f"{_size(MAX_CHARS)}" for _ in range(planned.chars > MAX_CHARS)]
+    err.write(f"specviz play: error: {planned.words()}: over {' and '.join(over)}, the most play runs without "
+              f"--allow-long; use --rounds {planned.rounds_that_fit()} or fewer, a smaller width or --depth, or "
+              "pass --allow-long to run it anyway\n")
+    return False
 
 
 def scenario_of(args: argparse.Namespace):
@@ -62,18 +152,30 @@ def round_to_dict(played) -> dict[str, Any]:
 
     prefix = tuple(played.prefix)
     events = []
+    tails: dict[int, tuple[tuple, tuple | None]] = {}  # id(event prefix) -> (it, its tail): a tree's node shares one
     for event in played.trace:
         full = getattr(event, "prefix", None)
-        if full is None or tuple(full[: len(prefix)]) != prefix:  # no prefix, or not the round's: kept whole
+        tail = None if full is None else _tail(full, prefix, tails)
+        if tail is None:  # no prefix, or not the round's: kept whole
             events.append(event_to_dict(event, top_n=None))
             continue
         # convert the tail only: converting the whole prefix per event is what made version 1 quadratic
-        data = event_to_dict(replace(event, prefix=tuple(full[len(prefix):])), top_n=None)
+        data = event_to_dict(replace(event, prefix=tail), top_n=None)
         events.append({("prefix_tail" if k == "prefix" else k): v for k, v in data.items()})
     result = played.result
     return {"round_id": played.round_id, "prefix_length": len(prefix), "tokens": list(result.tokens),
             "accepted_drafts": result.accepted_drafts, "rejected": result.rejected, "stopped": result.stopped,
             "events": events}
+
+
+def _tail(full: tuple, prefix: tuple, seen: dict[int, tuple[tuple, tuple | None]]) -> tuple | None:
+    """full after the round's prefix (None when full does not start with it); compared once per prefix object."""
+    known = seen.get(id(full))
+    if known is not None and known[0] is full:
+        return known[1]
+    tail = tuple(full[len(prefix):]) if full is prefix or tuple(full[: len(prefix)]) == prefix else None
+    seen[id(full)] = (full, tail)
+    return tail
 
 
 def expand(data: dict[str, Any]) -> dict[str, Any]:
@@ -140,6 +242,8 @@ def write_text(scenario, count: int, color: bool, out: TextIO, err: TextIO) -> i
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Play toy rounds and print each step of the verifier's trace with its numbers (or the trace as JSON)."""
+    if not check_projection(args, err):
+        return 2
     scenario = scenario_of(args)
     try:
         scenario.verifier()  # a refused scenario is answered before anything is written

@@ -41,17 +41,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 from .arithmetic import acceptance, residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import BlockError, ProposalError
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, StopEvent, Trace, TreeCheckEvent, TreeCorrectionEvent, TreeDraftEvent
-from .validation import check_token
+from .validation import check_token, check_tokens
 from .verifier import (
     MAX_DEPTH,
     MAX_WIDTH,
+    ContextCheck,
     Model,
     Prefix,
     Result,
@@ -60,10 +59,20 @@ from .verifier import (
     check_depth,
     check_streams,
     model_output,
+    prefix_tuple,
+    stop_set,
 )
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 Path = tuple[int, ...]
+# Drafted nodes x tokens a tree may hold: every internal node keeps its q, and every distinct child its
+# masked copy q'. 2**27 cells are about 1 GiB of 8-byte tickets; a width-4, depth-5 distinct tree at
+# V = 49,152 (SmolLM2) needs 84 million, width 8 at depth 5 over two billion (over 20 GB).
+MAX_TREE_CELLS = 2**27
+
+
+class TreeSizeError(BlockError):
+    """A tree would hold more nodes x tokens than MAX_TREE_CELLS (refused before it is drafted)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,10 +103,15 @@ class Tree:
 
     def nodes(self) -> list[TreeNode]:
         """Every drafted node in draw order (level by level, by path)."""
+        _check_children_type(self.children, ())
         out: list[TreeNode] = []
         level = list(self.children)
         while level:
             out.extend(level)
+            for node in level:
+                if not isinstance(node, TreeNode):
+                    raise BlockError(f"invalid tree: every node must be a TreeNode, got {node!r:.80}")
+                _check_children_type(node.children, node.path)
             level = [child for node in level for child in node.children]
         return out
 
@@ -105,6 +119,7 @@ class Tree:
         """The node at path (a tuple of sibling indices)."""
         children, node = self.children, None
         for index in path:
+            _check_children_type(children, () if node is None else node.path)
             node = children[index]
             children = node.children
         if node is None:
@@ -127,13 +142,6 @@ def _check_draft_args(depth: object, width: object, distinct: object, context_id
             "processor/model context identity is required: pass a nonempty context_id naming the "
             "model and processor settings"
         )
-
-
-def _without(q: Categorical, drawn: list[int]) -> Categorical:
-    """q renormalized over the tokens not in drawn."""
-    keep = np.ones(q.vocab_size, dtype=bool)
-    keep[drawn] = False
-    return q.masked(keep)
 
 
 @dataclass
@@ -159,7 +167,7 @@ def _draw_children(q: Categorical, path: Path, context: Prefix, width: int, dist
     for sibling in range(width):
         if distinct and held == 1:  # q has no token left with mass: fewer children
             break
-        drawn_from = _without(q, [c.token for c in children]) if distinct and children else q
+        drawn_from = q.without([c.token for c in children]) if distinct and children else q
         token, draw = drawn_from.draw(streams.proposal)
         q_token = q.prob(token)
         child = _Drafted(path + (sibling,), token, drawn_from)
@@ -172,33 +180,61 @@ def _draw_children(q: Categorical, path: Path, context: Prefix, width: int, dist
     return children
 
 
+def tree_cells(depth: int, width: int, support: int, distinct: bool) -> int:
+    """Cells (node x token) a full tree holds: a q per internal node (the root included), a q' per distinct child."""
+    internal = 1 + tree_size(depth - 1, width)
+    return support * (internal + (tree_size(depth, width) if distinct else 0))
+
+
+def check_tree_cells(depth: int, width: int, support: int, distinct: bool) -> None:
+    """TreeSizeError unless a full tree of this shape over a q of this support fits MAX_TREE_CELLS."""
+    cells = tree_cells(depth, width, support, distinct)
+    if cells <= MAX_TREE_CELLS:
+        return
+    fits = [d for d in range(1, depth) if tree_cells(d, width, support, distinct) <= MAX_TREE_CELLS]
+    lower = f"a depth of {fits[-1]} or less, " if fits else ""
+    copies = " and every distinct child a masked copy q'" if distinct else ""
+    raise TreeSizeError(
+        f"tree too large: width {width} and depth {depth} draft up to {tree_size(depth, width):,} nodes; every "
+        f"internal node keeps its q{copies}, so over the draft's {support:,} tokens the tree holds "
+        f"{cells:,} node x token cells, over the limit of {MAX_TREE_CELLS:,} (about 1 GiB); choose {lower}a "
+        "smaller width, or a draft with fewer tokens (top-k)")
+
+
 def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, width: int,
                  context_id: str, distinct: bool = False, stop_ids: frozenset[int] = frozenset(),
                  trace: Trace | None = None) -> Tree:
-    """Draft a tree of the given depth and width from draft (draw order: see the module docstring)."""
+    """Draft a tree of the given depth and width from draft (draw order: see the module docstring).
+
+    Time is linear in the round's nodes: the committed prefix is checked once per round (``ContextCheck``),
+    not once per node. TreeSizeError before anything is drawn when the tree would hold more than
+    MAX_TREE_CELLS node x token cells (from the root q's support).
+    """
     _check_draft_args(depth, width, distinct, context_id)
     check_callable(draft, "draft model")
     check_streams(streams)
+    prefix, stop_ids = prefix_tuple(prefix), stop_set(stop_ids)
+    checked = ContextCheck(prefix, stop_ids)
     root = _Drafted((), -1, None)  # type: ignore[arg-type]
-    level = [(root, prefix)]
-    for _ in range(depth):
+    level = [(root, prefix, -1)]  # each node to draw children for, its context and the context's highest draft
+    for height in range(depth):
         following = []
-        for node, context in level:
+        for node, context, high in level:
             q = model_output(draft(context), "draft model")
-            for token in (*context, *stop_ids):
-                check_token(token, q.vocab_size)
+            checked.check(context, high, q.vocab_size)
+            if node is root:  # before any child (and any masked copy of q) is made
+                check_tree_cells(depth, width, q.listed_size, distinct)
             node.q = q
             node.children = _draw_children(q, node.path, context, width, distinct, streams, trace)
             for child in node.children:
                 if child.token in stop_ids:  # a drafted stop token is a leaf
                     if trace is not None:
                         trace.append(StopEvent(streams.round_id, len(child.path) - 1, child.token, "draft"))
-                else:
-                    following.append((child, context + (child.token,)))
+                elif height + 1 < depth:  # the last level draws nothing: no context to build
+                    following.append((child, context + (child.token,), max(high, child.token)))
         level = following
     kids = tuple(child.freeze() for child in root.children or ())
-    return Tree(streams.owner, streams.round_id, prefix, context_id, depth, width, distinct, root.q, kids,
-                frozenset(stop_ids))
+    return Tree(streams.owner, streams.round_id, prefix, context_id, depth, width, distinct, root.q, kids, stop_ids)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,8 +242,17 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
 # ---------------------------------------------------------------------------------------------
 
 
+def _check_children_type(children: object, path: Path) -> None:
+    """A hand-built node's children are a tuple (or list) of TreeNodes: () for a leaf, never None."""
+    if not isinstance(children, (tuple, list)):
+        where = f"node {list(path)}" if path else "the root"
+        raise BlockError(f"invalid tree: the children of {where} must be a tuple of TreeNodes (() for a leaf), "
+                         f"got {children!r:.80} of type {type(children).__name__}")
+
+
 def _check_siblings(q: Categorical, children: tuple[TreeNode, ...], path: Path, tree: Tree, vocab: int) -> None:
     """The children of the node at path: how many, their paths and tokens, q > 0, distinct when asked."""
+    _check_children_type(children, path)
     count = len(children)
     if not 1 <= count <= tree.width:
         raise BlockError(f"invalid tree: node {list(path)} has {count} children; every drafted node above the "
@@ -236,6 +281,7 @@ def _check_siblings(q: Categorical, children: tuple[TreeNode, ...], path: Path, 
 
 def _check_node(node: TreeNode, tree: Tree, stop_ids: frozenset[int], vocab: int) -> None:
     """A node is a leaf exactly at the fixed depth or on a stop token; otherwise its children are checked."""
+    _check_children_type(node.children, node.path)
     leaf = node.token in stop_ids or len(node.path) == tree.fixed_depth
     if leaf:
         if node.children or node.q is not None:
@@ -341,8 +387,8 @@ class TreeVerifier(Verifier):
 
     def _check_block(self, block: object) -> int:  # type: ignore[override]
         vocab = check_tree(block, self.stop_ids)
-        for token in (*self.prefix, *self.stop_ids):
-            check_token(token, vocab)
+        check_tokens(self.prefix, vocab)  # once per round, at C speed while every token is a valid int
+        check_tokens(tuple(self.stop_ids), vocab)
         return vocab
 
     def verify(self, tree: Tree, streams: RandomStreams, *,  # type: ignore[override]

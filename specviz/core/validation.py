@@ -35,10 +35,29 @@ def check_weight(value: object, index: int | None = None) -> Fraction:
 def check_token(token: object, vocab_size: int) -> None:
     """Raise TokenError unless token is a Python int in 0..vocab_size-1."""
     if type(token) is not int or not 0 <= token < vocab_size:
-        raise TokenError(
-            f"global token ID {token!r} outside vocabulary {vocab_size}; "
-            f"token ids must be ints in 0..{vocab_size - 1}"
-        )
+        raise TokenError(_token_refusal(token, vocab_size))
+
+
+def _token_refusal(token: object, vocab_size: int) -> str:
+    allowed = f"token ids must be ints in 0..{vocab_size - 1}"
+    if isinstance(token, np.integer):  # the right number in the wrong type: say so, not "outside vocabulary"
+        value = int(token)
+        where = "" if 0 <= value < vocab_size else f", and outside vocabulary {vocab_size}"
+        return (f"global token ID {value} is a numpy.{type(token).__name__}, not a Python int{where}; {allowed} "
+                "(convert with int(), or a numpy array with .tolist())")
+    if type(token) is not int:
+        text = repr(token)
+        text = text if len(text) <= 40 else text[:37] + "..."
+        return f"global token ID {text} of type {type(token).__name__} is not an int; {allowed}"
+    return f"global token ID {token!r} outside vocabulary {vocab_size}; {allowed}"
+
+
+def check_tokens(tokens: Sequence[object], vocab_size: int) -> None:
+    """check_token on every token, in order; one C-level pass when all are in-range ints (a long prefix each round)."""
+    if not tokens or (set(map(type, tokens)) == {int} and min(tokens) >= 0 and max(tokens) < vocab_size):
+        return
+    for token in tokens:
+        check_token(token, vocab_size)
 
 
 def check_weight_dtype(values: np.ndarray) -> None:

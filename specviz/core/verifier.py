@@ -14,11 +14,12 @@ from .errors import (
     ProposalError,
     SessionError,
     StreamsTypeError,
+    TokenTypeError,
     VocabularyMismatchError,
 )
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, ResultEvent, StopEvent, Trace
-from .validation import check_token
+from .validation import check_tokens
 
 Prefix = tuple[int, ...]
 Model = Callable[[Prefix], Categorical]
@@ -91,6 +92,66 @@ def model_output(value: object, role: str) -> Categorical:
     return value
 
 
+def _stops_shown(stop_ids: object) -> str:
+    """Stop ids for a message: a set of ints sorted ('[2, 7]'), anything else (a hand-built round's None) as itself."""
+    if isinstance(stop_ids, (set, frozenset)) and all(type(token) is int for token in stop_ids):
+        return str(sorted(stop_ids))
+    return _describe(stop_ids)
+
+
+def stop_set(stop_ids: object) -> frozenset[int]:
+    """stop_ids as a frozenset: a set, list, tuple or range of token ids reads the same; TokenTypeError otherwise.
+
+    A list given to the session and a set to the draft would otherwise be two different stop policies
+    ("block stops on [2], session on [2]"). Each id is checked against the vocabulary when a round is drafted.
+    """
+    if type(stop_ids) is frozenset:
+        return stop_ids
+    if isinstance(stop_ids, (set, frozenset, list, tuple, range)):
+        try:
+            return frozenset(stop_ids)
+        except TypeError:  # an unhashable member, such as a list
+            pass
+    raise TokenTypeError(f"stop_ids must be a set of token ids (a frozenset, set, list or tuple of ints), got "
+                         f"{_describe(stop_ids)}")
+
+
+def prefix_tuple(prefix: object, role: str = "prefix") -> Prefix:
+    """prefix as a tuple of token ids (a list reads the same, and is never extended in place); else TokenTypeError."""
+    if type(prefix) is tuple:
+        return prefix
+    if isinstance(prefix, (tuple, list)):
+        return tuple(prefix)
+    hint = " (pass tuple(array.tolist()))" if type(prefix).__name__ == "ndarray" else ""
+    raise TokenTypeError(f"the {role} must be a tuple of token ids (ints), got {_describe(prefix)}{hint}")
+
+
+class ContextCheck:
+    """A round's contexts checked against each q's vocabulary, the committed prefix in full only once.
+
+    Checking every token of the context at every drafted position made a round's cost grow with the
+    text. The prefix and the stop ids are checked in full against the first q's vocabulary; after that
+    a context (the prefix, then drafted tokens, all ints) is valid for a vocabulary V exactly when its
+    highest token is below V. Only when it is not does the full walk run again, so a refusal is the
+    same TokenError, for the same token, as checking every position in full.
+    """
+
+    def __init__(self, prefix: Prefix, stop_ids: frozenset[int]):
+        self.stop_ids = stop_ids
+        self.high: int | None = None  # the highest token of the prefix and the stop ids, once both are checked
+        self.prefix = prefix
+
+    def check(self, context: Prefix, drafted_high: int, vocab: int) -> None:
+        """TokenError unless every token of context (the prefix, then drafts up to drafted_high) and every stop id
+        is an int in 0..vocab - 1."""
+        if self.high is not None and max(self.high, drafted_high) < vocab:
+            return
+        check_tokens(context, vocab)
+        check_tokens(tuple(self.stop_ids), vocab)
+        if self.high is None:
+            self.high = max(max(self.prefix, default=-1), max(self.stop_ids, default=-1))
+
+
 def processed(processor: Processor, prefix: Prefix, distribution: Categorical) -> Categorical:
     """processor(prefix, distribution), refused in words unless it is a Categorical."""
     value = processor(prefix, distribution)
@@ -114,17 +175,19 @@ def propose(model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
             "processor/model context identity is required: pass a nonempty context_id naming the "
             "model and processor settings"
         )
+    prefix, stop_ids = prefix_tuple(prefix), stop_set(stop_ids)
+    checked = ContextCheck(prefix, stop_ids)
     proposals: list[Proposal] = []
-    current = prefix
+    current, high = prefix, -1
     for position in range(depth):
         q = model_output(model(current), "draft model")
-        for token in (*current, *stop_ids):
-            check_token(token, q.vocab_size)
+        checked.check(current, high, q.vocab_size)
         token, draw = q.draw(streams.proposal)
         if trace is not None:
             trace.append(DraftEvent(streams.round_id, position, current, q, draw, q.total, token))
         proposals.append(Proposal(token, q))
         current += (token,)
+        high = max(high, token)
         if token in stop_ids:
             if trace is not None:
                 trace.append(StopEvent(streams.round_id, position, token, "draft"))
@@ -146,7 +209,7 @@ class Verifier:
             raise ProcessorOutputError(f"the processor must be callable ((prefix, distribution) -> Categorical), "
                                        f"got {_describe(processor)}")
         self.owner = owner
-        self.prefix = prefix
+        self.prefix = prefix_tuple(prefix)
         self.context_id = context_id
         self.target = target
         self.processor = processor
@@ -160,7 +223,16 @@ class Verifier:
         self.stopped = False
         self.failed = False
         if prefix is not None:
-            self.prefix = prefix
+            self.prefix = prefix_tuple(prefix)
+
+    @property
+    def stop_ids(self) -> frozenset[int]:
+        """The token ids that end the request (a set, list or tuple given here reads as a frozenset)."""
+        return self._stop_ids
+
+    @stop_ids.setter
+    def stop_ids(self, stop_ids: object) -> None:
+        self._stop_ids = stop_set(stop_ids)
 
     def _check_session(self, block: Block, streams: RandomStreams) -> None:
         if self.stopped:
@@ -186,7 +258,8 @@ class Verifier:
             )
         if block.stop_ids != self.stop_ids:
             raise SessionError(
-                f"stop policy mismatch: block stops on {sorted(block.stop_ids)}, session on {sorted(self.stop_ids)}"
+                f"stop policy mismatch: block stops on {_stops_shown(block.stop_ids)}, session on "
+                f"{_stops_shown(self.stop_ids)}"
             )
 
     def _check_kind(self, block: object, streams: object) -> None:
@@ -216,8 +289,8 @@ class Verifier:
                     f"invalid proposal distribution/token: token {proposal.token} needs q > 0 and every q "
                     f"on the vocabulary of {vocab} tokens"
                 )
-        for token in (*self.prefix, *self.stop_ids):
-            check_token(token, vocab)
+        check_tokens(self.prefix, vocab)
+        check_tokens(tuple(self.stop_ids), vocab)
         return vocab
 
     def _begin(self, block: Block, streams: RandomStreams) -> int:

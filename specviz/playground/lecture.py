@@ -13,26 +13,47 @@ PageDown opens the next entry at its ``step``. PageUp walks back the same way.
 
 ``lecture_from_json`` reads and checks a file before anything plays; every refusal is a
 ``LectureError`` whose ``field`` is the JSON path of the culprit (``entries[1].scenario.depth``).
-``check_steps`` then plays each entry's rounds to confirm that its steps exist.
+The file is read as scenario files are (``specviz.scenario.read_json``: numbers exact, so 1e-400
+stays 1/10^400, duplicate keys refused, at most MAX_LECTURE_CHARS and MAX_LECTURE_DEPTH levels),
+and every entry is held to the Playground's limits, so that the page opens it unchanged: 2 to 12
+tokens, depth 1 to 5, settings its controls hold, a tree of at most 4 drafts per node and 40 nodes,
+steps up to MAX_STEP and MAX_TOTAL_STEPS in all, titles of one line. ``check_steps`` then plays
+each entry's rounds to confirm that its steps exist.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from ..core import MAX_DEPTH
 from ..core.errors import SpecvizError
-from ..scenario import Scenario, ScenarioError, scenario_from_dict, scenario_to_dict
-from . import explain
+from ..scenario import Scenario, ScenarioError, read_json, scenario_from_dict, scenario_to_dict
+from ..scenario.reading import INTEGER, JsonNumber, describe, got, short_text
+from . import explain, form, limits
+from .presets import MAX_VOCAB, MIN_VOCAB
 from .state import timeline_for
 
 FORMAT = "specviz-lecture"
 VERSION = 1
 MAX_ENTRIES = 100
+MAX_TITLE_CHARS = 200  # a title is one line of the lecture banner
+MAX_LECTURE_CHARS = 2_000_000  # 100 Markov entries of 12 tokens with exact weights take under 1 MB
+MAX_LECTURE_DEPTH = 10  # a lecture nests 7 levels (file -> entries -> entry -> scenario -> table -> rows -> row)
+# check_steps plays every entry up to its last step to confirm it exists: 10,000 steps (about 110 rounds of
+# the largest tree the Playground draws, every round of a chain) take about half a second on a 2-core CPU
+MAX_TOTAL_STEPS = 10_000  # the entries' last steps, added up
+MAX_STEP = MAX_TOTAL_STEPS  # one entry's step or until
+SCENARIO_FILE = "specviz-playground"  # share.FORMAT: a Playground scenario file, loaded in the wrong box
 _TOP_KEYS = ("format", "version", "title", "entries")
 _ENTRY_KEYS = ("title", "scenario", "step", "until")
+_CONTROLS = (("seed", "seeds are 0 to 2^53 − 1 (the seed box)"),
+             ("generation", "generations are 0 to 2^53 − 1"),
+             ("target_temperature", f"the temperature slider goes from {form.TEMPERATURE_RANGE[0]} to "
+                                    f"{form.TEMPERATURE_RANGE[1]}, in steps of 0.0001"),
+             ("target_top_p", f"the top-p slider goes from {form.TOP_P_RANGE[0]} to 1, in steps of 0.0001"))
 
 
 class LectureError(SpecvizError, ValueError):
@@ -77,50 +98,81 @@ class Cursor:
 
 
 # --- reading a file ---------------------------------------------------------------------------------
-_JSON_TYPES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-               dict: "an object", type(None): "null"}
-
-
-def _kind(value: object) -> str:
-    return _JSON_TYPES.get(type(value), f"a {type(value).__name__}")
+def _shown(value: object) -> str:
+    """A value for a refusal: a whole number as itself ('2'), anything else with its kind ('a string 'x'')."""
+    return describe(value) if type(value) is int else got(value)
 
 
 def _keys(value: object, field: str, required: tuple[str, ...], known: tuple[str, ...]) -> dict:
     if not isinstance(value, dict):
-        raise LectureTypeError(field, f"expected an object with {', '.join(required)}, got {_kind(value)}")
+        raise LectureTypeError(field, f"expected an object with {', '.join(required)}, got {got(value)}")
     missing = [k for k in required if k not in value]
     if missing:
         raise LectureError(field, f"missing {', '.join(repr(k) for k in missing)}")
-    unknown = sorted(str(k) for k in value if k not in known)
+    unknown = sorted(short_text(str(k)) for k in value if k not in known)
     if unknown:
-        raise LectureError(field, f"unknown field(s) {', '.join(repr(k) for k in unknown)}; known: {', '.join(known)}")
+        listed = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise LectureError(field, f"unknown field(s) {listed}; known: {', '.join(known)}")
     return value
 
 
 def _step(value: object, field: str, low: int = 0) -> int:
+    allowed = f"a whole number from {low} to {MAX_STEP:,}"
+    if isinstance(value, JsonNumber) and INTEGER.fullmatch(value.text):  # longer than Python reads: surely too large
+        raise LectureError(field, f"expected {allowed}, got a number of {len(value.text.lstrip('+-')):,} digits")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise LectureTypeError(field, f"expected a whole number ≥ {low}, got {_kind(value)} {value!r}")
-    if value < low:
-        raise LectureError(field, f"expected a whole number ≥ {low}, got {value}")
+        raise LectureTypeError(field, f"expected {allowed}, got {got(value)}")
+    if not low <= value <= MAX_STEP:
+        shown = _shown(value)
+        why = "" if value < low else f" (a lecture script plays at most {MAX_TOTAL_STEPS:,} steps in all)"
+        raise LectureError(field, f"expected {allowed}, got {shown}{why}")
     return value
 
 
 def _title(value: object, field: str) -> str:
     if not isinstance(value, str):
-        raise LectureTypeError(field, f"expected a string, got {_kind(value)} {value!r}")
+        raise LectureTypeError(field, f"expected a string, got {got(value)}")
+    if len(value) > MAX_TITLE_CHARS:
+        raise LectureError(field, f"has {len(value):,} characters; a title has at most {MAX_TITLE_CHARS} (one line "
+                                  "of the lecture banner)")
+    if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in value):  # emoji joiners (Cf) are fine
+        raise LectureError(field, f"{short_text(value)} holds a line break or another control character; a title "
+                                  "is one line of text")
     return value
 
 
+def _check_vocab_size(value: object, field: str) -> None:
+    """A vocabulary outside the Playground's 2..12 tokens, refused before a single weight is read."""
+    vocab = value.get("vocab") if isinstance(value, dict) else None
+    if isinstance(vocab, list) and not MIN_VOCAB <= len(vocab) <= MAX_VOCAB:
+        raise LectureError(f"{field}.vocab", f"has {len(vocab):,} tokens; the Playground's vocabulary has "
+                                             f"{MIN_VOCAB} to {MAX_VOCAB}")
+
+
+def _check_controls(scenario: Scenario, field: str) -> None:
+    """LectureError unless every setting is one the Playground's controls hold (it would be changed on opening)."""
+    if not 1 <= scenario.depth <= MAX_DEPTH:  # the Playground's depth control holds 1..MAX_DEPTH
+        raise LectureError(f"{field}.depth", f"expected 1 to {MAX_DEPTH}, got {_shown(scenario.depth)}")
+    fitted, _ = form.fit_to_controls(scenario, MAX_DEPTH)
+    for name, allowed in _CONTROLS:
+        if getattr(fitted, name) != getattr(scenario, name):
+            raise LectureError(f"{field}.{name}", f"{_shown(getattr(scenario, name))} is outside the Playground's "
+                                                  f"controls: {allowed}")
+    reason = limits.width_refusal(scenario.verification) or limits.size_refusal(scenario.verification,
+                                                                                scenario.depth)
+    if reason:
+        raise LectureError(f"{field}.verification", reason)
+
+
 def _scenario(value: object, field: str) -> Scenario:
+    _check_vocab_size(value, field)
     try:
         scenario = scenario_from_dict(value)  # type: ignore[arg-type]
     except ScenarioError as error:
         inner = "" if error.field == "scenario" else f".{error.field}"
-        message = str(error).removeprefix(f"{error.field}: ")
         kind = LectureTypeError if isinstance(error, TypeError) else LectureError
-        raise kind(f"{field}{inner}", message) from None
-    if not 1 <= scenario.depth <= MAX_DEPTH:  # the Playground's depth control holds 1..MAX_DEPTH
-        raise LectureError(f"{field}.depth", f"expected 1 to {MAX_DEPTH}, got {scenario.depth}")
+        raise kind(f"{field}{inner}", error.reason) from None
+    _check_controls(scenario, field)
     problems = explain.check_scenario(scenario)
     if problems:
         first = problems[0]
@@ -131,43 +183,63 @@ def _scenario(value: object, field: str) -> Scenario:
 def _entry(value: object, index: int) -> Entry:
     field = f"entries[{index}]"
     data = _keys(value, field, ("scenario", "step"), _ENTRY_KEYS)
-    scenario = _scenario(data["scenario"], f"{field}.scenario")
-    step = _step(data["step"], f"{field}.step")
+    step = _step(data["step"], f"{field}.step")  # numbers first: cheap, and a step of 10^6 needs no scenario
     until = None
     if data.get("until") is not None:
         until = _step(data["until"], f"{field}.until", low=step)
-    return Entry(scenario, step, until, _title(data.get("title", ""), f"{field}.title"))
+    title = _title(data.get("title", ""), f"{field}.title")
+    scenario = _scenario(data["scenario"], f"{field}.scenario")
+    return Entry(scenario, step, until, title)
+
+
+def _check_not_scenario_file(data: object) -> None:
+    """A Playground scenario file (or a bare scenario document) given as a lecture script, said as such."""
+    if not isinstance(data, dict) or "entries" in data:
+        return
+    if data.get("format") == SCENARIO_FILE or "scenario" in data or {"vocab", "target", "draft"} <= data.keys():
+        raise LectureError("", "this is a scenario file, not a lecture script: open it with “Load a downloaded "
+                               f"scenario” in the Share tab (a lecture script has \"format\": \"{FORMAT}\" and a "
+                               "list of entries, each a scenario and a step)")
+
+
+def _check_total_steps(entries: tuple[Entry, ...]) -> None:
+    total = sum(entry.until if entry.until is not None else entry.step for entry in entries)
+    if total > MAX_TOTAL_STEPS:
+        raise LectureError("entries", f"the entries' last steps add up to {total:,}; a lecture script plays at most "
+                                      f"{MAX_TOTAL_STEPS:,} steps in all (each is checked by playing it): split "
+                                      "it into two scripts, or start entries at earlier steps")
 
 
 def lecture_from_dict(data: object) -> Lecture:
     """A Lecture from its JSON data; LectureError naming the field otherwise (nothing is played here)."""
+    _check_not_scenario_file(data)
     data = _keys(data, "", ("format", "entries"), _TOP_KEYS)
     if data["format"] != FORMAT:
-        raise LectureError("format", f"expected {FORMAT!r}, got {data['format']!r} (a Playground scenario file "
+        raise LectureError("format", f"expected {FORMAT!r}, got {got(data['format'])} (a Playground scenario file "
                                      "goes into “Load a downloaded scenario”)")
     version = data.get("version", VERSION)
-    if version != VERSION:
-        raise LectureError("version", f"expected {VERSION}, got {version!r}")
+    if type(version) is not int or version != VERSION:
+        raise LectureError("version", f"expected {VERSION}, got {_shown(version)}")
     entries = data["entries"]
     if not isinstance(entries, list):
-        raise LectureTypeError("entries", f"expected a list of entries, got {_kind(entries)}")
+        raise LectureTypeError("entries", f"expected a list of entries, got {got(entries)}")
     if not 1 <= len(entries) <= MAX_ENTRIES:
-        raise LectureError("entries", f"expected 1 to {MAX_ENTRIES} entries, got {len(entries)}")
-    return Lecture(tuple(_entry(e, i) for i, e in enumerate(entries)), _title(data.get("title", ""), "title"))
+        raise LectureError("entries", f"expected 1 to {MAX_ENTRIES} entries, got {len(entries):,}")
+    title = _title(data.get("title", ""), "title")
+    read = tuple(_entry(e, i) for i, e in enumerate(entries))
+    _check_total_steps(read)
+    return Lecture(read, title)
 
 
 def lecture_from_json(text: str | bytes) -> Lecture:
-    """A Lecture from a file's text: JSON first, then every field (see ``lecture_from_dict``)."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise LectureError("", "the file is not UTF-8 text: load a lecture script (JSON)") from None
+    """A Lecture from a file's text, read as scenario files are (``specviz.scenario.read_json``: exact numbers,
+    duplicate keys refused, a size and a nesting limit), then every field (see ``lecture_from_dict``)."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise LectureError("", f"the file is not JSON (line {error.lineno}, column {error.colno}: {error.msg})") \
-            from None
+        data = read_json(text, "file", document="a lecture script", max_chars=MAX_LECTURE_CHARS,
+                         max_depth=MAX_LECTURE_DEPTH)
+    except ScenarioError as error:
+        kind = LectureTypeError if isinstance(error, TypeError) else LectureError
+        raise kind("", f"the file {error.reason}") from None
     return lecture_from_dict(data)
 
 

@@ -48,10 +48,13 @@ from ..scenario import (
     weight_from_text,
     weight_text,
 )
+from . import limits
 from .explain import PlaygroundError
+from .presets import MAX_VOCAB
 
 FORMAT = "specviz-playground"
 VERSION = 1
+LECTURE_FORMAT = "specviz-lecture"  # lecture.FORMAT (lecture imports form, which imports this module)
 SCENARIO_KEYS = ("vocab", "p", "q", "depth", "draft_topk", "temperature", "top_k", "top_p", "mask", "stop",
                  "fp32", "seed", "request", "generation", "context", "verification")
 QUERY_KEYS = (*SCENARIO_KEYS, "step")
@@ -256,7 +259,14 @@ def _check_link_shapes(params: Mapping[str, str]) -> None:
         return Table(rows[0]) if len(rows) == 1 and not markov else Table(rows[0], tuple(rows[1:]))
 
     vocab = split_labels(params["vocab"])
+    _check_vocab_size(len(vocab), "vocab")
     check_shapes(Scenario(vocab=vocab, target=shape(params["p"]), draft=shape(params["q"])))
+
+
+def _check_vocab_size(size: int, field: str) -> None:
+    """More tokens than the Playground holds, refused before a weight is read (100,000 of them take seconds)."""
+    if size > MAX_VOCAB:
+        raise ScenarioError(field, f"has {size:,} tokens; the Playground plays vocabularies of 2 to {MAX_VOCAB}")
 
 
 def _link_table(params: Mapping[str, str], key: str, markov: bool) -> dict:
@@ -320,6 +330,9 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
             raise _refuse_link(f"The link's verification ‘{_short(str(doc['verification']))}’ cannot be played: "
                                f"{error.reason}.", "verification") from None
         raise _refuse_link(f"The link's {field}: {error.reason}.", field.split(" ")[0]) from None
+    wide = limits.width_refusal(scenario.verification)
+    if wide:  # the width slider holds 1..4: opening it would show (and then play) another width
+        raise _refuse_link(f"The link's verification: {wide}.", "verification")
     return Opened(scenario, _link_step(params, notes), notes)
 
 
@@ -349,10 +362,15 @@ def import_json(text: str | bytes) -> tuple[Scenario, int]:
     try:
         data = read_json(text, "file")
         body, step, notes = _file_parts(data)
+        if isinstance(body, dict) and isinstance(body.get("vocab"), list):
+            _check_vocab_size(len(body["vocab"]), "vocab")
         scenario = scenario_from_dict(body)
     except ScenarioError as error:
         where = "The file" if error.field == "file" else f"The file's {error.field}:"
         raise PlaygroundError(f"{where} {error.reason}.", field=error.field, unreadable=True) from None
+    wide = limits.width_refusal(scenario.verification)
+    if wide:  # the width slider holds 1..4: opening it would show (and then play) another width
+        raise PlaygroundError(f"The file's verification: {wide}.", field="verification", unreadable=True)
     return Opened(scenario, step, notes)
 
 
@@ -363,6 +381,9 @@ def _file_parts(data: object) -> tuple[object, int, list[str]]:
                                         "format, version, scenario and step")
     if "scenario" not in data and "format" not in data:
         return data, 0, []
+    if data.get("format") == LECTURE_FORMAT or ("entries" in data and "scenario" not in data):
+        raise ScenarioError("file", "is a lecture script, not a scenario file: load it with “Load a lecture "
+                                    "script” in the Share tab")
     unknown = sorted(_short(str(k)) for k in data if k not in FILE_KEYS)
     if unknown:
         raise ScenarioError("file", f"has unknown field(s) {', '.join(unknown[:5])}; a Playground file holds "

@@ -191,7 +191,7 @@ def test_negative_weights(weights):
         (3, [0, 0], [1, 1], SupportError, "duplicate global token ID 0"),
         (3, [0, 3], [1, 1], TokenError, "outside vocabulary 3"),
         (3, [0, -1], [1, 1], TokenError, "outside vocabulary"),
-        (3, [0, 1.0], [1, 1], TokenError, "outside vocabulary"),
+        (3, [0, 1.0], [1, 1], TokenError, "1.0 of type float is not an int"),
         (3, [0, 1], [0, 0.0], SupportError, "empty effective support"),
     ],
 )

@@ -113,7 +113,7 @@ def test_the_audit_cases_of_issue_19():
         assert words in str(info.value), str(info.value)
         return info.value
 
-    refused("nests too deeply", text="[" * 100_000 + "]" * 100_000)
+    refused("nests more than 20 levels deep", text="[" * 100_000 + "]" * 100_000)
     weight = opened(text=json.dumps(good).replace('"start": ["6"', '"start": [1e-400'))[0].target.start[0]
     assert weight == Fraction(1, 10**400)  # the JSON number is exact, as its text "1e-400" is
     assert weight_from_text("1e-400") == weight
@@ -235,3 +235,25 @@ def test_the_seed_box_reads_ascii_digits_only():
     for bad in ("４２", "٤٢"):
         with pytest.raises(PlaygroundError, match="ASCII digits"):
             form.seed_from_text(bad)
+
+
+def test_a_vocabulary_larger_than_the_playground_is_refused_before_its_weights_are_read():
+    labels = ",".join(f"t{i}" for i in range(100_000))
+    ones = ",".join(["1"] * 100_000)
+    with pytest.raises(PlaygroundError, match="The link's vocab: has 100,000 tokens; the Playground plays "
+                                              "vocabularies of 2 to 12") as info:
+        share.scenario_from_query({"vocab": labels, "p": ones, "q": "x" * 10})  # q is never read
+    assert info.value.unreadable and info.value.field == "vocab"
+    body = {"vocab": [f"t{i}" for i in range(13)], "target": {"start": ["no"] * 13}, "draft": {"start": [1] * 13}}
+    with pytest.raises(PlaygroundError, match="The file's vocab: has 13 tokens"):
+        share.import_json(json.dumps({"format": share.FORMAT, "scenario": body, "step": 0}))
+
+
+def test_a_rule_name_is_refused_by_its_length_before_the_registry_reads_it():
+    query = share.scenario_to_query(presets.default_scenario(), 0) | {"verification": "multi:" + "9" * 5000}
+    with pytest.raises(PlaygroundError, match=r"is not a rule name: a rule name has at most 64 characters") as info:
+        share.scenario_from_query(query)
+    assert info.value.field == "verification" and len(str(info.value)) < 300
+    with pytest.raises(ScenarioError, match="at most 64 characters"):
+        scenario_from_dict({**json.loads(share.export_json(presets.default_scenario(), 0))["scenario"],
+                            "verification": "x" * 65})
