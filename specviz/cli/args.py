@@ -29,7 +29,7 @@ GREEDY_HINT = ("0 would mean greedy decoding (always the most likely token), whi
 Reader = Callable[[str], Any]
 
 
-class UsageError(SpecvizError):
+class UsageError(SpecvizError, ValueError):
     """A refused command line: ``str(error)`` is the one line to print (exit status 2)."""
 
 
