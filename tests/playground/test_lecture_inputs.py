@@ -148,7 +148,7 @@ def test_a_link_or_file_wider_than_the_switch_is_refused_not_clamped():
 
 
 def test_the_library_copies_of_the_page_limits_agree_with_the_page():
-    from specviz.app.playground_tree import MAX_PLAYGROUND_WIDTH
+    from specviz.app.playground.rule_switch import MAX_PLAYGROUND_WIDTH
     from specviz.plots.tree import MAX_TREE_NODES
 
     assert limits.MAX_PLAYGROUND_WIDTH == MAX_PLAYGROUND_WIDTH

@@ -178,8 +178,10 @@ def test_the_side_by_side_tab_shows_both_rules_on_the_same_drafts():
 def test_a_link_wider_than_the_switch_is_refused_in_words():
     at = app(share.scenario_to_query(scenario(verification="multi:8", depth=1), 0))
     errors = " ".join(e.value for e in at.error)
-    assert "wider than the Playground offers" in errors and "'multi:8'" in errors
-    assert at.slider(key="pg_tree_width").value == 4
+    assert "cannot be opened" in errors
+    assert "'multi:8' drafts 8 children per node; the Playground draws trees of 1 to 4" in errors
+    assert "the Playground keeps the scenario it showed" in errors
+    assert not [s for s in at.slider if s.key == "pg_tree_width"]  # nothing of the refused link was loaded
 
 
 def test_many_rounds_says_it_does_not_simulate_a_tree():
