@@ -19,14 +19,22 @@ is one entry here and one entry per layer table (docs/design.md, "Adding a verif
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
+from . import ensemble, medusa, threshold
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
+from .rule_params import (  # noqa: F401 - the one reader's names, read here by the registry's users
+    MAX_DECIMAL_PLACES,
+    MAX_EXPONENT,
+    MAX_NAME_LENGTH,
+    number_name,
+    parse_count,
+    read_number,
+    shown,
+)
 from .streams import RandomStreams
 from .trace import Trace
 from .tree import Tree, TreeVerifier, propose_tree
@@ -48,7 +56,7 @@ class Rule:
     distinct: bool = False  # children drawn without replacement
     exact: bool = True  # commits tokens distributed exactly as the target p
     verifier_class: type[Verifier] | None = None  # None: a rule only theory evaluates (no core verifier)
-    parameter: Fraction | None = None  # a lossy rule's threshold (typical's ε)
+    settings: Any = None  # an engine rule's parameters (frozen, hashable: EnsembleSettings, ...), read by its module
 
     @property
     def playable(self) -> bool:
@@ -72,29 +80,8 @@ GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's samp
 # fixed rules by name; parameterised families ("multi:K", ...) register a parser in _FAMILIES
 _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY_DRAFT)}
 
-# --- reading a name: bounded before any work ---------------------------------------------------------------
-MAX_NAME_LENGTH = 64  # characters of a rule name, checked before anything is parsed (a link can carry megabytes)
-MAX_EXPONENT = 64  # |e| of a number's exponent (typical:1e-5), checked before 10^e is built
-MAX_DECIMAL_PLACES = 12  # a typical ε that terminates within this many places is named as a decimal
-# a parameter's number: ASCII digits only (re.ASCII), a decimal with an optional exponent, or a fraction a/b
-_NUMBER = re.compile(r"(?:(?P<num>\d+)/(?P<den>\d+)|(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?)",
-                     re.ASCII)
-
-
-def _shown(value: object) -> str:
-    """A value's repr for a message, its middle elided when long (a link can carry megabytes)."""
-    if isinstance(value, str) and len(value) > 40:  # never the repr of a megabyte string
-        return f"{value[:18]!r}…{value[-18:]!r} ({len(value):,} characters)"
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:18]}…{text[-18:]} ({len(text):,} characters)"
-
-
 def _width(name: str, text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WIDTH:
-        raise VerificationError(
-            f"verification {_shown(name)}: K must be a whole number in 1..{MAX_WIDTH} (ASCII digits), "
-            f"got {_shown(text)}")
-    return int(text)
+    return parse_count(text, name=name, field="K (drafts per node)", high=MAX_WIDTH)
 
 
 def _multi(name: str, text: str) -> Rule:
@@ -111,74 +98,49 @@ def _multi_distinct(name: str, text: str) -> Rule:
                 citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier)
 
 
-def read_number(text: str) -> Fraction | None:
-    """An exact number from ASCII text ("0.09", "9/100", "9e-2", ".5"), or None when it is not one.
-
-    Bounded: no sign, no spaces, no underscores, no other digits than 0-9, an exponent of at most
-    MAX_EXPONENT in size (checked on its digits before 10^e is built), a nonzero denominator.
-    """
-    match = _NUMBER.fullmatch(text) if len(text) <= MAX_NAME_LENGTH else None
-    if match is None or not (match["num"] or match["int"] or match["frac"]):
-        return None
-    if match["num"] is not None:
-        den = int(match["den"])
-        return Fraction(int(match["num"]), den) if den else None
-    exponent = match["exp"] or "0"
-    if abs(int(exponent)) > MAX_EXPONENT:  # int() of at most MAX_NAME_LENGTH digits; 10^e is built only below
-        return None
-    places = match["frac"] or ""
-    return Fraction(int((match["int"] or "") + places or "0")) * Fraction(10) ** (int(exponent) - len(places))
+# --- the engine rules: each module reads its own name with the one reader (core/rule_params.py) -------------
+def _ensemble(name: str, text: str) -> Rule:
+    settings = ensemble.parse_ensemble(name)
+    w = number_name(settings.weight)
+    return Rule(settings.name, "ensemble", f"ensemble verification, W = {w}", f"ensemble {w}", "accepted",
+                source=ensemble.SOURCE, citation="transformers", exact=settings.exact,
+                verifier_class=ensemble.EnsembleVerifier.bound(settings), settings=settings)
 
 
-def number_name(value: Fraction) -> str:
-    """The one spelling of an exact number in (0, 1) in a rule name: its decimal when it terminates within
-    MAX_DECIMAL_PLACES places ("0.09"), else the shorter of its reduced fraction ("1/3") and, when it
-    terminates, its scientific form ("1e-40", "1.25e-13"; the fraction on a tie)."""
-    den, twos, fives = value.denominator, 0, 0
-    while den % 2 == 0:
-        den, twos = den // 2, twos + 1
-    while den % 5 == 0:
-        den, fives = den // 5, fives + 1
-    fraction = f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)
-    if den != 1:
-        return fraction
-    digits = str(value.numerator * 10**places // value.denominator)
-    if places <= MAX_DECIMAL_PLACES:
-        digits = digits.rjust(places + 1, "0")
-        return f"{digits[:-places]}.{digits[-places:]}" if places else digits
-    significand = digits.rstrip("0")
-    exponent = len(digits) - 1 - places
-    head = significand[0] + (f".{significand[1:]}" if len(significand) > 1 else "")
-    scientific = f"{head}e{exponent}"
-    return scientific if len(scientific) < len(fraction) else fraction
+def _threshold(name: str, text: str) -> Rule:
+    settings = threshold.parse_threshold(name)
+    s, a, k = number_name(settings.single), number_name(settings.acc), settings.width
+    tree = f", a tree of {k} distinct drafts per node" if k > 1 else ""
+    return Rule(settings.name, "threshold", f"SGLang's thresholds S = {s}, A = {a}{tree}",
+                f"threshold {s},{a}" + (f" ×{k}" if k > 1 else ""), "accepted", source=threshold.SOURCE,
+                citation="SGLang", width=k, distinct=k > 1, exact=settings.exact,
+                verifier_class=threshold.ThresholdVerifier.bound(settings), settings=settings)
 
 
 def _typical(name: str, text: str) -> Rule:
-    eps = read_number(text)
-    if eps is None or not 0 < eps < 1:
-        raise VerificationError(
-            f"verification {_shown(name)}: EPS must be a number strictly between 0 and 1 (ASCII digits: 0.09, "
-            f"9/100 or 9e-2, exponent at most {MAX_EXPONENT}), got {_shown(text)}")
-    spelled = number_name(eps)
-    if len(f"typical:{spelled}") > MAX_NAME_LENGTH or read_number(spelled) != eps:  # its name must read back
-        raise VerificationError(f"verification {_shown(name)}: EPS {_shown(text)} cannot be named within the "
-                                f"limits (at most {MAX_NAME_LENGTH} characters, exponents of at most {MAX_EXPONENT})")
-    return Rule(f"typical:{spelled}", "typical", f"typical acceptance, ε = {spelled}", f"typical {spelled}",
-                "accepted", source="Medusa (Cai et al. 2024): keep x when p(x) > min(ε, √ε·exp(−H(p)))",
-                citation="Medusa", exact=False, parameter=eps)
+    settings = medusa.parse_typical(name)
+    eps = number_name(settings.eps)
+    delta = "√ε" if settings.delta is None else number_name(settings.delta)
+    sampled = "" if settings.fast else ", sampled (fast=False)"
+    short = f"typical {eps}" + ("" if settings.delta is None else f",{delta}") + ("" if settings.fast else " sampled")
+    return Rule(settings.name, "typical", f"Medusa's typical acceptance, ε = {eps}, δ = {delta}{sampled}", short,
+                "accepted", source=medusa.SOURCE, citation="Medusa", exact=False,
+                verifier_class=medusa.MedusaVerifier.bound(settings), settings=settings)
 
 
 # a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError
-_FAMILIES: dict[str, Callable[[str, str], Rule]] = {"multi": _multi, "multi-distinct": _multi_distinct,
-                                                     "typical": _typical}
-_FORMS = {"multi": "K", "multi-distinct": "K", "typical": "EPS"}  # the parameter each family's name takes
+_FAMILIES: dict[str, Callable[[str, str], Rule]] = {
+    "multi": _multi, "multi-distinct": _multi_distinct, "ensemble": _ensemble, "threshold": _threshold,
+    "typical": _typical, "typical-sample": _typical}
+# the parameters each family's name takes, as messages and --help write them
+_FORMS = {"multi": "K", "multi-distinct": "K", "ensemble": "W", "threshold": "S,A[,K]", "typical": "EPS[,DELTA]",
+          "typical-sample": "EPS[,DELTA]"}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
 # line and the models can run it); a layer table of scope "playable" covers exactly the playable ones
-FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True,
-                             "exact-match": False, "greedy-draft": False, "typical": False}
+FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True, "ensemble": True, "threshold": True,
+                             "typical": True, "exact-match": False, "greedy-draft": False}
 
 Scope = Literal["all", "playable"]
 T = TypeVar("T")
@@ -255,6 +217,11 @@ def _allowed() -> str:
     return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _FORMS.items()])
 
 
+def playable_forms() -> tuple[str, ...]:
+    """Every name a core verifier runs, as --help and messages list them: the fixed ones, then 'multi:K', ..."""
+    return (*playable_names(), *(f"{family}:{form}" for family, form in _FORMS.items()))
+
+
 def rule(name: object) -> Rule:
     """The Rule named by name (its one canonical spelling is ``Rule.name``), or VerificationError saying why.
 
@@ -267,11 +234,11 @@ def rule(name: object) -> Rule:
             return _FIXED[name]
         if len(name) > MAX_NAME_LENGTH:
             raise VerificationError(f"verification names are at most {MAX_NAME_LENGTH} characters, got "
-                                    f"{_shown(name)}")
+                                    f"{shown(name)}")
         family, sep, text = name.partition(":")
         if sep and family in _FAMILIES:
             return _FAMILIES[family](name, text)
-    raise VerificationError(f"verification must be one of {_allowed()}, got {_shown(name)}")
+    raise VerificationError(f"verification must be one of {_allowed()}, got {shown(name)}")
 
 
 def check_verification(verification: object) -> str:
@@ -280,8 +247,7 @@ def check_verification(verification: object) -> str:
     if not found.playable:
         raise VerificationError(
             f"verification {found.name!r} ({found.label}) is evaluated by theory only; the verifier runs "
-            f"{', '.join(repr(n) for n in playable_names())}, 'multi:K' and 'multi-distinct:K' (trees)"
-        )
+            f"{', '.join(repr(n) for n in playable_forms())}")
     return found.name
 
 
@@ -301,10 +267,16 @@ def _draft_tree(found: Rule, model: Model, prefix: Prefix, streams: RandomStream
                         distinct=found.distinct, stop_ids=stop_ids, trace=trace)
 
 
+def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, **settings: Any) -> Block | Tree:
+    """A chain for one draft per node, else a tree (SGLang's thresholds verify both)."""
+    return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, **settings)
+
+
 # how a round of each playable family drafts: a chain (Block) or a tree of ``rule.width`` children per node
 DRAFTS_BY_FAMILY: FamilyTable[Callable[..., Block | Tree]] = FamilyTable(
-    "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree},
-    scope="playable")
+    "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree,
+                                           "ensemble": _draft_chain, "threshold": _draft_by_width,
+                                           "typical": _draft_chain}, scope="playable")
 
 
 def draft_round(verification: str | Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
