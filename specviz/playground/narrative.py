@@ -30,6 +30,7 @@ from ..core.trace import (
 )
 from ..core.verification import FamilyTable
 from ..scenario import Scenario
+from . import engine_rules
 from .state import Timeline, timeline_for
 
 
@@ -232,7 +233,10 @@ def _tree_theory(scenario: Scenario) -> Theory:  # α's formula is tokenwise: th
 # the statistics' theory column, per rule the Playground plays
 STEP_THEORY_BY_FAMILY: FamilyTable[Callable[[Scenario], Theory]] = FamilyTable(
     "playground.narrative.STEP_THEORY_BY_FAMILY",
-    {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory}, scope="playable")
+    {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory,
+     "ensemble": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "threshold": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "typical": lambda s: Theory(None, *engine_rules.theory_line(s))}, scope="playable")
 
 
 def step_view(scenario: Scenario, step: int) -> StepView:
