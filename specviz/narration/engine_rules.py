@@ -8,6 +8,7 @@ text out; the caller's ``narration.block.Formats`` writes the numbers (page or t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -35,6 +36,12 @@ def _tokens(vocab: Sequence[str], tokens: Sequence[int]) -> str:
     return ", ".join(_tok(vocab, t) for t in tokens)
 
 
+def _op(value: Fraction | int, f: Formats) -> str:
+    """A value as an operand of a product or quotient: '(1/7)'; whole numbers bare."""
+    text = f.exact(value)
+    return f"({text})" if "/" in text or " " in text else text
+
+
 def _verdict(accepted: bool) -> tuple[str, str]:
     return ("accepted", "<") if accepted else ("rejected", "≥")
 
@@ -54,8 +61,8 @@ def _ensemble_check(event: EnsembleCheckEvent, vocab: Sequence[str], f: Formats)
              "too: (v − q)+ = W·(p − q)+).")
     return _head(event, vocab, f"ensemble, W = {f.exact(w)}"), [
         f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = {f.fraction(event.q_token)}.",
-        f"The draft is judged against the mixture v = W·p + (1 − W)·q: v({name}) = {f.exact(w)}·"
-        f"{f.exact(event.p_token)} + {f.exact(1 - w)}·{f.exact(event.q_token)} = {f.fraction(event.mixture_token)}.",
+        f"The draft is judged against the mixture v = W·p + (1 − W)·q: v({name}) = {_op(w, f)}·"
+        f"{_op(event.p_token, f)} + {_op(1 - w, f)}·{_op(event.q_token, f)} = {f.fraction(event.mixture_token)}.",
         f"Acceptance min(1, 1 − W + W·p(x)/q(x)) = min(1, v(x)/q(x)) = {f.fraction(event.acceptance)}.",
         f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so x is "
         f"**{verdict}**{after}",
@@ -73,8 +80,8 @@ def _threshold_check(event: ThresholdCheckEvent, vocab: Sequence[str], f: Format
         lines.append(f"p({name}) ≥ S = {f.exact(s)}: kept whatever the coin, so x is **accepted** and committed.")
     else:
         lines += [
-            f"p({name}) < S = {f.exact(s)}, so the coin decides: kept when u ≤ p(x)/A, with acceptance min(1, "
-            f"p(x)/A) = min(1, {f.exact(event.p_token)}/{f.exact(a)}) = {f.fraction(event.acceptance)}.",
+            f"p({name}) < S = {f.exact(s)}, so the coin decides: kept when u < min(1, p(x)/A) = min(1, "
+            f"{_op(event.p_token, f)}/{_op(a, f)}) = {f.fraction(event.acceptance)}.",
             f"The coin's {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so x is "
             f"**{verdict}**" + (" and committed." if event.accepted else
                                 "; the final token is drawn from p without x next."),
@@ -96,7 +103,7 @@ def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: 
     if event.single:
         lines.append(f"p({name}) ≥ S = {f.exact(s)}: kept whatever the coin, so {x} is **accepted**.")
     else:
-        lines.append(f"Kept when u ≤ C/A: acceptance min(1, C/A) = min(1, {f.exact(event.mass)}/{f.exact(a)}) = "
+        lines.append(f"Kept when u < min(1, C/A) = min(1, {_op(event.mass, f)}/{_op(a, f)}) = "
                      f"{f.fraction(event.acceptance)}; u {compare} {f.exact(event.acceptance)}, so {x} is "
                      f"**{verdict}**.")
     if event.accepted:
@@ -113,11 +120,12 @@ def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: 
 def _threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEvent, vocab: Sequence[str],
                      f: Formats) -> Narration:
     y = _tok(vocab, event.token)
-    what = "the rejected draft" if len(event.removed) == 1 else "the rejected children"
+    what, whose = (("the rejected draft", "the rejected draft's") if isinstance(event, ThresholdCorrectionEvent) else
+                   ("the rejected children", "the rejected children's"))
     head = (f"Round {event.round_id}, rejection at position {event.position}: the final token {y} is drawn from p "
             f"without {what}")
     return head, [
-        f"SGLang removes {what}' target mass ({_tokens(vocab, event.removed)}): p without them has mass "
+        f"SGLang removes {whose} target mass ({_tokens(vocab, event.removed)}): p without it has mass "
         f"{f.fraction(event.residual_mass)}, renormalized (relu(p − draft_probs) / its sum).",
         f"The final {f.draw(event.draw, event.draw_range)} picks {y} with probability "
         f"{f.fraction(event.residual.prob(event.token))}; the round ends here.",
@@ -125,10 +133,15 @@ def _threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEv
 
 
 # --- Medusa's typical acceptance ---------------------------------------------------------------------------
-def _threshold_line(threshold: Fraction, entropy: float, eps: Fraction | None, f: Formats) -> str:
-    tail = f" = min(ε = {f.exact(eps)}, δ·exp(−H))" if eps is not None else ""
-    return (f"Medusa's threshold T{tail} = {f.fraction(threshold)}, with H = −Σ p log(p + 1e-5) ≈ {entropy:.4f} "
-            "nats (in float64, as Medusa computes it).")
+def _threshold_line(threshold: Fraction, entropy: float, eps: Fraction, term: float, f: Formats) -> str:
+    """'T = min(ε = 9/100, δ·exp(−H) ≈ 0.05691) = δ·exp(−H)', with H as Medusa computes it."""
+    which = f"ε = {f.fraction(eps)}" if threshold == eps else f"δ·exp(−H) ≈ {float(threshold):.4g}"
+    return (f"Medusa's threshold T = min(ε = {f.exact(eps)}, δ·exp(−H) ≈ {term:.4g}) = {which}, with "
+            f"H = −Σ p log(p + 1e-5) ≈ {entropy:.4f} nats (in float64, as Medusa computes it).")
+
+
+def _exp(entropy: float) -> float:
+    return math.exp(-entropy)
 
 
 def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
@@ -137,11 +150,11 @@ def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> 
     delta = "√ε" if abs(event.delta * event.delta - float(event.eps)) < 1e-15 else f"{event.delta:.4g}"
     lines = [f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = "
              f"{f.fraction(event.q_token)} (q is never read by the rule).",
-             _threshold_line(event.threshold, event.entropy, event.eps, f) + f" δ = {delta}."]
+             _threshold_line(event.threshold, event.entropy, event.eps, event.delta * _exp(event.entropy), f)
+             + f" δ = {delta}."]
     if event.fast:
         above = ">" if event.accepted else "≤"
-        lines.append(f"p({name}) {above} T, so x is **{verdict}**: the threshold decides, no coin "
-                     f"({f.draw(event.draw, event.draw_range)})"
+        lines.append(f"p({name}) {above} T, so x is **{verdict}**: the threshold decides, no coin is needed"
                      + (" and x is committed." if event.accepted else "; Medusa commits argmax p next."))
     else:
         lines.append(f"fast=False: x is kept when Medusa's sample of p above T equals it, with probability t(x) = "
@@ -168,7 +181,7 @@ def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequenc
         how = (f"{when}; with fast=False the next token is a sample of p with every token under T removed: "
                f"{y} has probability {f.fraction(source.prob(event.token))} there (p({name}) = "
                f"{f.fraction(event.p.prob(event.token))}).")
-    return head, [how, _threshold_line(event.threshold, event.entropy, None, f),
+    return head, [how, f"(Medusa's threshold T ≈ {float(event.threshold):.4g}; H ≈ {event.entropy:.4f} nats.)",
                   f"The {f.draw(event.draw, event.draw_range)} picks {y}"
                   + ("." if bonus else "; the round ends here.")]
 

@@ -128,6 +128,7 @@ PHASE_TITLES = {
     "scaled_correction": "Correction from the scaled residual",
     "tree_draft": "Drafting the tree, node by node",
     "tree_check": "Tree check: a sibling against the residual r",
+    "threshold_check": "Tree check: a sibling against SGLang's thresholds (one coin per node)",
     "tree_correction": "Every sibling rejected: correction from r",
     "bonus": "All accepted: bonus token",
     "stop": "Stop",
