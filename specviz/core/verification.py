@@ -81,7 +81,7 @@ GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's samp
 _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY_DRAFT)}
 
 def _width(name: str, text: str) -> int:
-    return parse_count(text, name=name, field="K (drafts per node)", high=MAX_WIDTH)
+    return parse_count(text, name=name, field="K", high=MAX_WIDTH)
 
 
 def _multi(name: str, text: str) -> Rule:
