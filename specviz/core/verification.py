@@ -63,6 +63,10 @@ class Rule:
         """True when the core has a verifier for it (the Playground, CLI and models can run it)."""
         return self.verifier_class is not None
 
+    def __reduce__(self) -> tuple:
+        """A rule pickles as its name (caches, processes): an engine rule's verifier class is made per setting."""
+        return rule, (self.name,)
+
 
 TOKEN = Rule("token", "token", "tokenwise", "tokenwise", "accepted",
              source="Leviathan, Kalman & Matias 2023; Chen et al. 2023", verifier_class=Verifier)

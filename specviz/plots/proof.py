@@ -95,7 +95,7 @@ def verdict(proof: Proof, *, complete: bool = True) -> str:
         return (f"Rejected draft mass Σ (q − p)+ = **1 − α = {mass}** = Σ (p − q)+, the mass the corrections "
                 f"add back: min(p, q)(x) + (1 − α)·r(x) = **p(x)** for every token"
                 + (": p rebuilt exactly." if complete else "."))
-    law = ", ".join(f"{label} {exact(v)}" for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
+    law = ", ".join(f"{label} {short(v)}" for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
     if not proof.distance:
         return (f"{proof.names.rule} keeps a draft with probability **{exact(proof.alpha)}** and commits instead "
                 f"with **{mass}**: kept(x) + instead(x) = **p(x)** for every token, so it commits p exactly.")
