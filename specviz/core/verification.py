@@ -173,21 +173,27 @@ class FamilyTable(Generic[T]):
     ``layer`` is the table's address, "<module under specviz>.<CONSTANT>" ("theory.rules.THEORY_BY_FAMILY"),
     so a message or a failing completeness test says where to add an entry; ``scope`` says which families
     it must name: "all", or "playable" for a layer that only runs rules the core verifies. An
-    ``Unsupported(why)`` entry says that the layer does not handle that family, and why.
+    ``Unsupported(why)`` entry says that the layer does not handle that family, and why; ``otherwise`` is the entry
+    (usually an ``Unsupported``) of every family a layer does not name: a layer that covers a few families and
+    treats all others alike says so once.
     """
 
-    def __init__(self, layer: str, entries: Mapping[str, T | Unsupported], *, scope: Scope = "all") -> None:
+    def __init__(self, layer: str, entries: Mapping[str, T | Unsupported], *, scope: Scope = "all",
+                 otherwise: T | Unsupported | None = None) -> None:
         unknown = sorted(set(entries) - set(FAMILIES))
         if unknown:  # a typo in a layer would otherwise hide as a missing family
             raise VerificationError(f"{layer}: {unknown} are not registered families ({', '.join(FAMILIES)})")
         self.layer = layer
         self.scope: Scope = scope
         self._entries = dict(entries)
+        # a layer that covers a few families and refuses every other one for the same reason (the exact Monte
+        # Carlo: tokenwise and block) says so once; a new rule then needs no entry there
+        self.otherwise = otherwise
         TABLES.append(self)
 
     def __getitem__(self, key: str | Rule) -> T:
         found = rule(key)
-        entry = self._entries.get(found.family)
+        entry = self._entries.get(found.family, self.otherwise)
         if entry is None and found.family not in self._entries:
             raise VerificationError(
                 f"verification {found.name!r} ({found.label}) has no entry in {self.layer}; "
@@ -198,11 +204,16 @@ class FamilyTable(Generic[T]):
 
     def supports(self, key: str | Rule) -> bool:
         """True when the table has an entry for the rule's family that is not ``Unsupported``."""
-        entry = self._entries.get(rule(key).family, Unsupported(""))
+        found = rule(key).family
+        entry = self._entries[found] if found in self._entries else (
+            Unsupported("") if self.otherwise is None else self.otherwise)
         return not isinstance(entry, Unsupported)
 
     def missing(self) -> tuple[str, ...]:
-        """The families of this table's scope that it does not name (the completeness test reads it)."""
+        """The families of this table's scope that it does not name (the completeness test reads it; none when
+        the table refuses every other family with ``otherwise``)."""
+        if self.otherwise is not None:
+            return ()
         return tuple(name for name in families(self.scope) if name not in self._entries)
 
     def __repr__(self) -> str:

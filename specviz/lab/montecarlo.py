@@ -495,17 +495,12 @@ class Simulation:
     marginals: Callable[[Scenario, Prefix], tuple[list[Fraction], list[Fraction]]]  # P(first token), P(length)
 
 
-_ENGINE_RULE = ("the exact Monte Carlo simulates tokenwise and block rounds; the Exactness lab's rules view samples "
-                "this engine rule's first token by its own mechanism (specviz.lab.rules)")
 SIMULATIONS_BY_FAMILY: FamilyTable[Simulation] = FamilyTable("lab.montecarlo.SIMULATIONS_BY_FAMILY", {
     "token": Simulation(None, _marginals),
     "block": Simulation(BlockSimulator, block_marginals),
-    "tree": Unsupported("the exact Monte Carlo simulates tokenwise and block rounds; the Exactness lab's rules "
-                        "view samples a tree's first token by its own mechanism (specviz.lab.rules)"),
-    "ensemble": Unsupported(_ENGINE_RULE),
-    "threshold": Unsupported(_ENGINE_RULE),
-    "typical": Unsupported(_ENGINE_RULE),
-}, scope="playable")
+}, scope="playable", otherwise=Unsupported("the exact Monte Carlo simulates tokenwise and block rounds; the "
+                                          "Exactness lab's rules view samples this rule's first token by its own "
+                                          "mechanism (specviz.lab.rules)"))
 
 
 def checked_rules() -> tuple[str, ...]:

@@ -167,18 +167,13 @@ def _run_block(scenario: Scenario, rounds: int, bug: str, seed: int, chunks: int
     return result
 
 
-ENGINE_RULE_NOTE = ("Many rounds simulates tokenwise and block verification only; the Exactness lab's rules view "
-                    "runs this engine rule's own mechanism against its exact law and p")
 # how Many rounds runs each playable family's rounds
 RUNS_BY_FAMILY: FamilyTable[Callable[..., ManyRounds]] = FamilyTable("playground.many_rounds.RUNS_BY_FAMILY", {
     "token": _run_chain,
     "block": _run_block,
-    "tree": Unsupported("Many rounds simulates tokenwise and block verification only; the Exactness lab's rules "
-                        "view compares the tree's exact law and a Monte Carlo with p"),
-    "ensemble": Unsupported(ENGINE_RULE_NOTE),
-    "threshold": Unsupported(ENGINE_RULE_NOTE),
-    "typical": Unsupported(ENGINE_RULE_NOTE),
-}, scope="playable")
+}, scope="playable", otherwise=Unsupported(
+    "Many rounds simulates tokenwise and block verification only; the Exactness lab's rules view runs this rule's "
+    "own mechanism against its exact law and p"))
 
 
 def _buggy_tokens_per_round(scenario: Scenario, bug: str) -> Fraction | None:

@@ -173,8 +173,8 @@ def token_text(tokens: Sequence[int], labels: Sequence[str]) -> str:
 def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int = 10, *,
                         presenter: bool = False, rule_label: str = "tokenwise") -> go.Figure:
     """The ``top`` most probable (depth+1)-token sequences as horizontal bars (readable labels):
-    speculative (one round of the rule named ``rule_label``, completed by the target) vs target. The rest are summed in the subtitle; the
-    page's table lists every sequence."""
+    speculative (one round of the rule named ``rule_label``, completed by the target) vs target. The rest are
+    summed in the subtitle; the page's table lists every sequence."""
     ranked = sorted(report.sequences, key=lambda r: -r.target)
     rows, rest = ranked[:top], ranked[top:]
     y = [token_text(r.tokens, labels) for r in rows]

@@ -21,8 +21,7 @@ from rule_play import (
 
 from specviz.core import Categorical, RandomStreams, Trace, Verifier, propose, propose_tree
 from specviz.core import ensemble as E
-from specviz.core.errors import BlockError, SessionError, VerificationError
-from specviz.core.errors import RuleParameterError
+from specviz.core.errors import BlockError, RuleParameterError, SessionError, VerificationError
 
 P, Q = Categorical.dense([1, 2]), Categorical.dense([2, 1])  # Sun et al.'s example: p = (1/3, 2/3), q = (2/3, 1/3)
 WEIGHTS = st.sampled_from(["1", "0.5", "0.25", "0.9", "0.1", "0.75"]).map(lambda w: E.parse_ensemble(f"ensemble:{w}"))

@@ -141,6 +141,21 @@ def test_an_unsupported_entry_refuses_the_rule_with_the_layers_reason() -> None:
         TABLES.remove(table)
 
 
+def test_a_table_with_otherwise_covers_every_family_it_does_not_name() -> None:
+    table = FamilyTable("tests.otherwise", {"token": 1, "block": 2}, scope="playable",
+                        otherwise=Unsupported("only tokenwise and block here"))
+    valued = FamilyTable("tests.valued", {"token": 1}, scope="all", otherwise=0)
+    try:
+        assert table.missing() == () and valued.missing() == ()
+        assert table["block"] == 2 and table.supports("token") and not table.supports("ensemble:0.5")
+        with pytest.raises(VerificationError, match=r"^verification 'typical:0.09' \(.*\): only tokenwise and block"):
+            table["typical:0.09"]
+        assert valued["exact-match"] == 0 and valued.supports("threshold:1,1") and valued["token"] == 1
+    finally:
+        TABLES.remove(table)
+        TABLES.remove(valued)
+
+
 def test_scopes_list_the_registered_families() -> None:
     assert set(families("all")) == set(FAMILIES)
     assert set(families("playable")) == {name for name, playable in FAMILIES.items() if playable}

@@ -14,8 +14,7 @@ from rule_play import probs as probs_of
 
 from specviz.core import Categorical, RandomStreams, Trace, propose, propose_tree
 from specviz.core import medusa as M
-from specviz.core.errors import BlockError, SupportError
-from specviz.core.errors import RuleParameterError
+from specviz.core.errors import BlockError, RuleParameterError, SupportError
 
 P, Q = Categorical.dense([1, 2]), Categorical.dense([2, 1])  # Sun et al.'s example: p = (1/3, 2/3), q = (2/3, 1/3)
 ISSUE_P = Categorical.dense([90, 4, 3, 2, 1])  # the issue's p = (.90, .04, .03, .02, .01)

@@ -24,8 +24,7 @@ from tree_law import autoregressive_law, extend
 
 from specviz.core import Categorical, RandomStreams, Trace, propose, propose_tree
 from specviz.core import threshold as T
-from specviz.core.errors import BlockError, ProposalError, SessionError
-from specviz.core.errors import RuleParameterError
+from specviz.core.errors import BlockError, ProposalError, RuleParameterError, SessionError
 
 P, Q = Categorical.dense([1, 2]), Categorical.dense([2, 1])  # Sun et al.'s example: p = (1/3, 2/3), q = (2/3, 1/3)
 DEFAULT = T.parse_threshold("threshold:1,1")
@@ -287,7 +286,8 @@ def test_kernel_simulated_matches_the_law(s, distinct):
 
 @pytest.mark.parametrize("text, canonical", [("threshold:1,1", "threshold:1,1"),
                                              ("threshold:1.0,0.80", "threshold:1,0.8"),
-                                             ("threshold:1,1,1", "threshold:1,1"), ("threshold:1,1,03", "threshold:1,1,3"),
+                                             ("threshold:1,1,1", "threshold:1,1"),
+                                             ("threshold:1,1,03", "threshold:1,1,3"),
                                              ("threshold:1/2,4/5,2", "threshold:0.5,0.8,2"),
                                              ("threshold:5e-1,25e-2", "threshold:0.5,0.25")])
 def test_one_canonical_spelling(text, canonical):
