@@ -23,7 +23,7 @@ VIEW_PARAM = "rules"  # ?view=rules opens this view (the gallery's card links he
 WEIGHTS = ["0.1", "0.25", "0.5", "0.75", "0.9", "1"]  # ensemble:W
 THRESHOLDS = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"]  # SGLang's S and A
 EPS_CHOICES = ["0.01", "0.03", "0.05", "0.09", "0.2", "0.3", "0.5"]  # Medusa's ε
-SQRT_EPS = "√ε (Medusa's recommended default)"
+SQRT_EPS = "√ε"
 DELTAS = [SQRT_EPS, "0.1", "0.3", "0.5", "1"]  # Medusa's δ
 ROUNDS = [10_000, 100_000, 1_000_000]
 
@@ -67,7 +67,8 @@ def _engine_controls() -> tuple[str, ...]:
                            help="--speculative-accept-threshold-acc: the coin keeps x when u ≤ (target mass)/A")
     eps = c4.select_slider("Medusa ε", EPS_CHOICES, value="0.09", key="lab_rules_eps",
                            help="posterior_threshold: x kept when p(x) > min(ε, δ·exp(−H))")
-    delta = c5.selectbox("Medusa δ", DELTAS, key="lab_rules_delta", help="posterior_alpha")
+    delta = c5.selectbox("Medusa δ", DELTAS, key="lab_rules_delta",
+                         help="posterior_alpha; √ε is Medusa's recommended default")
     fast = c6.toggle("fast", value=True, key="lab_rules_fast",
                      help="Medusa's default: argmax p after a rejection; off: a sample of p above the threshold")
     return engine_rule_names(weight, single, acc, eps, delta, fast)

@@ -57,12 +57,11 @@ def _ensemble_check(event: EnsembleCheckEvent, vocab: Sequence[str], f: Formats)
     x, name, w = _tok(vocab, event.token), vocab[event.token], event.weight
     verdict, compare = _verdict(event.accepted)
     after = (" and committed." if event.accepted else
-             "; the correction is drawn from (p − q)+ next (transformers corrects from p's residual, which is v's "
-             "too: (v − q)+ = W·(p − q)+).")
+             "; the correction comes from (p − q)+ next (v's residual too: (v − q)+ = W·(p − q)+).")
     return _head(event, vocab, f"ensemble, W = {f.exact(w)}"), [
-        f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = {f.fraction(event.q_token)}.",
-        f"The draft is judged against the mixture v = W·p + (1 − W)·q: v({name}) = {_op(w, f)}·"
-        f"{_op(event.p_token, f)} + {_op(1 - w, f)}·{_op(event.q_token, f)} = {f.fraction(event.mixture_token)}.",
+        f"Proposed x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = {f.fraction(event.q_token)}, "
+        f"judged against v = W·p + (1 − W)·q: v({name}) = {_op(w, f)}·{_op(event.p_token, f)} + "
+        f"{_op(1 - w, f)}·{_op(event.q_token, f)} = {f.fraction(event.mixture_token)}.",
         f"Acceptance min(1, 1 − W + W·p(x)/q(x)) = min(1, v(x)/q(x)) = {f.fraction(event.acceptance)}.",
         f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so x is "
         f"**{verdict}**{after}",
@@ -74,17 +73,17 @@ def _threshold_check(event: ThresholdCheckEvent, vocab: Sequence[str], f: Format
     x, name = _tok(vocab, event.token), vocab[event.token]
     s, a = event.threshold_single, event.threshold_acc
     verdict, compare = _verdict(event.accepted)
-    lines = [f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)} (the draft's q({name}) = "
-             f"{f.fraction(event.q_token)} is never read: SGLang tests the target's mass only)."]
+    lines = [f"Proposed x = {x}: p({name}) = {f.fraction(event.p_token)} (q is never read: SGLang tests the "
+             "target's mass)."]
     if event.single:
         lines.append(f"p({name}) ≥ S = {f.exact(s)}: kept whatever the coin, so x is **accepted** and committed.")
     else:
         lines += [
-            f"p({name}) < S = {f.exact(s)}, so the coin decides: kept when u < min(1, p(x)/A) = min(1, "
+            f"p({name}) < S = {f.exact(s)}: the coin keeps x when u < min(1, p(x)/A) = min(1, "
             f"{_op(event.p_token, f)}/{_op(a, f)}) = {f.fraction(event.acceptance)}.",
             f"The coin's {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so x is "
             f"**{verdict}**" + (" and committed." if event.accepted else
-                                "; the final token is drawn from p without x next."),
+                                "; the final token comes from p without x next."),
         ]
     return _head(event, vocab, f"SGLang, S = {f.exact(s)}, A = {f.exact(a)}"), lines
 
@@ -97,23 +96,22 @@ def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: 
             f"{event.siblings}, {x}, is {verdict}")
     earlier = "" if event.sibling == 0 else f" and the {event.sibling} sibling{'s' if event.sibling > 1 else ''} " \
                                             "before it"
-    lines = [f"One coin for this node, the same for every sibling: {f.draw(event.draw, event.draw_range)}.",
-             f"The target mass of {x}{earlier}: C = {f.fraction(event.mass)} (p({name}) = {f.fraction(event.p_token)}; "
-             "the draft probabilities are never read)."]
+    lines = [f"One coin for the node, shared by its siblings: {f.draw(event.draw, event.draw_range)}."]
+    mass = f"Target mass of {x}{earlier}: C = {f.fraction(event.mass)} (q is never read); "
     if event.single:
-        lines.append(f"p({name}) ≥ S = {f.exact(s)}: kept whatever the coin, so {x} is **accepted**.")
+        lines.append(mass + f"p({name}) = {f.exact(event.p_token)} ≥ S = {f.exact(s)}: kept whatever the coin, so "
+                     f"{x} is **accepted**.")
     else:
-        lines.append(f"Kept when u < min(1, C/A) = min(1, {_op(event.mass, f)}/{_op(a, f)}) = "
-                     f"{f.fraction(event.acceptance)}; u {compare} {f.exact(event.acceptance)}, so {x} is "
+        lines.append(mass + f"kept when u < min(1, C/A) = min(1, {_op(event.mass, f)}/{_op(a, f)}) = "
+                     f"{f.fraction(event.acceptance)}: u {compare} {f.exact(event.acceptance)}, so {x} is "
                      f"**{verdict}**.")
     if event.accepted:
         lines.append(f"{x} is committed; the walk goes down to its children (or, at a leaf, to the bonus from p).")
     else:
         more = event.sibling + 1 < event.siblings
-        lines.append(f"p({name}) is taken out of the final token's law (p without the rejected tokens keeps "
-                     f"{f.fraction(event.residual_mass)} of what was left); "
-                     + ("the next sibling adds its mass to C." if more else
-                        "no sibling is left: the final token is drawn from p without them."))
+        lines.append(f"p({name}) leaves the final token's law (which keeps {f.fraction(event.residual_mass)} of "
+                     "what was left); " + ("the next sibling adds its mass to C." if more else
+                                          "no sibling is left: the final token comes from p without them."))
     return head, lines
 
 

@@ -166,7 +166,7 @@ def rule_proof(verification: str, p: Categorical, q: Categorical, vocab: tuple[s
     residual = tuple(i / rejection for i in instead) if rejection else (zero,) * v
     names = dataclasses.replace(RULE_NAMES, rule=found.short)
     return Proof(tuple(vocab), tuple(prefix), tuple(ps), tuple(qs), kept,
-                 tuple(max(b - a, zero) for a, b in zip(qs, kept, strict=True)), residual, names)
+                 tuple(max(qx - kx, zero) for qx, kx in zip(qs, kept, strict=True)), residual, names)
 
 
 def proof_at(scenario: Scenario, prefix: Prefix) -> Proof:

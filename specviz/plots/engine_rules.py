@@ -132,9 +132,10 @@ def ensemble_check(event: EnsembleCheckEvent, labels: list[str], presenter: bool
     x = event.token
     data = [_bars("target p", "p", labels, p, highlight=x, group="p", symbol="p"),
             _bars("draft q", "q", labels, q, highlight=x, group="q", symbol="q"),
-            _points(f"v = {_short(w)}·p + {_short(1 - w)}·q", "theory", labels, v, "v")]
+            {**_points(f"v = {_short(w)}·p + {_short(1 - w)}·q", "theory", labels, v, "v"),
+             "marker": {"symbol": "line-ew", "size": 40, "line": {"width": 4, "color": style.OKABE_ITO["black"]}}}]
     mark = _mark(labels, x, float(max(p[x], q[x], v[x])), f"x = {labels[x]}: {_verdict(event.accepted)}", presenter)
-    title = f"Checking position {event.position}: q against v = W·p + (1 − W)·q, W = {_short(w)}"
+    title = f"Checking position {event.position}: p, q and v"
     strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
                              f"Acceptance draw vs 1 − W + W·p/q = {_short(event.acceptance)}")
     return _chart(data, title, presenter, [mark], labels), strip
@@ -151,14 +152,15 @@ def threshold_check(event: ThresholdCheckEvent, labels: list[str], presenter: bo
     if not event.single:
         data.append({"type": "scatter", "name": f"min(1, p(x)/A), A = {_short(a)}", "x": [labels[x]],
                      "y": [float(event.acceptance)], "mode": "markers", "customdata": [_exact(event.acceptance)],
-                     "marker": style.scatter_marker("theory", 18),
+                     "marker": {"symbol": "line-ew", "size": 40,
+                                "line": {"width": 4, "color": style.OKABE_ITO["black"]}},
                      "hovertemplate": "%{x}: the coin's bound min(1, p/A) = %{customdata}<extra></extra>"})
     mark = _mark(labels, x, float(max(p[x], event.acceptance)), f"x = {labels[x]}: {_verdict(event.accepted)}",
                  presenter)
-    how = "p(x) ≥ S" if event.single else "u < min(1, p(x)/A)"
-    title = f"Checking position {event.position}: SGLang keeps x when p(x) ≥ S or u < p(x)/A"
-    strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
-                             f"Coin vs {how} = {_short(event.acceptance)}", keep="keep")
+    how = "p(x) ≥ S: kept" if event.single else f"min(1, p(x)/A) = {_short(event.acceptance)}"
+    title = f"Checking position {event.position}: p against S and A"
+    strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted, f"Coin vs {how}",
+                             keep="keep")
     return _chart(data, title, presenter, [mark], labels), strip
 
 
@@ -198,8 +200,8 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
     if start < 1 and not event.accepted:
         segments.append(Segment("rejected so far", start, _ONE, "correction"))
         chosen = len(segments) - 1
-    return DrawStrip(f"One coin for the node: sibling #{event.sibling} keeps u < min(1, C/A) = "
-                     f"{_short(event.acceptance)}", tuple(segments), event.draw, event.draw_range, chosen)
+    return DrawStrip(f"The node's coin: #{event.sibling} keeps u < {_short(event.acceptance)}", tuple(segments),
+                     event.draw, event.draw_range, chosen)
 
 
 def _sibling_hover(event: ThresholdTreeCheckEvent, labels: list[str]) -> str:
@@ -274,12 +276,10 @@ def medusa_check(event: MedusaCheckEvent, labels: list[str], presenter: bool) ->
             _bars("draft q (not read)", "q", labels, q, group="q", symbol="q", opacity=0.35),
             _line(f"T = min(ε, δ·e^−H) ≈ {float(event.threshold):.4g}", event.threshold, labels, "T")]
     mark = _mark(labels, x, float(max(p[x], q[x])), f"x = {labels[x]}: {_verdict(event.accepted)}", presenter)
-    test = "p(x) > T" if event.fast else "x = a sample of p above T"
-    title = f"Checking position {event.position}: Medusa keeps x when {test}"
-    keep = "keep (p(x) > T)" if event.fast else "keep"
-    strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
-                             "Medusa's test: the threshold decides" if event.fast else
-                             f"Match draw vs t(x) = {_short(event.acceptance)}", keep=keep)
+    title = f"Checking position {event.position}: p against T"
+    # fast: the threshold decides and no coin is drawn (its one outcome would only clutter the step)
+    strip = None if event.fast else acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
+                                                     f"Match draw vs t(x) = {_short(event.acceptance)}", keep="keep")
     return _chart(data, title, presenter, [mark], labels), strip
 
 

@@ -147,11 +147,13 @@ def _threshold_show(pg: PlaygroundSession, found: Rule) -> None:
 def _threshold_controls(pg: PlaygroundSession) -> None:
     left, right = st.columns(2)
     with left:
-        _number_slider("S (accept-threshold-single)", THRESHOLDS, "threshold_single", pg,
-                       "a child with p(x) ≥ S is kept whatever the coin (SGLang's default 1)")
+        _number_slider("S", THRESHOLDS, "threshold_single", pg,
+                       "--speculative-accept-threshold-single: a child with p(x) ≥ S is kept whatever the coin "
+                       "(SGLang's default 1)")
     with right:
-        _number_slider("A (accept-threshold-acc)", THRESHOLDS, "threshold_acc", pg,
-                       "a child is kept when the coin u ≤ (its and its earlier siblings' target mass) / A (default 1)")
+        _number_slider("A", THRESHOLDS, "threshold_acc", pg,
+                       "--speculative-accept-threshold-acc: a child is kept when the coin u ≤ (its and its earlier "
+                       "siblings' target mass) / A (default 1)")
     st.slider("Drafts per node (distinct, SGLang's top-k)", 1, MAX_PLAYGROUND_WIDTH, key=S.threshold_width.key,
               help="1: a chain; more: a tree whose children are distinct tokens (drawn from q without replacement), "
                    "as SGLang's EAGLE top-k tree; one coin per node")
@@ -173,11 +175,12 @@ def _typical_show(pg: PlaygroundSession, found: Rule) -> None:
 def _typical_controls(pg: PlaygroundSession) -> None:
     left, right = st.columns(2)
     with left:
-        _number_slider("ε (posterior_threshold)", EPSILONS, "typical_eps", pg,
-                       "a draft is kept when p(x) > min(ε, δ·exp(−H)), H = −Σ p log(p + 1e-5) (Medusa's entropy)")
+        _number_slider("ε", EPSILONS, "typical_eps", pg,
+                       "posterior_threshold: a draft is kept when p(x) > min(ε, δ·exp(−H)), H = −Σ p log(p + 1e-5) "
+                       "(Medusa's entropy)")
     with right:
-        _number_slider("δ (posterior_alpha)", DELTAS, "typical_delta", pg,
-                       "δ = √ε, Medusa's recommended default; or its own setting")
+        _number_slider("δ", DELTAS, "typical_delta", pg,
+                       "posterior_alpha: δ = √ε, Medusa's recommended default; or its own setting")
     st.toggle("fast (argmax after a rejection, Medusa's default)", key=S.typical_fast.key,
               help="on: after a rejection (and as the bonus) Medusa commits argmax p; off (fast=False): a sample of "
                    "p above the threshold, and a draft is kept when it equals such a sample")
