@@ -69,7 +69,7 @@ from .verifier import Prefix, Proposal
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 LOG_OFFSET = 1e-5  # Medusa's entropy: log(p + 1e-5)
-FAMILIES = {"typical": True, "typical-sample": False}  # name -> fast
+NAMES = {"typical": True, "typical-sample": False}  # the name's family part -> fast
 SOURCE = ("Medusa (FasterDecoding/Medusa, medusa/model/utils.py evaluate_posterior): keep x when p(x) > min(ε, "
           "δ·exp(−H)), H with log(p + 1e-5); then argmax p (fast=True, the default) or a sample of p above the "
           "threshold (fast=False)")
@@ -107,11 +107,11 @@ def parse_typical(name: object) -> MedusaSettings:
     """The settings named by ``typical:EPS[,DELTA]`` (fast) or ``typical-sample:EPS[,DELTA]``; ε in (0, 1), δ in
     (0, 1]; RuleParameterError otherwise."""
     family = name.partition(":")[0] if isinstance(name, str) else "typical"
-    texts = rule_arguments(name, family if family in FAMILIES else "typical", ("EPS", "DELTA"), 1)
+    texts = rule_arguments(name, family if family in NAMES else "typical", ("EPS", "DELTA"), 1)
     eps = parse_number(texts[0], name=str(name), field="EPS (ε, Medusa's posterior_threshold)", high_open=True)
     delta = None if len(texts) == 1 else parse_number(
         texts[1], name=str(name), field="DELTA (δ, Medusa's posterior_alpha; omit it for √ε)")
-    return MedusaSettings(eps, delta, FAMILIES[family])
+    return MedusaSettings(eps, delta, NAMES[family])
 
 
 @dataclass(frozen=True)

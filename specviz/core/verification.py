@@ -3,18 +3,22 @@
 Every layer (Playground, Real models, the lab, theory, the command line, the benchmarks) asks this
 registry instead of comparing strings: ``rule("block").label``, ``rule(name).verifier_class``,
 ``rule(name).kept_verb``. A rule is named by a short spec: "token", "block", and (built on the
-same registry) parameterised families such as "multi:2" (a tree of i.i.d. drafts) whose parser
-lives in ``_FAMILIES``. ``rule(name)`` is the one bounded reader of every name a user types (links,
-files, lecture scripts, the command line, theory): at most MAX_NAME_LENGTH ASCII characters, numbers
-bounded before any Fraction is built, and one canonical name per rule (``Rule.name``).
+same registry) parameterised families such as "multi:2" (a tree of i.i.d. drafts) and the engine
+rules "ensemble:W", "threshold:S,A[,K]" and "typical:EPS[,DELTA]" (modules ``ensemble``,
+``threshold``, ``medusa``), whose parsers live in ``_FAMILIES``. ``rule(name)`` is the one entry for
+every name a user types (links, files, lecture scripts, the command line, theory), and every number
+in a name is read by the one bounded reader, ``rule_params``: at most MAX_NAME_LENGTH ASCII
+characters, numbers bounded before any Fraction is built, and one canonical name per rule
+(``Rule.name``).
 
 What a layer does differently for a family of rules lives in that layer's ``FamilyTable``: one table
 keyed by family name, a module-level constant named ``<WHAT>_BY_FAMILY`` whose ``layer`` is its own
 address (``theory.rules.THEORY_BY_FAMILY``), looked up with the rule (``THEORY_BY_FAMILY[rule]``), never
 a comparison of ``rule.family`` with a string. A layer that does not handle a family says why with an
-``Unsupported`` entry. Every table registers itself in ``TABLES``; the completeness test
+``Unsupported`` entry (or, covering only a few families, ``otherwise=Unsupported(...)`` for all the
+others). Every table registers itself in ``TABLES``; the completeness test
 (tests/core/test_family_tables.py) names any table that misses a family of ``FAMILIES``, so a new rule
-is one entry here and one entry per layer table (docs/design.md, "Adding a verification rule").
+is one entry here and one entry per layer table (docs/design.md, "Adding a rule, in order").
 """
 
 from __future__ import annotations
