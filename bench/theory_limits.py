@@ -3,7 +3,7 @@
 Prints two tables. The first times each refusal of an oversized request (a rule name, a vocabulary, a block
 pass, a distinct-draft node) against the largest request of its kind that is still answered, measured in the
 same run: a refusal must come in well under 2 s, before the slow work, so its ratio is far below 1. The second
-times optimal_multi_draft and the typical keep-set at doubling vocabularies: the ratio of successive times is
+times optimal_multi_draft and Medusa's typical threshold at doubling vocabularies: the ratio of successive times is
 about 2 for the O(V log V) the docstrings promise (4 would be quadratic).
 
     python bench/theory_limits.py
@@ -92,7 +92,7 @@ def refusal_rows(repeats: int) -> list[str]:
 def growth_rows(repeats: int) -> list[str]:
     rows = []
     for label, call in (("optimal_multi_draft K = 3", lambda p, q: theory.optimal_multi_draft(p, q, 3)),
-                        ("typical keep-set ε = 0.09", lambda p, q: theory.node_law("typical:0.09", p, q))):
+                        ("Medusa's typical law ε = 0.09", lambda p, q: theory.node_law("typical:0.09", p, q))):
         previous = None
         for vocab in (16_384, 32_768, 65_536, 131_072):
             p, q = pair(vocab, seed=vocab)

@@ -142,14 +142,38 @@ CARDS: tuple[Card, ...] = (
          "The same p = (1/3, 2/3) and q = (2/3, 1/3) under the rules engines run. One draft is kept with 2/3; "
          "two i.i.d. drafts with recursive rejection (a tree, as in SpecInfer) 7/9, three 23/27, and no exact "
          "rule with two i.i.d. drafts can pass 8/9. Two distinct drafts always keep one. Exact match of the "
-         "target's own sample keeps 4/9, a greedy draft 1/3: all of these commit exactly p. Typical acceptance "
-         "with ε = 0.09 keeps every draft and commits q: total variation 1/3 from p.",
+         "target's own sample keeps 4/9, a greedy draft 1/3: all of these commit exactly p. Medusa's typical "
+         "acceptance with ε = 0.09 keeps every draft and commits q: total variation 1/3 from p.",
          _s((1, 2), (2, 1), vocab=("a", "b"), depth=2),
          {"acceptance (token)": F(2, 3), "acceptance (multi:2)": F(7, 9), "acceptance (multi:3)": F(23, 27),
           "optimum (2 drafts)": F(8, 9), "acceptance (multi-distinct:2)": F(1), "acceptance (exact-match)": F(4, 9),
           "acceptance (greedy-draft)": F(1, 3), "accepted drafts (multi:2)": F(112, 81),
           "TV to p (multi:2)": F(0), "TV to p (typical:0.09)": F(1, 3)},
          opens="rules"),
+    Card("engine-rules", "Rules engines ship: ensemble and SGLang's thresholds",
+         "The paper's p = (1/3, 2/3) and q = (2/3, 1/3) under two rules engines run. transformers' ensemble with "
+         "W = 0.5 judges a draft against v = W·p + (1 − W)·q and corrects from (p − q)+: it keeps 5/6 of the "
+         "drafts but commits v = (1/2, 1/2), at total variation 1/6 from p. SGLang's default thresholds "
+         "(S = A = 1) never read q: a draft is kept when the target's own sample is that draft, so the rule is "
+         "exact with exact match's acceptance 4/9; lowering them (S = 0.5, A = 0.8) keeps 11/18 and costs 1/18 "
+         "of total variation. Opens in the Playground with the ensemble on: step to a rejection, then open "
+         "*Why exactly p*.",
+         _s((1, 2), (2, 1), vocab=("a", "b"), depth=2, verification="ensemble:0.5"),
+         {"acceptance (ensemble:0.5)": F(5, 6), "P(first = a) under ensemble:0.5": F(1, 2),
+          "TV to p (ensemble:0.5)": F(1, 6), "accepted drafts (ensemble:0.5)": F(55, 36),
+          "acceptance (threshold:1,1)": F(4, 9), "acceptance (exact-match)": F(4, 9),
+          "TV to p (threshold:1,1)": F(0), "acceptance (threshold:0.5,0.8)": F(11, 18),
+          "TV to p (threshold:0.5,0.8)": F(1, 18)}),
+    Card("medusa-typical", "Medusa's typical acceptance as Medusa runs it",
+         "p = (.90, .04, .03, .02, .01) and a uniform draft. Medusa keeps a draft x when p(x) > min(ε, δ·exp(−H)) "
+         "with H = −Σ p log(p + 1e-5) and δ = √ε (Medusa's recommended default): at ε = 0.09 only a passes, and "
+         "after a rejection Medusa commits argmax p (fast=True, its default). Every first token is a: total "
+         "variation 1/10 from p. The project's earlier typical:0.09 sampled p after a rejection and was at 1/50; "
+         "old typical:EPS links now open Medusa's rule.",
+         _s((90, 4, 3, 2, 1), (1, 1, 1, 1, 1), vocab=("a", "b", "c", "d", "e"), depth=2, verification="typical:0.09"),
+         {"acceptance (typical:0.09)": F(1, 5), "P(first = a) under typical:0.09": F(1),
+          "TV to p (typical:0.09)": F(1, 10), "TV to p (typical-sample:0.09)": F(1, 10),
+          "TV to p (typical:0.09,0.3)": F(1, 10), "accepted drafts (typical:0.09)": F(6, 25)}),
 )
 
 BY_SLUG: dict[str, Card] = {c.slug: c for c in CARDS}
@@ -164,7 +188,7 @@ class _Seen:
     """What every fact of one scenario is computed from."""
 
     scenario: Scenario
-    analysis: theory.RoundAnalysis
+    analysis: theory.RoundAnalysis | None  # None: the scenario's rule is not enumerated (the engine rules)
     p: Any
     q: Any
 
@@ -174,10 +198,11 @@ def observe(card: Card | Scenario, keys: list[str] | None = None) -> dict[str, A
     scenario = card.scenario if isinstance(card, Card) else card
     keys = list(card.expected) if keys is None and isinstance(card, Card) else list(keys or ())
     try:
-        analysis = theory.analyze_round(scenario)
+        analysis = theory.analyze_round(scenario) if theory.can_enumerate(scenario.verification) else None
+        p, q = scenario.processor()((), scenario.target_model()(())), scenario.draft_model()(())
     except SpecvizError as error:
         return {k: (type(error).__name__ if k == "refused" else None) for k in keys}
-    seen = _Seen(scenario, analysis, scenario.processor()((), scenario.target_model()(())), scenario.draft_model()(()))
+    seen = _Seen(scenario, analysis, p, q)
     out: dict[str, Any] = {}
     for key in keys:
         found, value = _round_fact(key, seen)
@@ -205,10 +230,13 @@ def _token_fact(seen: _Seen, label: str, how: str) -> Fraction:
 
 
 def _round_fact(key: str, seen: _Seen) -> tuple[bool, Any]:
-    """Facts read off the enumerated round; (False, None) for a key this does not know."""
-    blocks, scenario = seen.analysis.blocks, seen.scenario
+    """Facts read off the enumerated round; (False, None) for a key this does not know (or, for a rule theory
+    does not enumerate, for every key: its facts come from the rule's own laws)."""
     if key == "refused":
         return True, None
+    if seen.analysis is None:
+        return False, None
+    blocks, scenario = seen.analysis.blocks, seen.scenario
     if key == "mean tokens":
         return True, theory.mean_length(blocks)
     if key in ("P(bonus)", "P(stop in draft)"):
@@ -248,6 +276,8 @@ def _rule_fact(key: str, seen: _Seen) -> tuple[bool, Any]:
         return True, theory.node_law(m.group(1), p, q).acceptance
     if m := re.fullmatch(r"optimum \((\d+) drafts\)", key):
         return True, theory.optimal_multi_draft_acceptance(p, q, int(m.group(1)))
+    if m := re.fullmatch(r"P\(first = (.+?)\) under (.+)", key):
+        return True, theory.first_token_law(p, q, m.group(2))[_token(scenario, m.group(1))]
     if m := re.fullmatch(r"TV to p \((.+)\)", key):
         return True, theory.law_distance(theory.first_token_law(p, q, m.group(1)), p)
     if m := re.fullmatch(r"accept (.+) (exact|engine <|engine <=)", key):

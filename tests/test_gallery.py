@@ -18,9 +18,28 @@ def test_card_outcome_holds(card):
 
 def test_the_issue_cards_are_all_there():
     slugs = [c.slug for c in gallery.CARDS]
-    assert len(slugs) == len(set(slugs)) == 13  # issue 18 added "verification-rules"
+    assert len(slugs) == len(set(slugs)) == 15  # issue 18 added "verification-rules", issue 23 the engine rules
     assert {"p-equals-q", "disjoint", "q-zero", "p-zero", "topk-excludes-mode", "one-hot", "stop-in-draft",
-            "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification", "verification-rules"} == set(slugs)
+            "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification", "verification-rules",
+            "engine-rules", "medusa-typical"} == set(slugs)
+
+
+def test_the_engine_rule_cards_state_the_issues_numbers_and_open_the_playground_on_the_rule():
+    """Issue 23: ensemble:0.5 commits (1/2, 1/2) at TV 1/6; threshold:1,1 is exact with exact match's 4/9; Medusa's
+    typical:0.09 on p = (.90, .04, .03, .02, .01), q uniform, is at TV 1/10."""
+    engine = gallery.BY_SLUG["engine-rules"]
+    facts = gallery.observe(engine)
+    assert facts["P(first = a) under ensemble:0.5"] == F(1, 2) and facts["TV to p (ensemble:0.5)"] == F(1, 6)
+    assert facts["acceptance (threshold:1,1)"] == facts["acceptance (exact-match)"] == F(4, 9)
+    assert facts["TV to p (threshold:1,1)"] == 0
+    medusa = gallery.BY_SLUG["medusa-typical"]
+    assert gallery.observe(medusa)["TV to p (typical:0.09)"] == F(1, 10)
+    for card in (engine, medusa):
+        assert card.opens == "playground" and card.scenario.verification in share.scenario_to_query(card.scenario)[
+            "verification"]
+        assert all(text in card.text for text in ("1/")) and "δ = √ε" in medusa.text
+    with pytest.raises(gallery.UnknownFactError, match="P\\(length = 1\\)"):  # a round fact needs an enumerable rule
+        gallery.observe(engine, ["P(length = 1)"])
 
 
 def test_the_rules_card_states_the_issues_numbers_and_opens_the_rules_view():

@@ -20,18 +20,14 @@ ROUNDS = [1_000, 10_000, 100_000, 1_000_000]
 
 st.title("Exactness lab")
 linked = lab_rules.linked_scenario(st.query_params)
-if linked is not None and ss.get("lab_link") != dict(st.query_params):  # a new link opens the rules view
+if linked is not None and ss.get("lab_link") != dict(st.query_params):  # a new link opens the rules view, on top
     ss.lab_link, ss.lab_view = dict(st.query_params), lab_rules.RULES
-scenario = picker.pick("lab")
+    picker.follow_link("lab")
+    lab_rules.scroll_to_top()
+scenario = picker.pick("lab", linked=linked)
 view = st.segmented_control("View", [lab_rules.CHECKS, lab_rules.RULES], default=lab_rules.CHECKS, key="lab_view")
 if view == lab_rules.RULES:
-    if linked is not None:
-        note, undo = st.columns([3, 1], vertical_alignment="center")
-        note.info("This view shows the scenario of the link you followed, not the sidebar's.")
-        if undo.button("Use the sidebar's scenario", key="lab_unlink"):
-            st.query_params.clear()
-            st.rerun()
-    lab_rules.render(linked or scenario)
+    lab_rules.render(scenario)
     st.stop()
 st.markdown("**The claim:** the tokens speculative sampling commits are distributed *exactly* as the target's own "
             "samples. Here it is checked three ways: by exact enumeration, by a large exact Monte Carlo, and "
@@ -68,12 +64,14 @@ if report is not None:
     tokens = theory.mean_length(report.blocks)
     cols[2].metric("tokens / round", f"{float(tokens):.4f}", help=f"expected tokens per round, exactly {tokens}")
     if report.exact:
-        st.success("Every difference below is an exact Fraction(0): the block law, completed by target "
+        st.success(f"Every difference below is an exact Fraction(0): the law of one {rule(verification).label} "
+                   "round, completed by target "
                    "sampling to depth + 1 tokens, *is* the target's law, and at every position "
                    "P(y_k = x | y_<k, reached) = p(x | y_<k).")
     else:
         st.error("A difference is not zero: this would be a bug in the verifier.")
-    st.plotly_chart(plots.sequence_comparison(report, labels), width="stretch", theme=None)
+    st.plotly_chart(plots.sequence_comparison(report, labels, rule_label=rule(verification).label), width="stretch",
+                    theme=None)
     seq_tab, pos_tab = st.tabs(["Sequence by sequence", "Position by position"])
     with seq_tab:
         checks.sequence_table(report, labels)

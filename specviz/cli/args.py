@@ -178,13 +178,10 @@ def _verification_names() -> dict[str, str]:
 
 def verification_allowed() -> str:
     """The playable rules as --help lists them, in the registry's words: 'token (tokenwise), block (...)'."""
-    from specviz.core.verification import MAX_WIDTH, playable_names, rule
+    from specviz.core.verification import playable_forms, playable_names, rule
 
     names = [f"{name} ({rule(name).label})" for name in playable_names()]
-    trees = [f"{family}:K" for family in ("multi", "multi-distinct") if rule(f"{family}:1").playable]
-    if trees:
-        names.append(f"{' or '.join(trees)} (a tree of K drafts per node, K in 1..{MAX_WIDTH})")
-    return ", ".join(names) + "; any case"
+    return ", ".join(names + list(playable_forms()[len(names):])) + " (docs/design.md names each); any case"
 
 
 def read_verification(text: str) -> str:

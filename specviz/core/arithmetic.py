@@ -1,14 +1,10 @@
-"""Exact acceptance probabilities and residual distributions, O(V) in integers; the lossy rules' thresholds.
+"""Exact acceptance probabilities and residual distributions, O(V) in integers.
 
-``typical_keeps`` is the typical-acceptance rule's keep-set (Medusa: p(x) > min(ε, √ε·exp(−H(p)))),
-decided exactly by ``log_sign``; theory and the lab read it from here, so the threshold lives in the core.
+The engine rules' own thresholds live beside their verifiers (``ensemble``, ``threshold``, ``medusa``).
 """
 
 from __future__ import annotations
 
-import decimal
-import math
-from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -19,7 +15,6 @@ from .errors import (
     ProposalError,
     ScaleError,
     SupportError,
-    ThresholdPrecisionError,
     VocabularyMismatchError,
 )
 from .tickets import DifferenceTickets, DyadicTickets, Fp32Tickets, IntTickets, RawTickets
@@ -225,139 +220,3 @@ def residual_with_mass(p: Categorical, q: Categorical,
 def residual(p: Categorical, q: Categorical) -> Categorical:
     """(p - q)+ normalized, over the FULL target vocabulary, never just the transmitted support."""
     return residual_with_mass(p, q)[0]
-
-
-# --- the lossy rules' thresholds -------------------------------------------------------------------------
-EXACT_LOG_BITS = 200_000  # integers up to this size settle a log comparison exactly (milliseconds)
-_FLOAT_ERROR = 1e-14  # relative bound on a float log sum's error (math.log is within a few ulps; 20x margin)
-LogTerms = list[tuple[Fraction, Fraction]]
-
-
-def _exact_log_sign(terms: LogTerms) -> int | None:
-    """The sign by integer powers, when their size stays within EXACT_LOG_BITS (else None)."""
-    n = math.lcm(*(c.denominator for c, _ in terms)) if terms else 1
-    bits = sum(abs(c) * n * (v.numerator.bit_length() + v.denominator.bit_length()) for c, v in terms)
-    if bits > EXACT_LOG_BITS:
-        return None
-    top = bottom = 1
-    for c, v in terms:
-        e = int(c * n)
-        top, bottom = (top * v.numerator**e, bottom * v.denominator**e) if e > 0 else \
-            (top * v.denominator**-e, bottom * v.numerator**-e)
-    return (top > bottom) - (top < bottom)
-
-
-def _float_log_sum(terms: LogTerms) -> tuple[float, float] | None:
-    """(sum c ln v in floats, a bound on its error), or None when a coefficient is beyond float's range."""
-    parts, size = [], 0.0
-    for c, v in terms:
-        cf = float(c)
-        if not 1e-300 < abs(cf) < 1e300:
-            return None
-        ln_n, ln_d = math.log(v.numerator), math.log(v.denominator)
-        parts.append(cf * (ln_n - ln_d))
-        size += abs(cf) * (abs(ln_n) + abs(ln_d) + 1)
-    return math.fsum(parts), size * _FLOAT_ERROR
-
-
-def _decimal_log_sum(terms: LogTerms, digits: int) -> tuple[decimal.Decimal, decimal.Decimal]:
-    """(sum c ln v with digits + 20 significant digits, a bound on its rounding error)."""
-    with decimal.localcontext() as context:
-        context.prec = digits + 20
-        total, scale = decimal.Decimal(0), decimal.Decimal(1)
-        for c, v in terms:
-            ln = decimal.Decimal(v.numerator).ln() - decimal.Decimal(v.denominator).ln()
-            term = decimal.Decimal(c.numerator) * ln / decimal.Decimal(c.denominator)
-            total += term
-            scale += abs(term) + 1
-        return total, scale * decimal.Decimal(10) ** -digits
-
-
-class LogSum:
-    """sum c * ln(v) over fixed terms, its float and decimal forms computed once, so that many signs of
-    ``extra + this sum`` cost a few logs each (the typical rule adds 2 ln p(x) - ln ε to 2 H(p))."""
-
-    def __init__(self, terms: Iterable[tuple[Fraction, Fraction]]) -> None:
-        self.terms: LogTerms = [(Fraction(c), Fraction(v)) for c, v in terms if c]
-        self._float: tuple[float, float] | None | bool = False  # False: not computed yet
-        self._decimal: dict[int, tuple[decimal.Decimal, decimal.Decimal]] = {}
-
-    def _floats(self) -> tuple[float, float] | None:
-        if self._float is False:
-            self._float = _float_log_sum(self.terms)
-        return self._float  # type: ignore[return-value]
-
-    def sign_with(self, extra: Iterable[tuple[Fraction, Fraction]]) -> int:
-        """The sign of sum(extra) + this sum, decided without rounding doubt (see ``log_sign``)."""
-        more: LogTerms = [(Fraction(c), Fraction(v)) for c, v in extra if c]
-        exact = _exact_log_sign(self.terms + more)
-        if exact is not None:
-            return exact
-        base, more_float = self._floats(), _float_log_sum(more)
-        if base is not None and more_float is not None:
-            total, error = base[0] + more_float[0], base[1] + more_float[1] + abs(base[0] + more_float[0]) * 1e-15
-            if abs(total) > error:
-                return 1 if total > 0 else -1
-        for digits in (50, 400):
-            if digits not in self._decimal:
-                self._decimal[digits] = _decimal_log_sum(self.terms, digits)
-            base_total, base_error = self._decimal[digits]
-            more_total, more_error = _decimal_log_sum(more, digits)
-            with decimal.localcontext() as context:
-                context.prec = digits + 20
-                if abs(base_total + more_total) > base_error + more_error:
-                    return 1 if base_total + more_total > 0 else -1
-        raise ThresholdPrecisionError("the typical-acceptance threshold is within 10^-400 of a probability and the "
-                                      "exact comparison would need over 200,000-bit integers: refused rather than "
-                                      "guessed")
-
-
-def log_sign(terms: Iterable[tuple[Fraction, Fraction]]) -> int:
-    """The sign of sum c * ln(v) over (c, v), rational c and v > 0, decided without rounding doubt.
-
-    Exactly when it is cheap: with N the common denominator of the c's, the sum has the sign of
-    ln(prod v^(N c)), so it compares two integers (a true tie, such as p = (1/2, 1/4, 1/4) and
-    ε = 1/2 in the typical rule, is found as a tie). Otherwise in floats, then in decimal arithmetic with
-    50, then 400 significant digits, trusting the sign only when the sum exceeds a bound on its error;
-    a sum still within the bound is refused (ThresholdPrecisionError) rather than guessed.
-    """
-    return LogSum([]).sign_with(terms)
-
-
-def _probabilities(p: Categorical | Mapping[int, Fraction]) -> dict[int, Fraction]:
-    if isinstance(p, Categorical):
-        total = p.total
-        return {x: Fraction(t, total) for x, t in enumerate(p.ticket_ints()) if t}
-    return dict(p)
-
-
-def entropy(p: Categorical | Mapping[int, Fraction]) -> float:
-    """H(p) in nats (for display; the typical rule's decision never rounds it)."""
-    return -sum(float(px) * math.log(float(px)) for px in _probabilities(p).values() if px)
-
-
-def typical_keeps(p: Categorical | Mapping[int, Fraction], eps: Fraction) -> frozenset[int]:
-    """The tokens the typical rule keeps: p(x) > min(ε, √ε · exp(−H(p))) (Medusa; H in nats).
-
-    p(x) > ε is a Fraction comparison. p(x) > √ε · exp(−H(p)) is, taking logs,
-    2 ln p(x) − ln ε − 2 Σ_i p_i ln p_i > 0, a sum of rational multiples of logs of rationals, whose sign
-    ``log_sign`` decides exactly (or with a certified error bound); a tie is not kept (the rule is strict).
-    The test is monotone in p(x), so it runs on O(log V) of the distinct values (a binary search), with
-    the entropy's sum formed once: O(V log V) in all.
-    """
-    law = _probabilities(p)
-    eps = Fraction(eps)
-    counts: dict[Fraction, int] = {}
-    for px in law.values():
-        counts[px] = counts.get(px, 0) + 1
-    entropy_sum = LogSum((-2 * px * m, px) for px, m in counts.items())  # + 2 H(p)
-    values = sorted(counts)
-    low, high = 0, len(values)  # the first value above the threshold lies in values[low:high + 1]
-    while low < high:
-        middle = (low + high) // 2
-        if entropy_sum.sign_with([(Fraction(2), values[middle]), (Fraction(-1), eps)]) > 0:
-            high = middle
-        else:
-            low = middle + 1
-    kept_from = values[low] if low < len(values) else None
-    return frozenset(x for x, px in law.items() if px > eps or (kept_from is not None and px >= kept_from))

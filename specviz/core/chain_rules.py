@@ -13,16 +13,18 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .categorical import Categorical
-from .rule_params import RuleParameterError, shown
+from .errors import BlockError, RuleParameterError
+from .rule_params import shown
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, Trace
-from .verifier import Block, Model, Prefix, Processor, Proposal, Result, Verifier, identity_processor
+from .verifier import Block, Model, Prefix, Processor, Proposal, Result, Verifier, check_streams, identity_processor
 
 
 class ChainRuleVerifier(Verifier):
     """A session verifying drafted chains (Blocks) with a rule's own check, replacement and bonus."""
 
     settings: ClassVar[Any]  # the rule's default settings (a subclass sets it)
+    chains_only: ClassVar[str] = "it checks one drafted chain"  # why a Tree is refused (a subclass says it)
     _bound: ClassVar[dict[Any, type]]
 
     def __init__(self, owner: Owner, prefix: Prefix, context_id: str, target: Model, *,
@@ -52,6 +54,12 @@ class ChainRuleVerifier(Verifier):
             table[settings] = type(f"{cls.__name__}[{settings.name}]", (cls,), {"settings": settings,
                                                                                 "__module__": cls.__module__})
         return table[settings]
+
+    def _check_kind(self, block: object, streams: object) -> None:
+        if not isinstance(block, Block):
+            raise BlockError(f"{type(self).__name__} verifies a chain (a Block from propose), got "
+                             f"{type(block).__name__}: {self.chains_only}")
+        check_streams(streams)
 
     def verify(self, block: Block, streams: RandomStreams, *, trace: Trace | None = None) -> Result:
         """Verify block with the rule; draws and events as the rule's module docstring says."""

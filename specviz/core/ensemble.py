@@ -36,10 +36,10 @@ from fractions import Fraction
 from .arithmetic import acceptance, residual_with_mass
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
-from .rule_law import NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import decimal_text, parse_number, rule_arguments
+from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
+from .rule_params import number_name, parse_number, rule_arguments
 from .streams import RandomStreams
-from .trace import CheckEvent, CorrectionEvent, Trace
+from .trace import CorrectionEvent, EnsembleCheckEvent, Trace
 from .verifier import Prefix, Proposal
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
@@ -55,7 +55,7 @@ class EnsembleSettings:
 
     @property
     def name(self) -> str:
-        return f"ensemble:{decimal_text(self.weight)}"
+        return f"ensemble:{number_name(self.weight)}"
 
     @property
     def exact(self) -> bool:
@@ -64,10 +64,9 @@ class EnsembleSettings:
 
 
 def parse_ensemble(name: object) -> EnsembleSettings:
-    """The settings named by ``ensemble:W``, W a decimal in (0, 1]; RuleParameterError otherwise."""
+    """The settings named by ``ensemble:W``, W a number in (0, 1]; RuleParameterError otherwise."""
     (text,) = rule_arguments(name, "ensemble", ("W",), 1)
-    return EnsembleSettings(parse_number(text, name=str(name), field="W (the ensemble weight)", low=_ZERO,
-                                         high=_ONE))
+    return EnsembleSettings(parse_number(text, name=str(name), field="W (the ensemble weight)"))
 
 
 def ensemble_acceptance(p: Categorical, q: Categorical, token: int, weight: Fraction) -> Fraction:
@@ -76,18 +75,11 @@ def ensemble_acceptance(p: Categorical, q: Categorical, token: int, weight: Frac
     return a if weight == 1 or a == 1 else 1 - weight + weight * a
 
 
-@dataclass(frozen=True)
-class EnsembleCheckEvent(CheckEvent):
-    """A ``check`` whose acceptance is min(1, v(x)/q(x)), v = W·p + (1 − W)·q; accept iff draw < its numerator."""
-
-    weight: Fraction  # W
-    mixture_token: Fraction  # v(x) = W·p(x) + (1 − W)·q(x)
-
-
 class EnsembleVerifier(ChainRuleVerifier):
     """A session verifying chains by transformers' ensemble rule (see the module docstring)."""
 
     settings = EnsembleSettings(_ONE)
+    chains_only = "transformers' assisted decoding verifies one drafted chain per round"
 
     def _keeps(self, position: int, context: Prefix, p: Categorical, proposal: Proposal, streams: RandomStreams,
                trace: Trace | None) -> bool:
@@ -116,17 +108,22 @@ class EnsembleVerifier(ChainRuleVerifier):
 # ---------------------------------------------------------------------------------------------
 
 
-def node_law(p: Categorical, q: Categorical, settings: EnsembleSettings) -> NodeLaw:
-    """One position: kept[x] = q(x)·min(1, v(x)/q(x)) = min(q(x), v(x)); instead[y] = W·(p(y) − q(y))+."""
-    check_pair(p, q)
-    w, pl, ql = settings.weight, support(p), support(q)
+def law(p: Law, q: Law, settings: EnsembleSettings) -> NodeLaw:
+    """One position over Laws: kept[x] = q(x)·min(1, v(x)/q(x)) = min(q(x), v(x)); instead[y] = W·(p(y) − q(y))+."""
+    w = settings.weight
     kept: dict[int, Fraction] = {}
     instead: dict[int, Fraction] = {}
-    for x, qx in ql.items():
-        add(kept, x, min(qx, w * pl.get(x, _ZERO) + (1 - w) * qx))
-    for y, py in pl.items():
-        add(instead, y, w * max(py - ql.get(y, _ZERO), _ZERO))
+    for x, qx in q.items():
+        add(kept, x, min(qx, w * p.get(x, _ZERO) + (1 - w) * qx))
+    for y, py in p.items():
+        add(instead, y, w * max(py - q.get(y, _ZERO), _ZERO))
     return NodeLaw(kept, instead)
+
+
+def node_law(p: Categorical, q: Categorical, settings: EnsembleSettings) -> NodeLaw:
+    """One position of Categoricals p and q (see ``law``)."""
+    check_pair(p, q)
+    return law(support(p), support(q), settings)
 
 
 def first_token_law(p: Categorical, q: Categorical, settings: EnsembleSettings) -> tuple[Fraction, ...]:

@@ -27,11 +27,10 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     │   └── ProcessorOutputError         core.errors             [DistributionTypeError]
     ├── ScaleError                       core.errors             [ValueError]
     ├── VerificationError                core.errors             [ValueError]
-    │   └── RuleParameterError           core.rule_params
+    │   └── RuleParameterError           core.errors
     ├── DistributionTypeError            core.errors             [TypeError]
     │   └── ModelOutputError             core.errors
-    ├── ThresholdPrecisionError          core.errors             [ValueError]
-    ├── LawError                         core.rule_law           [ValueError]
+    ├── LawError                         core.errors             [ValueError]
     ├── ScenarioError                    scenario.errors         [ValueError]
     │   └── ScenarioTypeError            scenario.errors         [TypeError]
     ├── TheoryError                      theory.limits           [ValueError]
@@ -141,5 +140,9 @@ class StreamsTypeError(SessionError, TypeError):
     """The streams passed to propose or verify are not RandomStreams."""
 
 
-class ThresholdPrecisionError(SpecvizError, ValueError):
-    """A lossy rule's threshold lies too close to a probability to be decided within the precision limit."""
+class RuleParameterError(VerificationError):
+    """A rule's name carries a parameter outside what the rule allows (the field, the value, the range)."""
+
+
+class LawError(SpecvizError, ValueError):
+    """A rule's exact law was asked for with an argument it cannot take, or past its stated limit."""

@@ -61,15 +61,15 @@ import numpy as np
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
 from .errors import SupportError
-from .rule_law import NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import decimal_text, parse_number, rule_arguments
+from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
+from .rule_params import number_name, parse_number, rule_arguments
 from .streams import RandomStreams
-from .trace import BonusEvent, CheckEvent, CorrectionEvent, Trace
+from .trace import MedusaBonusEvent, MedusaCheckEvent, MedusaCorrectionEvent, Trace
 from .verifier import Prefix, Proposal
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 LOG_OFFSET = 1e-5  # Medusa's entropy: log(p + 1e-5)
-FAMILIES = {"typical": True, "typical-sample": False}  # name -> fast
+NAMES = {"typical": True, "typical-sample": False}  # the name's family part -> fast
 SOURCE = ("Medusa (FasterDecoding/Medusa, medusa/model/utils.py evaluate_posterior): keep x when p(x) > min(ε, "
           "δ·exp(−H)), H with log(p + 1e-5); then argmax p (fast=True, the default) or a sample of p above the "
           "threshold (fast=False)")
@@ -90,8 +90,8 @@ class MedusaSettings:
     @property
     def name(self) -> str:
         family = "typical" if self.fast else "typical-sample"
-        tail = "" if self.delta is None else f",{decimal_text(self.delta)}"
-        return f"{family}:{decimal_text(self.eps)}{tail}"
+        tail = "" if self.delta is None else f",{number_name(self.delta)}"
+        return f"{family}:{number_name(self.eps)}{tail}"
 
     @property
     def delta_float(self) -> float:
@@ -107,12 +107,11 @@ def parse_typical(name: object) -> MedusaSettings:
     """The settings named by ``typical:EPS[,DELTA]`` (fast) or ``typical-sample:EPS[,DELTA]``; ε in (0, 1), δ in
     (0, 1]; RuleParameterError otherwise."""
     family = name.partition(":")[0] if isinstance(name, str) else "typical"
-    texts = rule_arguments(name, family if family in FAMILIES else "typical", ("EPS", "DELTA"), 1)
-    eps = parse_number(texts[0], name=str(name), field="EPS (ε, Medusa's posterior_threshold)", low=_ZERO,
-                       high=_ONE, high_open=True)
+    texts = rule_arguments(name, family if family in NAMES else "typical", ("EPS", "DELTA"), 1)
+    eps = parse_number(texts[0], name=str(name), field="EPS (ε, Medusa's posterior_threshold)", high_open=True)
     delta = None if len(texts) == 1 else parse_number(
-        texts[1], name=str(name), field="DELTA (δ, Medusa's posterior_alpha; omit it for √ε)", low=_ZERO, high=_ONE)
-    return MedusaSettings(eps, delta, FAMILIES[family])
+        texts[1], name=str(name), field="DELTA (δ, Medusa's posterior_alpha; omit it for √ε)")
+    return MedusaSettings(eps, delta, NAMES[family])
 
 
 @dataclass(frozen=True)
@@ -124,13 +123,21 @@ class TypicalThreshold:
     entropy_term: float  # δ·exp(−H)
 
 
-def typical_threshold(p: Categorical, settings: MedusaSettings) -> TypicalThreshold:
-    """The threshold, computed as the module docstring says (float64 entropy, then exact)."""
-    total = p.total
-    floats = [t / total for t in p.tickets if t]  # int / int: correctly rounded
+def _threshold(floats: list[float], settings: MedusaSettings) -> TypicalThreshold:
     entropy = -math.fsum(f * math.log(f + LOG_OFFSET) for f in floats)
     term = settings.delta_float * math.exp(-entropy)
     return TypicalThreshold(min(settings.eps, Fraction(term)), entropy, term)
+
+
+def typical_threshold(p: Categorical, settings: MedusaSettings) -> TypicalThreshold:
+    """The threshold, computed as the module docstring says (float64 entropy, then exact)."""
+    total = p.total
+    return _threshold([t / total for t in p.tickets if t], settings)  # int / int: correctly rounded
+
+
+def law_threshold(p: Law, settings: MedusaSettings) -> TypicalThreshold:
+    """The threshold of a Law (the same floats as ``typical_threshold``: float(Fraction) is correctly rounded)."""
+    return _threshold([float(v) for v in p.values() if v], settings)
 
 
 def _above(p: Categorical, threshold: Fraction, strict: bool) -> np.ndarray:
@@ -172,43 +179,12 @@ def typical_acceptance(p: Categorical, token: int, threshold: TypicalThreshold, 
     return truncated(p, threshold).prob(token)
 
 
-@dataclass(frozen=True)
-class MedusaCheckEvent(CheckEvent):
-    """A ``check`` by Medusa's rule: acceptance = [p(x) > threshold] (fast; draw_range 1, the threshold decides)
-    or t(x), the chance that Medusa's sample of the truncated p equals x (not fast); accept iff draw < numerator."""
-
-    threshold: Fraction  # T = min(ε, δ·exp(−H))
-    entropy: float  # H = −Σ p log(p + 1e-5)
-    eps: Fraction
-    delta: float  # δ as used (√ε when not given)
-    fast: bool
-
-
-@dataclass(frozen=True)
-class MedusaCorrectionEvent(CorrectionEvent):
-    """After a rejection, Medusa's next token: ``residual`` is what it is drawn from (the point mass at argmax p
-    when fast, else p above the threshold renormalized); ``residual_mass`` is p's mass on that support."""
-
-    threshold: Fraction
-    entropy: float
-    fast: bool
-
-
-@dataclass(frozen=True)
-class MedusaBonusEvent(BonusEvent):
-    """Every draft kept: Medusa's next token, drawn by ``draw`` from ``drawn_from`` (not from ``p``, the target):
-    the point mass at argmax p (fast) or p above the threshold renormalized."""
-
-    drawn_from: Categorical
-    threshold: Fraction
-    entropy: float
-    fast: bool
-
-
 class MedusaVerifier(ChainRuleVerifier):
     """A session verifying chains by Medusa's typical acceptance (see the module docstring)."""
 
     settings = MedusaSettings(Fraction(9, 100), Fraction(3, 10), True)  # medusa_generate's defaults
+    chains_only = ("Medusa keeps the longest accepted path of its heads' top-k tree; this rule is verified here on "
+                   "drafted chains only")
 
     def _at(self, p: Categorical) -> tuple[TypicalThreshold, Categorical]:
         """The threshold at p and what the next token is drawn from, computed once per target distribution."""
@@ -258,25 +234,34 @@ class MedusaVerifier(ChainRuleVerifier):
 # ---------------------------------------------------------------------------------------------
 
 
-def node_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> NodeLaw:
-    """One position: kept[x] = q(x)·a(x) with a the acceptance; instead = (1 − Σ kept)·(the next-token law)."""
-    check_pair(p, q)
-    threshold = typical_threshold(p, settings)
-    chosen = support(next_token_distribution(p, threshold, settings))
-    kept: dict[int, Fraction] = {}
-    ql = support(q)
-    if settings.fast:
-        for x, qx in ql.items():
-            if p.prob(x) > threshold.value:
-                add(kept, x, qx)
+def law(p: Law, q: Law, settings: MedusaSettings) -> NodeLaw:
+    """One position over Laws: kept[x] = q(x)·a(x), a the acceptance; instead = (1 − Σ kept)·(the next-token law)."""
+    threshold = law_threshold(p, settings)
+    if settings.fast:  # the point mass at argmax p, ties to the lowest id
+        chosen = {max(p, key=lambda x: (p[x], -x)): _ONE}
+        kept = {x: qx for x, qx in q.items() if p.get(x, _ZERO) > threshold.value}
     else:
-        for x, qx in ql.items():
+        above = {x: px for x, px in p.items() if px >= threshold.value}
+        mass = sum(above.values(), _ZERO)
+        if not mass:
+            raise TypicalSupportError(
+                f"Medusa's typical truncation removes every token: every p(x) is below the threshold "
+                f"T ≈ {float(threshold.value):.6g}; lower DELTA or EPS")
+        chosen = {x: px / mass for x, px in above.items()}
+        kept = {}
+        for x, qx in q.items():
             add(kept, x, qx * chosen.get(x, _ZERO))
     miss = 1 - sum(kept.values(), _ZERO)
     instead: dict[int, Fraction] = {}
     for y, cy in chosen.items():
         add(instead, y, miss * cy)
     return NodeLaw(kept, instead)
+
+
+def node_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> NodeLaw:
+    """One position of Categoricals p and q (see ``law``)."""
+    check_pair(p, q)
+    return law(support(p), support(q), settings)
 
 
 def first_token_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> tuple[Fraction, ...]:

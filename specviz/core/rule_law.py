@@ -1,8 +1,7 @@
 """What one verification node commits, exactly: the shape the engine rules' theory shares.
 
-``NodeLaw`` has the fields and methods of ``specviz.theory.NodeLaw`` (kept, instead, acceptance,
-committed), so theory can adopt this one; it lives in the core so that a rule's module holds its own
-exact law beside its verifier.
+``NodeLaw`` is the one node law of the project (``specviz.theory.NodeLaw`` is this class): it lives in the
+core so that a rule's module holds its own exact law beside its verifier, and theory reads it.
 """
 
 from __future__ import annotations
@@ -13,14 +12,10 @@ from fractions import Fraction
 
 from .arithmetic import check_categorical
 from .categorical import Categorical
-from .errors import SpecvizError, VocabularyMismatchError
+from .errors import LawError, VocabularyMismatchError
 
 Law = dict[int, Fraction]  # a distribution (or part of one) over token ids, zeros left out
 MAX_LAW_DEPTH = 10_000  # drafts per round the closed forms accept (a + a^2 + ... + a^g in Fractions)
-
-
-class LawError(SpecvizError, ValueError):
-    """A rule's exact law was asked for with an argument it cannot take, or past its stated limit."""
 
 
 @dataclass(frozen=True)

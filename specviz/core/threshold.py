@@ -43,17 +43,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
 
 import numpy as np
 
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
-from .errors import BlockError
-from .rule_law import LawError, NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import decimal_text, parse_number, rule_arguments
+from .errors import BlockError, LawError
+from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
+from .rule_params import number_name, parse_count, parse_number, rule_arguments
 from .streams import RandomStreams
-from .trace import BonusEvent, CheckEvent, CorrectionEvent, Trace
+from .trace import (
+    BonusEvent,
+    ThresholdCheckEvent,
+    ThresholdCorrectionEvent,
+    ThresholdTreeCheckEvent,
+    ThresholdTreeCorrectionEvent,
+    Trace,
+)
 from .tree import Tree, TreeNode, check_tree
 from .validation import check_token
 from .verifier import MAX_WIDTH, Block, Prefix, Proposal, Result, Verifier, check_streams
@@ -66,14 +72,17 @@ MAX_LAW_STATES = 200_000  # (rejected tokens, summed mass) states per sibling a 
 
 @dataclass(frozen=True)
 class ThresholdSettings:
-    """S (``threshold_single``) and A (``threshold_acc``), both in (0, 1]; (1, 1) is SGLang's default."""
+    """S (``threshold_single``) and A (``threshold_acc``), both in (0, 1]; (1, 1) is SGLang's default. ``width`` is
+    the drafted tree's children per node (SGLang's ``--speculative-eagle-topk``: distinct tokens), 1 for a chain."""
 
     single: Fraction
     acc: Fraction
+    width: int = 1
 
     @property
     def name(self) -> str:
-        return f"threshold:{decimal_text(self.single)},{decimal_text(self.acc)}"
+        tail = "" if self.width == 1 else f",{self.width}"
+        return f"threshold:{number_name(self.single)},{number_name(self.acc)}{tail}"
 
     @property
     def exact(self) -> bool:
@@ -82,11 +91,15 @@ class ThresholdSettings:
 
 
 def parse_threshold(name: object) -> ThresholdSettings:
-    """The settings named by ``threshold:S,A``, each a decimal in (0, 1]; RuleParameterError otherwise."""
-    single, acc = rule_arguments(name, "threshold", ("S", "A"), 2)
+    """The settings named by ``threshold:S,A[,K]``, S and A numbers in (0, 1], K distinct children per node in
+    1..MAX_WIDTH (1, a chain, when omitted); RuleParameterError otherwise."""
+    texts = rule_arguments(name, "threshold", ("S", "A", "K"), 2)
+    width = 1 if len(texts) == 2 else parse_count(
+        texts[2], name=str(name), field="K (distinct drafts per node, SGLang's --speculative-eagle-topk)",
+        high=MAX_WIDTH)
     return ThresholdSettings(
-        parse_number(single, name=str(name), field="S (--speculative-accept-threshold-single)", low=_ZERO, high=_ONE),
-        parse_number(acc, name=str(name), field="A (--speculative-accept-threshold-acc)", low=_ZERO, high=_ONE))
+        parse_number(texts[0], name=str(name), field="S (--speculative-accept-threshold-single)"),
+        parse_number(texts[1], name=str(name), field="A (--speculative-accept-threshold-acc)"), width)
 
 
 @dataclass(frozen=True)
@@ -136,55 +149,6 @@ def without(p: Categorical, removed: list[int] | tuple[int, ...]) -> tuple[Categ
     return p.masked(keep), 1 - sum((p.prob(x) for x in set(removed)), _ZERO)
 
 
-@dataclass(frozen=True)
-class ThresholdCheckEvent(CheckEvent):
-    """A chain's ``check`` under the thresholds: acceptance = 1 if p(x) >= S else min(1, p(x)/A); accept iff
-    draw < its numerator (draw_range is its denominator, as tokenwise). q is the proposal's, unused by the rule."""
-
-    threshold_single: Fraction  # S
-    threshold_acc: Fraction  # A
-    single: bool  # p(x) >= S: kept whatever the coin
-
-
-@dataclass(frozen=True)
-class ThresholdTreeCheckEvent:
-    """SGLang's test of one sibling (kind ``threshold_check``): the node's coin ``draw`` in 0..draw_range-1 keeps
-    it iff ``single`` (p(x) >= S) or draw < ``bound`` = ``acceptance``·draw_range, acceptance = min(1, mass/A)
-    with mass the target mass of this sibling and the ones before it. Every sibling of a node shows the same
-    draw (one coin per node). ``q_token`` is q'(x), the draft's probability as the child was drawn (unused)."""
-
-    kind: ClassVar[str] = "threshold_check"
-    round_id: int
-    position: int
-    path: tuple[int, ...]
-    sibling: int
-    siblings: int
-    prefix: tuple[int, ...]
-    p: Categorical
-    q: Categorical
-    token: int
-    p_token: Fraction
-    q_token: Fraction
-    mass: Fraction  # C_k
-    acceptance: Fraction  # c_k (1 for a single)
-    single: bool
-    bound: int
-    draw: int
-    draw_range: int
-    accepted: bool
-    threshold_single: Fraction
-    threshold_acc: Fraction
-
-
-@dataclass(frozen=True)
-class ThresholdCorrectionEvent(CorrectionEvent):
-    """Every child of a node rejected: the final token drawn from ``residual`` = p without the rejected tokens,
-    renormalized; ``residual_mass`` = p's mass off them. ``node`` is the tree node's path (None in a chain)."""
-
-    removed: tuple[int, ...]
-    node: tuple[int, ...] | None
-
-
 class ThresholdVerifier(ChainRuleVerifier):
     """A session verifying chains (Blocks from ``propose``) and trees (Trees from ``propose_tree``) by SGLang's
     thresholds; the same constructor, session rules and Result as ``Verifier`` (rule and draws: module docstring)."""
@@ -232,14 +196,16 @@ class ThresholdVerifier(ChainRuleVerifier):
 
     def _final(self, position: int, context: Prefix, p: Categorical, q: Categorical, removed: tuple[int, ...],
                node: tuple[int, ...] | None, streams: RandomStreams, trace: Trace | None) -> int:
-        """The final token after every child of a node was rejected: p without them, on the correction stream."""
+        """The final token after every child of a node was rejected: p without them, on the correction stream
+        (``node`` is the tree node's path, None in a chain)."""
         residual, mass = without(p, removed)
         if not mass:  # the children hold all of p's mass, so the coin keeps one: reaching this is a bug
             raise AssertionError(f"threshold verification rejected children {list(removed)} holding all of p")
         token, draw = residual.draw(streams.correction)
         if trace is not None:
-            trace.append(ThresholdCorrectionEvent(streams.round_id, position, context, p, q, residual, mass, draw,
-                                                  residual.total, token, removed, node))
+            common = (streams.round_id, position, context, p, q, residual, mass, draw, residual.total, token)
+            trace.append(ThresholdCorrectionEvent(*common, removed) if node is None else
+                         ThresholdTreeCorrectionEvent(*common, node, None, removed))  # type: ignore[arg-type]
         return token
 
     # --- a tree ------------------------------------------------------------------------------
@@ -277,15 +243,30 @@ class ThresholdVerifier(ChainRuleVerifier):
         for k, child in enumerate(children[: len(children) if kept is None else kept + 1]):
             x = child.token
             if trace is not None:
-                trace.append(ThresholdTreeCheckEvent(
-                    streams.round_id, len(child.path) - 1, child.path, k, len(children), context, p, q, x, p.prob(x),
-                    child.drawn_from.prob(x), coin.masses[k], coin.acceptances[k], coin.singles[k], coin.bounds[k],
-                    draw, coin.draw_range, k == kept, self.settings.single, self.settings.acc))
+                trace.append(_sibling_event(streams.round_id, child, k, len(children), context, p, q, coin, draw,
+                                            k == kept, removed, self.settings))
             if k == kept:
                 return child, x
             if x not in removed:
                 removed.append(x)
         return None, self._final(len(node), context, p, q, tuple(removed), node, streams, trace)
+
+
+def _sibling_event(round_id: int, child: TreeNode, k: int, siblings: int, context: Prefix, p: Categorical,
+                   q: Categorical, coin: NodeCoin, draw: int, accepted: bool, removed: list[int],
+                   settings: ThresholdSettings) -> ThresholdTreeCheckEvent:
+    """The trace's record of sibling k: the coin's test, and r = p off the earlier rejected tokens before and after."""
+    x = child.token
+    left = 1 - sum((p.prob(y) for y in removed), _ZERO)  # the mass of p the earlier rejections left
+    r_token = _ZERO if x in removed else p.prob(x) / left
+    residual = mass = None
+    if not accepted:
+        residual, kept_mass = without(p, [*removed, x])
+        mass = kept_mass / left
+    return ThresholdTreeCheckEvent(
+        round_id, len(child.path) - 1, child.path, k, siblings, context, p, q, x, p.prob(x), r_token,
+        child.drawn_from.prob(x), coin.acceptances[k], draw, coin.draw_range, accepted, residual, mass, None,
+        coin.masses[k], coin.singles[k], coin.bounds[k], settings.single, settings.acc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,18 +290,18 @@ def _finish(instead: dict[int, Fraction], p: dict[int, Fraction], removed: froze
                 add(instead, y, weight * py / rest)
 
 
-def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int = 1,
-             distinct: bool = False) -> NodeLaw:
-    """One node of a tree of ``width`` children drawn from q (i.i.d., or without replacement when distinct),
+def law(p: Law, q: Law, settings: ThresholdSettings, width: int | None = None, distinct: bool = True) -> NodeLaw:
+    """One node of a tree of ``width`` children (``settings.width`` when None) drawn from q over Laws, without
+    replacement (SGLang's top-k tree: the named rules) or i.i.d. (``distinct=False``, for the kernel's analysis),
     exactly: a pass over the siblings whose states are (rejected tokens, their summed target mass C).
 
     A state holds P(these siblings were drawn); the coin has not kept any of them with probability
     1 − min(1, C/A). The next sibling x is kept with P(drawn)·q'(x)·(min(1, (C + p(x))/A) − min(1, C/A)), or
     with P(drawn)·q'(x)·(1 − min(1, C/A)) when p(x) >= S.
     """
-    check_pair(p, q)
+    width = settings.width if width is None else width
     _check_shape(width, distinct)
-    s, a, pl, ql = settings.single, settings.acc, support(p), support(q)
+    s, a = settings.single, settings.acc
     kept: dict[int, Fraction] = {}
     instead: dict[int, Fraction] = {}
     level: dict[tuple[frozenset[int], Fraction], Fraction] = {(frozenset(), _ZERO): _ONE}
@@ -328,14 +309,14 @@ def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width:
         following: dict[tuple[frozenset[int], Fraction], Fraction] = {}
         for (removed, held), drawn in level.items():
             alive = 1 - min(_ONE, held / a)
-            left = sum((qx for x, qx in ql.items() if x not in removed), _ZERO) if distinct else _ONE
+            left = sum((qx for x, qx in q.items() if x not in removed), _ZERO) if distinct else _ONE
             if not left:  # a distinct node whose q has no token left: it has no more children
-                _finish(instead, pl, removed, drawn * alive)
+                _finish(instead, p, removed, drawn * alive)
                 continue
-            for x, qx in ql.items():
+            for x, qx in q.items():
                 if distinct and x in removed:
                     continue
-                weight, p_x = drawn * qx / left, pl.get(x, _ZERO)
+                weight, p_x = drawn * qx / left, p.get(x, _ZERO)
                 if p_x >= s:
                     add(kept, x, weight * alive)
                     continue
@@ -345,29 +326,36 @@ def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width:
                     key = (removed | {x}, held + p_x)
                     following[key] = following.get(key, _ZERO) + weight
         if len(following) > MAX_LAW_STATES:
-            raise LawError(f"threshold's exact node law reaches {len(following):,} states over {len(ql)} draft "
+            raise LawError(f"threshold's exact node law reaches {len(following):,} states over {len(q)} draft "
                            f"tokens and width {width}; it is limited to {MAX_LAW_STATES:,}")
         level = following
     for (removed, held), drawn in level.items():
-        _finish(instead, pl, removed, drawn * (1 - min(_ONE, held / a)))
+        _finish(instead, p, removed, drawn * (1 - min(_ONE, held / a)))
     return NodeLaw(kept, instead)
 
 
-def first_token_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int = 1,
-                    distinct: bool = False) -> tuple[Fraction, ...]:
+def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
+             distinct: bool = True) -> NodeLaw:
+    """One node of Categoricals p and q (see ``law``)."""
+    check_pair(p, q)
+    return law(support(p), support(q), settings, width, distinct)
+
+
+def first_token_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
+                    distinct: bool = True) -> tuple[Fraction, ...]:
     """The law of the first committed token, in vocabulary order (p itself for S = A = 1 on chains and distinct
     trees)."""
     return node_law(p, q, settings, width, distinct).committed(p.vocab_size)
 
 
 def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: ThresholdSettings,
-                             width: int = 1, distinct: bool = False) -> Fraction:
+                             width: int | None = None, distinct: bool = True) -> Fraction:
     """a + a^2 + ... + a^g, a the node's acceptance, for context-independent p and q (no stop tokens): every
     node's coin and children are fresh, so each depth keeps a child with the same probability."""
     return geometric(node_law(p, q, settings, width, distinct).acceptance, depth)
 
 
-def distance(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int = 1,
-             distinct: bool = False) -> Fraction:
+def distance(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
+             distinct: bool = True) -> Fraction:
     """TV between the committed first-token law and p (0 for S = A = 1 on chains and distinct trees)."""
     return total_variation(first_token_law(p, q, settings, width, distinct), p)

@@ -226,6 +226,98 @@ class TreeCorrectionEvent(CorrectionEvent):
     scale: Fraction
 
 
+# --- the engine rules' events (specviz/core/ensemble.py, threshold.py, medusa.py) ---------------------------
+# Each is a subclass of the event it refines, so that what reads a check, a correction or a bonus reads these
+# too; the narration and the figures tell them apart by type to say the rule's own acceptance.
+
+
+@dataclass(frozen=True)
+class EnsembleCheckEvent(CheckEvent):
+    """A ``check`` by transformers' ensemble rule: ``acceptance`` = min(1, v(x)/q(x)) = min(1, 1 − W + W·p(x)/q(x)),
+    v = W·p + (1 − W)·q; accept iff draw < its numerator (draw_range its denominator)."""
+
+    weight: Fraction  # W
+    mixture_token: Fraction  # v(x) = W·p(x) + (1 − W)·q(x)
+
+
+@dataclass(frozen=True)
+class ThresholdCheckEvent(CheckEvent):
+    """A chain's ``check`` under SGLang's thresholds: ``acceptance`` = 1 if p(x) >= S else min(1, p(x)/A); accept
+    iff draw < its numerator (draw_range its denominator). q is the proposal's, unused by the rule."""
+
+    threshold_single: Fraction  # S
+    threshold_acc: Fraction  # A
+    single: bool  # p(x) >= S: kept whatever the coin
+
+
+@dataclass(frozen=True)
+class ThresholdTreeCheckEvent(TreeCheckEvent):
+    """SGLang's test of one sibling of a tree node (kind ``threshold_check``): the node's one coin ``draw`` in
+    0..draw_range-1 keeps it iff ``single`` (p(x) >= S) or draw < ``bound`` = ``acceptance``·draw_range, with
+    ``acceptance`` = min(1, mass/A) and ``mass`` the target mass of this sibling and the ones before it (every
+    sibling of a node shows the same draw). ``r_token`` is r(x) for r = p without the earlier rejected siblings'
+    tokens, renormalized (what the final token would be drawn from); after a rejection ``residual`` is that r
+    without this token too, ``residual_mass`` the share of the previous r it keeps, ``scale`` None (SGLang removes
+    tokens, it does not scale p). ``q_token`` is q'(x), the draft's probability as the child was drawn (unused)."""
+
+    kind: ClassVar[str] = "threshold_check"
+    mass: Fraction  # C_k
+    single: bool
+    bound: int
+    threshold_single: Fraction  # S
+    threshold_acc: Fraction  # A
+
+
+@dataclass(frozen=True)
+class ThresholdCorrectionEvent(CorrectionEvent):
+    """A chain's draft rejected by the thresholds: the final token drawn from ``residual`` = p without the rejected
+    token, renormalized; ``residual_mass`` = p's mass off it."""
+
+    removed: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ThresholdTreeCorrectionEvent(TreeCorrectionEvent):
+    """Every child of the tree node at ``path`` rejected by the thresholds: the final token drawn from ``residual`` =
+    p without the rejected children's tokens, renormalized; ``residual_mass`` = p's mass off them; ``scale`` None
+    (SGLang removes tokens, it does not scale p)."""
+
+    removed: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MedusaCheckEvent(CheckEvent):
+    """A ``check`` by Medusa's rule: acceptance = [p(x) > threshold] (fast; draw_range 1, the threshold decides)
+    or t(x), the chance that Medusa's sample of the truncated p equals x (not fast); accept iff draw < numerator."""
+
+    threshold: Fraction  # T = min(ε, δ·exp(−H))
+    entropy: float  # H = −Σ p log(p + 1e-5)
+    eps: Fraction
+    delta: float  # δ as used (√ε when not given)
+    fast: bool
+
+
+@dataclass(frozen=True)
+class MedusaCorrectionEvent(CorrectionEvent):
+    """After a rejection, Medusa's next token: ``residual`` is what it is drawn from (the point mass at argmax p
+    when fast, else p above the threshold renormalized); ``residual_mass`` is p's mass on that support."""
+
+    threshold: Fraction
+    entropy: float
+    fast: bool
+
+
+@dataclass(frozen=True)
+class MedusaBonusEvent(BonusEvent):
+    """Every draft kept: Medusa's next token, drawn by ``draw`` from ``drawn_from`` (not from ``p``, the target):
+    the point mass at argmax p (fast) or p above the threshold renormalized."""
+
+    drawn_from: Categorical
+    threshold: Fraction
+    entropy: float
+    fast: bool
+
+
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
          | BlockDecisionEvent | TreeDraftEvent | TreeCheckEvent)
 

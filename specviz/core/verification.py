@@ -3,30 +3,42 @@
 Every layer (Playground, Real models, the lab, theory, the command line, the benchmarks) asks this
 registry instead of comparing strings: ``rule("block").label``, ``rule(name).verifier_class``,
 ``rule(name).kept_verb``. A rule is named by a short spec: "token", "block", and (built on the
-same registry) parameterised families such as "multi:2" (a tree of i.i.d. drafts) whose parser
-lives in ``_FAMILIES``. ``rule(name)`` is the one bounded reader of every name a user types (links,
-files, lecture scripts, the command line, theory): at most MAX_NAME_LENGTH ASCII characters, numbers
-bounded before any Fraction is built, and one canonical name per rule (``Rule.name``).
+same registry) parameterised families such as "multi:2" (a tree of i.i.d. drafts) and the engine
+rules "ensemble:W", "threshold:S,A[,K]" and "typical:EPS[,DELTA]" (modules ``ensemble``,
+``threshold``, ``medusa``), whose parsers live in ``_FAMILIES``. ``rule(name)`` is the one entry for
+every name a user types (links, files, lecture scripts, the command line, theory), and every number
+in a name is read by the one bounded reader, ``rule_params``: at most MAX_NAME_LENGTH ASCII
+characters, numbers bounded before any Fraction is built, and one canonical name per rule
+(``Rule.name``).
 
 What a layer does differently for a family of rules lives in that layer's ``FamilyTable``: one table
 keyed by family name, a module-level constant named ``<WHAT>_BY_FAMILY`` whose ``layer`` is its own
 address (``theory.rules.THEORY_BY_FAMILY``), looked up with the rule (``THEORY_BY_FAMILY[rule]``), never
 a comparison of ``rule.family`` with a string. A layer that does not handle a family says why with an
-``Unsupported`` entry. Every table registers itself in ``TABLES``; the completeness test
+``Unsupported`` entry (or, covering only a few families, ``otherwise=Unsupported(...)`` for all the
+others). Every table registers itself in ``TABLES``; the completeness test
 (tests/core/test_family_tables.py) names any table that misses a family of ``FAMILIES``, so a new rule
-is one entry here and one entry per layer table (docs/design.md, "Adding a verification rule").
+is one entry here and one entry per layer table (docs/design.md, "Adding a rule, in order").
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
+from . import ensemble, medusa, threshold
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
+from .rule_params import (  # noqa: F401 - the one reader's names, read here by the registry's users
+    MAX_DECIMAL_PLACES,
+    MAX_EXPONENT,
+    MAX_NAME_LENGTH,
+    number_name,
+    parse_count,
+    read_number,
+    shown,
+)
 from .streams import RandomStreams
 from .trace import Trace
 from .tree import Tree, TreeVerifier, propose_tree
@@ -48,12 +60,16 @@ class Rule:
     distinct: bool = False  # children drawn without replacement
     exact: bool = True  # commits tokens distributed exactly as the target p
     verifier_class: type[Verifier] | None = None  # None: a rule only theory evaluates (no core verifier)
-    parameter: Fraction | None = None  # a lossy rule's threshold (typical's ε)
+    settings: Any = None  # an engine rule's parameters (frozen, hashable: EnsembleSettings, ...), read by its module
 
     @property
     def playable(self) -> bool:
         """True when the core has a verifier for it (the Playground, CLI and models can run it)."""
         return self.verifier_class is not None
+
+    def __reduce__(self) -> tuple:
+        """A rule pickles as its name (caches, processes): an engine rule's verifier class is made per setting."""
+        return rule, (self.name,)
 
 
 TOKEN = Rule("token", "token", "tokenwise", "tokenwise", "accepted",
@@ -72,29 +88,8 @@ GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's samp
 # fixed rules by name; parameterised families ("multi:K", ...) register a parser in _FAMILIES
 _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY_DRAFT)}
 
-# --- reading a name: bounded before any work ---------------------------------------------------------------
-MAX_NAME_LENGTH = 64  # characters of a rule name, checked before anything is parsed (a link can carry megabytes)
-MAX_EXPONENT = 64  # |e| of a number's exponent (typical:1e-5), checked before 10^e is built
-MAX_DECIMAL_PLACES = 12  # a typical ε that terminates within this many places is named as a decimal
-# a parameter's number: ASCII digits only (re.ASCII), a decimal with an optional exponent, or a fraction a/b
-_NUMBER = re.compile(r"(?:(?P<num>\d+)/(?P<den>\d+)|(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?)",
-                     re.ASCII)
-
-
-def _shown(value: object) -> str:
-    """A value's repr for a message, its middle elided when long (a link can carry megabytes)."""
-    if isinstance(value, str) and len(value) > 40:  # never the repr of a megabyte string
-        return f"{value[:18]!r}…{value[-18:]!r} ({len(value):,} characters)"
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:18]}…{text[-18:]} ({len(text):,} characters)"
-
-
 def _width(name: str, text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WIDTH:
-        raise VerificationError(
-            f"verification {_shown(name)}: K must be a whole number in 1..{MAX_WIDTH} (ASCII digits), "
-            f"got {_shown(text)}")
-    return int(text)
+    return parse_count(text, name=name, field="K", high=MAX_WIDTH)
 
 
 def _multi(name: str, text: str) -> Rule:
@@ -111,74 +106,49 @@ def _multi_distinct(name: str, text: str) -> Rule:
                 citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier)
 
 
-def read_number(text: str) -> Fraction | None:
-    """An exact number from ASCII text ("0.09", "9/100", "9e-2", ".5"), or None when it is not one.
-
-    Bounded: no sign, no spaces, no underscores, no other digits than 0-9, an exponent of at most
-    MAX_EXPONENT in size (checked on its digits before 10^e is built), a nonzero denominator.
-    """
-    match = _NUMBER.fullmatch(text) if len(text) <= MAX_NAME_LENGTH else None
-    if match is None or not (match["num"] or match["int"] or match["frac"]):
-        return None
-    if match["num"] is not None:
-        den = int(match["den"])
-        return Fraction(int(match["num"]), den) if den else None
-    exponent = match["exp"] or "0"
-    if abs(int(exponent)) > MAX_EXPONENT:  # int() of at most MAX_NAME_LENGTH digits; 10^e is built only below
-        return None
-    places = match["frac"] or ""
-    return Fraction(int((match["int"] or "") + places or "0")) * Fraction(10) ** (int(exponent) - len(places))
+# --- the engine rules: each module reads its own name with the one reader (core/rule_params.py) -------------
+def _ensemble(name: str, text: str) -> Rule:
+    settings = ensemble.parse_ensemble(name)
+    w = number_name(settings.weight)
+    return Rule(settings.name, "ensemble", f"ensemble verification, W = {w}", f"ensemble {w}", "accepted",
+                source=ensemble.SOURCE, citation="transformers", exact=settings.exact,
+                verifier_class=ensemble.EnsembleVerifier.bound(settings), settings=settings)
 
 
-def number_name(value: Fraction) -> str:
-    """The one spelling of an exact number in (0, 1) in a rule name: its decimal when it terminates within
-    MAX_DECIMAL_PLACES places ("0.09"), else the shorter of its reduced fraction ("1/3") and, when it
-    terminates, its scientific form ("1e-40", "1.25e-13"; the fraction on a tie)."""
-    den, twos, fives = value.denominator, 0, 0
-    while den % 2 == 0:
-        den, twos = den // 2, twos + 1
-    while den % 5 == 0:
-        den, fives = den // 5, fives + 1
-    fraction = f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)
-    if den != 1:
-        return fraction
-    digits = str(value.numerator * 10**places // value.denominator)
-    if places <= MAX_DECIMAL_PLACES:
-        digits = digits.rjust(places + 1, "0")
-        return f"{digits[:-places]}.{digits[-places:]}" if places else digits
-    significand = digits.rstrip("0")
-    exponent = len(digits) - 1 - places
-    head = significand[0] + (f".{significand[1:]}" if len(significand) > 1 else "")
-    scientific = f"{head}e{exponent}"
-    return scientific if len(scientific) < len(fraction) else fraction
+def _threshold(name: str, text: str) -> Rule:
+    settings = threshold.parse_threshold(name)
+    s, a, k = number_name(settings.single), number_name(settings.acc), settings.width
+    tree = f", a tree of {k} distinct drafts per node" if k > 1 else ""
+    return Rule(settings.name, "threshold", f"SGLang's thresholds S = {s}, A = {a}{tree}",
+                f"threshold {s},{a}" + (f" ×{k}" if k > 1 else ""), "accepted", source=threshold.SOURCE,
+                citation="SGLang", width=k, distinct=k > 1, exact=settings.exact,
+                verifier_class=threshold.ThresholdVerifier.bound(settings), settings=settings)
 
 
 def _typical(name: str, text: str) -> Rule:
-    eps = read_number(text)
-    if eps is None or not 0 < eps < 1:
-        raise VerificationError(
-            f"verification {_shown(name)}: EPS must be a number strictly between 0 and 1 (ASCII digits: 0.09, "
-            f"9/100 or 9e-2, exponent at most {MAX_EXPONENT}), got {_shown(text)}")
-    spelled = number_name(eps)
-    if len(f"typical:{spelled}") > MAX_NAME_LENGTH or read_number(spelled) != eps:  # its name must read back
-        raise VerificationError(f"verification {_shown(name)}: EPS {_shown(text)} cannot be named within the "
-                                f"limits (at most {MAX_NAME_LENGTH} characters, exponents of at most {MAX_EXPONENT})")
-    return Rule(f"typical:{spelled}", "typical", f"typical acceptance, ε = {spelled}", f"typical {spelled}",
-                "accepted", source="Medusa (Cai et al. 2024): keep x when p(x) > min(ε, √ε·exp(−H(p)))",
-                citation="Medusa", exact=False, parameter=eps)
+    settings = medusa.parse_typical(name)
+    eps = number_name(settings.eps)
+    delta = "√ε" if settings.delta is None else number_name(settings.delta)
+    sampled = "" if settings.fast else ", sampled (fast=False)"
+    short = f"typical {eps}" + ("" if settings.delta is None else f",{delta}") + ("" if settings.fast else " sampled")
+    return Rule(settings.name, "typical", f"Medusa's typical acceptance, ε = {eps}, δ = {delta}{sampled}", short,
+                "accepted", source=medusa.SOURCE, citation="Medusa", exact=False,
+                verifier_class=medusa.MedusaVerifier.bound(settings), settings=settings)
 
 
 # a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError
-_FAMILIES: dict[str, Callable[[str, str], Rule]] = {"multi": _multi, "multi-distinct": _multi_distinct,
-                                                     "typical": _typical}
-_FORMS = {"multi": "K", "multi-distinct": "K", "typical": "EPS"}  # the parameter each family's name takes
+_FAMILIES: dict[str, Callable[[str, str], Rule]] = {
+    "multi": _multi, "multi-distinct": _multi_distinct, "ensemble": _ensemble, "threshold": _threshold,
+    "typical": _typical, "typical-sample": _typical}
+# the parameters each family's name takes, as messages and --help write them
+_FORMS = {"multi": "K", "multi-distinct": "K", "ensemble": "W", "threshold": "S,A[,K]", "typical": "EPS[,DELTA]",
+          "typical-sample": "EPS[,DELTA]"}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
 # line and the models can run it); a layer table of scope "playable" covers exactly the playable ones
-FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True,
-                             "exact-match": False, "greedy-draft": False, "typical": False}
+FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True, "ensemble": True, "threshold": True,
+                             "typical": True, "exact-match": False, "greedy-draft": False}
 
 Scope = Literal["all", "playable"]
 T = TypeVar("T")
@@ -207,21 +177,27 @@ class FamilyTable(Generic[T]):
     ``layer`` is the table's address, "<module under specviz>.<CONSTANT>" ("theory.rules.THEORY_BY_FAMILY"),
     so a message or a failing completeness test says where to add an entry; ``scope`` says which families
     it must name: "all", or "playable" for a layer that only runs rules the core verifies. An
-    ``Unsupported(why)`` entry says that the layer does not handle that family, and why.
+    ``Unsupported(why)`` entry says that the layer does not handle that family, and why; ``otherwise`` is the entry
+    (usually an ``Unsupported``) of every family a layer does not name: a layer that covers a few families and
+    treats all others alike says so once.
     """
 
-    def __init__(self, layer: str, entries: Mapping[str, T | Unsupported], *, scope: Scope = "all") -> None:
+    def __init__(self, layer: str, entries: Mapping[str, T | Unsupported], *, scope: Scope = "all",
+                 otherwise: T | Unsupported | None = None) -> None:
         unknown = sorted(set(entries) - set(FAMILIES))
         if unknown:  # a typo in a layer would otherwise hide as a missing family
             raise VerificationError(f"{layer}: {unknown} are not registered families ({', '.join(FAMILIES)})")
         self.layer = layer
         self.scope: Scope = scope
         self._entries = dict(entries)
+        # a layer that covers a few families and refuses every other one for the same reason (the exact Monte
+        # Carlo: tokenwise and block) says so once; a new rule then needs no entry there
+        self.otherwise = otherwise
         TABLES.append(self)
 
     def __getitem__(self, key: str | Rule) -> T:
         found = rule(key)
-        entry = self._entries.get(found.family)
+        entry = self._entries.get(found.family, self.otherwise)
         if entry is None and found.family not in self._entries:
             raise VerificationError(
                 f"verification {found.name!r} ({found.label}) has no entry in {self.layer}; "
@@ -232,11 +208,16 @@ class FamilyTable(Generic[T]):
 
     def supports(self, key: str | Rule) -> bool:
         """True when the table has an entry for the rule's family that is not ``Unsupported``."""
-        entry = self._entries.get(rule(key).family, Unsupported(""))
+        found = rule(key).family
+        entry = self._entries[found] if found in self._entries else (
+            Unsupported("") if self.otherwise is None else self.otherwise)
         return not isinstance(entry, Unsupported)
 
     def missing(self) -> tuple[str, ...]:
-        """The families of this table's scope that it does not name (the completeness test reads it)."""
+        """The families of this table's scope that it does not name (the completeness test reads it; none when
+        the table refuses every other family with ``otherwise``)."""
+        if self.otherwise is not None:
+            return ()
         return tuple(name for name in families(self.scope) if name not in self._entries)
 
     def __repr__(self) -> str:
@@ -255,6 +236,11 @@ def _allowed() -> str:
     return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _FORMS.items()])
 
 
+def playable_forms() -> tuple[str, ...]:
+    """Every name a core verifier runs, as --help and messages list them: the fixed ones, then 'multi:K', ..."""
+    return (*playable_names(), *(f"{family}:{form}" for family, form in _FORMS.items()))
+
+
 def rule(name: object) -> Rule:
     """The Rule named by name (its one canonical spelling is ``Rule.name``), or VerificationError saying why.
 
@@ -267,11 +253,11 @@ def rule(name: object) -> Rule:
             return _FIXED[name]
         if len(name) > MAX_NAME_LENGTH:
             raise VerificationError(f"verification names are at most {MAX_NAME_LENGTH} characters, got "
-                                    f"{_shown(name)}")
+                                    f"{shown(name)}")
         family, sep, text = name.partition(":")
         if sep and family in _FAMILIES:
             return _FAMILIES[family](name, text)
-    raise VerificationError(f"verification must be one of {_allowed()}, got {_shown(name)}")
+    raise VerificationError(f"verification must be one of {_allowed()}, got {shown(name)}")
 
 
 def check_verification(verification: object) -> str:
@@ -280,8 +266,7 @@ def check_verification(verification: object) -> str:
     if not found.playable:
         raise VerificationError(
             f"verification {found.name!r} ({found.label}) is evaluated by theory only; the verifier runs "
-            f"{', '.join(repr(n) for n in playable_names())}, 'multi:K' and 'multi-distinct:K' (trees)"
-        )
+            f"{', '.join(repr(n) for n in playable_forms())}")
     return found.name
 
 
@@ -301,10 +286,16 @@ def _draft_tree(found: Rule, model: Model, prefix: Prefix, streams: RandomStream
                         distinct=found.distinct, stop_ids=stop_ids, trace=trace)
 
 
+def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, **settings: Any) -> Block | Tree:
+    """A chain for one draft per node, else a tree (SGLang's thresholds verify both)."""
+    return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, **settings)
+
+
 # how a round of each playable family drafts: a chain (Block) or a tree of ``rule.width`` children per node
 DRAFTS_BY_FAMILY: FamilyTable[Callable[..., Block | Tree]] = FamilyTable(
-    "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree},
-    scope="playable")
+    "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree,
+                                           "ensemble": _draft_chain, "threshold": _draft_by_width,
+                                           "typical": _draft_chain}, scope="playable")
 
 
 def draft_round(verification: str | Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,

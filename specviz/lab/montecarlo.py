@@ -498,9 +498,9 @@ class Simulation:
 SIMULATIONS_BY_FAMILY: FamilyTable[Simulation] = FamilyTable("lab.montecarlo.SIMULATIONS_BY_FAMILY", {
     "token": Simulation(None, _marginals),
     "block": Simulation(BlockSimulator, block_marginals),
-    "tree": Unsupported("the exact Monte Carlo simulates tokenwise and block rounds; the Exactness lab's rules "
-                        "view samples a tree's first token by its own mechanism (specviz.lab.rules)"),
-}, scope="playable")
+}, scope="playable", otherwise=Unsupported("the exact Monte Carlo simulates tokenwise and block rounds; the "
+                                          "Exactness lab's rules view samples this rule's first token by its own "
+                                          "mechanism (specviz.lab.rules)"))
 
 
 def checked_rules() -> tuple[str, ...]:

@@ -19,15 +19,17 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
-from ..core import Categorical, Rule, SpecvizError, rule
-from ..core.arithmetic import typical_keeps
+from ..core import Categorical, Rule, SpecvizError, medusa, rule
+from ..core.ensemble import ensemble_acceptance
 from ..core.verification import FamilyTable
 from ..scenario import Scenario
 from . import montecarlo
 from .draws import INT64_LIMIT, cumulative, numpy_draw
 
-DEFAULT_EPS = "0.09"
+# the engine rules' rows, with the settings the view starts from (the page's controls choose others)
+DEFAULT_ENGINE_RULES = ("ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8", "typical:0.09")
 OPTIMUM_DRAFTS = (2, 3)
+MAX_MASKED_VOCABULARY = 12  # SGLang's tree Monte Carlo tabulates p and q without each token set (2^V rows)
 
 
 class RulesError(SpecvizError, ValueError):
@@ -43,10 +45,10 @@ ISSUES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def rule_names(eps: str = DEFAULT_EPS) -> tuple[str, ...]:
-    """The rules the view compares, in table order (typical with the chosen ε), by their canonical names."""
-    return tuple(rule(name).name for name in ("token", "block", "multi:2", "multi:3", "multi-distinct:2",
-                                               "exact-match", "greedy-draft", f"typical:{eps}"))
+def rule_names(engine_rules: tuple[str, ...] = DEFAULT_ENGINE_RULES) -> tuple[str, ...]:
+    """The rules the view compares, in table order (the engine rules as chosen), by their canonical names, once."""
+    names = ("token", "block", "multi:2", "multi:3", "multi-distinct:2", "exact-match", "greedy-draft", *engine_rules)
+    return tuple(dict.fromkeys(rule(name).name for name in names))
 
 
 def engines(found: Rule) -> str:
@@ -97,11 +99,11 @@ def first_law(scenario: Scenario, name: str | Rule) -> tuple[Fraction, ...]:
     return RULE_LAB_BY_FAMILY[found].first_law(scenario, found, p, q)
 
 
-def compare(scenario: Scenario, eps: str = DEFAULT_EPS) -> RulesComparison:
-    """Every rule of ``rule_names(eps)`` on the scenario, exactly (raises the core's or theory's error)."""
+def compare(scenario: Scenario, engine_rules: tuple[str, ...] = DEFAULT_ENGINE_RULES) -> RulesComparison:
+    """Every rule of ``rule_names(engine_rules)`` on the scenario, exactly (raises the core's or theory's error)."""
     p, q = first_pair(scenario)
     rows = []
-    for name in rule_names(eps):
+    for name in rule_names(engine_rules):
         found = rule(name)
         expectation = theory.round_expectation(scenario, verification=found.name)
         law = RULE_LAB_BY_FAMILY[found].first_law(scenario, found, p, q)
@@ -266,9 +268,9 @@ def _sample_recursive_rejection(d: Draws) -> Sample:
     return Sample(np.bincount(out, minlength=d.p.vocab_size), int(kept.sum()), d.n)
 
 
-def _sample_with_target(d: Draws, *, greedy: bool = False, keep: frozenset[int] | None = None) -> Sample:
-    """A draft (x ~ q, or argmax q when greedy), the target's own sample y ~ p, and the rule's test: x kept
-    when it is in ``keep`` (else y is committed), or, without a keep-set, when x == y (y committed either way)."""
+def _sample_with_target(d: Draws, *, greedy: bool = False) -> Sample:
+    """A draft (x ~ q, or argmax q when greedy) and the target's own sample y ~ p: x kept when x == y, and y
+    committed either way (exact match and greedy drafts)."""
     v, n, rng = d.p.vocab_size, d.n, d.rng
     _check_int64([d.p.ticket_ints(), d.q.ticket_ints()], [])
     p_cum, p_total = cumulative([d.p.ticket_ints()])
@@ -276,15 +278,85 @@ def _sample_with_target(d: Draws, *, greedy: bool = False, keep: frozenset[int] 
     rows = np.zeros(n, dtype=np.int64)
     y = numpy_draw(rng, p_cum, p_total, rows)
     x = np.full(n, theory.greedy_token(theory.law_of(d.q))) if greedy else numpy_draw(rng, q_cum, q_total, rows)
-    if keep is not None:
-        mask = np.zeros(v, dtype=bool)
-        mask[list(keep)] = True
-        kept = mask[x]
-        out = np.where(kept, x, y)  # a rejected draft: the token sampled from p
-    else:
-        kept = x == y
-        out = y  # exact match and greedy drafts commit the target's own sample either way
+    return Sample(np.bincount(y, minlength=v), int((x == y).sum()), n)
+
+
+def _sample_ensemble(d: Draws) -> Sample:
+    """transformers' ensemble rule: x ~ q kept with min(1, 1 − W + W·p(x)/q(x)), else a draw from (p − q)+."""
+    v, w = d.p.vocab_size, d.rule.settings.weight
+    num, den = [0] * v, [1] * v
+    for x in theory.law_of(d.q):
+        a = ensemble_acceptance(d.p, d.q, x, w)
+        num[x], den[x] = a.numerator, a.denominator
+    pl, ql = theory.law_of(d.p), theory.law_of(d.q)
+    corrected = {x: px - ql.get(x, Fraction(0)) for x, px in pl.items() if px > ql.get(x, Fraction(0))}
+    node = _Node(_tickets(ql, v), num, den, [-1] * v, _tickets(corrected, v))
+    out, kept = _run_automaton([node], d.n, d.rng)
+    return Sample(np.bincount(out, minlength=v), int(kept.sum()), d.n)
+
+
+def _masked_tables(tickets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative tickets of every token set removed (row m: the tokens of bit mask m left out)."""
+    v = len(tickets)
+    masks = np.arange(1 << v)[:, None]
+    kept = ((masks >> np.arange(v)[None, :]) & 1) == 0
+    return cumulative((np.array(tickets, dtype=np.int64)[None, :] * kept).tolist())
+
+
+def _sample_threshold(d: Draws) -> Sample:
+    """SGLang's kernel at the first node, exactly: K distinct children from q, one coin u = integers(0, T·A_num)
+    per round, sibling k kept when p(x_k) >= S or u < min(T·A_num, C_k·A_den) (C_k the summed p tickets), else
+    the final token from p without the rejected children (T = p's ticket total)."""
+    s, v, n, rng = d.rule.settings, d.p.vocab_size, d.n, d.rng
+    if v > MAX_MASKED_VOCABULARY:
+        raise RulesError(f"SGLang's Monte Carlo tabulates p and q without each set of tokens: at most "
+                         f"{MAX_MASKED_VOCABULARY} tokens, this scenario has {v} (the exact law above still holds)")
+    tp, tq = d.p.ticket_ints(), d.q.ticket_ints()
+    total = sum(tp)
+    coin_range = total * s.acc.numerator
+    _check_int64([tp, tq], [coin_range, total * s.acc.denominator])
+    q_cum, q_total = _masked_tables(tq)
+    p_cum, p_total = _masked_tables(tp)
+    single = np.array([t * s.single.denominator >= s.single.numerator * total for t in tp])
+    p_tickets = np.array(tp, dtype=np.int64)
+    u = rng.integers(0, coin_range, size=n)
+    out, kept = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    drawn, held = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    live = np.arange(n)
+    for _ in range(d.rule.width):
+        live = live[q_cum[drawn[live], -1] > 0]  # a node whose q has no token left has no more children
+        if not live.size:
+            break
+        x = numpy_draw(rng, q_cum, q_total, drawn[live])
+        held[live] += p_tickets[x]
+        ok = single[x] | (u[live] < np.minimum(coin_range, held[live] * s.acc.denominator))
+        out[live[ok]], kept[live[ok]] = x[ok], True
+        drawn[live[~ok]] |= 1 << x[~ok]
+        live = live[~ok]
+    rest = np.flatnonzero(~kept)
+    out[rest] = numpy_draw(rng, p_cum, p_total, drawn[rest])
     return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
+
+
+def _sample_medusa(d: Draws) -> Sample:
+    """Medusa's typical acceptance: x ~ q kept when p(x) > T, else argmax p (fast); or kept when a sample of the
+    truncated p equals x, else a fresh sample of it (fast=False)."""
+    s, v, n, rng = d.rule.settings, d.p.vocab_size, d.n, d.rng
+    threshold = medusa.typical_threshold(d.p, s)
+    _check_int64([d.q.ticket_ints()], [])
+    q_cum, q_total = cumulative([d.q.ticket_ints()])
+    rows = np.zeros(n, dtype=np.int64)
+    x = numpy_draw(rng, q_cum, q_total, rows)
+    if s.fast:
+        above = np.array([d.p.prob(t) > threshold.value for t in range(v)])
+        out = np.where(above[x], x, medusa.argmax(d.p))
+        return Sample(np.bincount(out, minlength=v), int(above[x].sum()), n)
+    truncated = medusa.truncated(d.p, threshold)
+    _check_int64([truncated.ticket_ints()], [])
+    t_cum, t_total = cumulative([truncated.ticket_ints()])
+    y, fresh = numpy_draw(rng, t_cum, t_total, rows), numpy_draw(rng, t_cum, t_total, rows)
+    out = np.where(x == y, x, fresh)  # a rejected draft: Medusa discards that sample and draws the next token anew
+    return Sample(np.bincount(out, minlength=v), int((x == y).sum()), n)
 
 
 def _first_node_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
@@ -320,8 +392,12 @@ RULE_LAB_BY_FAMILY: FamilyTable[LabRule] = FamilyTable("lab.rules.RULE_LAB_BY_FA
                            _sample_with_target),
     "greedy-draft": LabRule(_says("an argmax draft checked against the target's sample"), _first_node_law,
                             lambda d: _sample_with_target(d, greedy=True)),
-    "typical": LabRule(_says("Medusa's typical acceptance"), _first_node_law,
-                       lambda d: _sample_with_target(d, keep=typical_keeps(d.p, d.rule.parameter))),
+    "ensemble": LabRule(_says("transformers 5.x assisted decoding with assistant_ensemble_weight (DIVERSE's static "
+                              "ensemble)"), _first_node_law, _sample_ensemble),
+    "threshold": LabRule(_says("SGLang's EAGLE tree verification (--speculative-accept-threshold-single and -acc; "
+                               "1 and 1, exact, by default)"), _first_node_law, _sample_threshold),
+    "typical": LabRule(_says("Medusa's typical acceptance (FasterDecoding/Medusa, temperature > 0)"),
+                       _first_node_law, _sample_medusa),
 })
 
 

@@ -12,7 +12,8 @@ write the same facts in two forms:
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
 only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.narration.block``, a tree's by ``specviz.narration.tree``, with this profile's formats.
+``specviz.narration.block``, a tree's by ``specviz.narration.tree``, the engine rules' (ensemble, SGLang's
+thresholds, Medusa) by ``specviz.narration.engine_rules``, with this profile's formats.
 Pure functions, no Streamlit.
 """
 
@@ -40,6 +41,7 @@ from ..core.trace import (
 )
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
+from . import engine_rules
 from . import tree as tree_narration
 
 Told = tuple[str, list[str]]
@@ -95,7 +97,9 @@ class Setting:
 
 # how each playable family's verifier checks a drafted block, as a stop's narration says it
 CHECKING_BY_FAMILY: FamilyTable[str] = FamilyTable("narration.CHECKING_BY_FAMILY", {
-    "token": "as usual", "block": "jointly (block verification)", "tree": "as usual"}, scope="playable")
+    "token": "as usual", "block": "jointly (block verification)", "tree": "as usual",
+    "ensemble": "against the mixture W·p + (1 − W)·q (ensemble)", "threshold": "by SGLang's thresholds",
+    "typical": "by Medusa's typical threshold"}, scope="playable")
 
 
 def label(vocab: Sequence[str], token: int) -> str:
@@ -127,7 +131,11 @@ def committed_by(event: Event) -> list[tuple[int, str]]:
 
 
 def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> Told | None:
-    """The narration of an event only block verification or a draft tree has; None for the chain's events."""
+    """The narration of an event only block verification, a draft tree or an engine rule has; None for the
+    chain's events."""
+    told = engine_rules.narrate_event(event, vocab, profile.block_formats)  # first: they refine chain and tree events
+    if told is not None:
+        return told
     told = block_explain.narrate_event(event, vocab, profile.block_formats)
     return told if told is not None else tree_narration.narrate_event(event, vocab, profile.block_formats)
 
@@ -290,6 +298,9 @@ class Narrator:
 
 # --- the page's folded exact values -------------------------------------------------------------------
 def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | int]]:
+    engine = engine_rules.values(event, vocab)
+    if engine is not None:
+        return engine
     values: list[tuple[str, Fraction | int]] = []
     if getattr(event, "draw", None) is not None:
         values += [("draw", event.draw), ("draw range", event.draw_range)]  # type: ignore[union-attr]

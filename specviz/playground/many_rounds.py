@@ -171,9 +171,9 @@ def _run_block(scenario: Scenario, rounds: int, bug: str, seed: int, chunks: int
 RUNS_BY_FAMILY: FamilyTable[Callable[..., ManyRounds]] = FamilyTable("playground.many_rounds.RUNS_BY_FAMILY", {
     "token": _run_chain,
     "block": _run_block,
-    "tree": Unsupported("Many rounds simulates tokenwise and block verification only; the Exactness lab's rules "
-                        "view compares the tree's exact law and a Monte Carlo with p"),
-}, scope="playable")
+}, scope="playable", otherwise=Unsupported(
+    "Many rounds simulates tokenwise and block verification only; the Exactness lab's rules view runs this rule's "
+    "own mechanism against its exact law and p"))
 
 
 def _buggy_tokens_per_round(scenario: Scenario, bug: str) -> Fraction | None:

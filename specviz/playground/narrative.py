@@ -30,6 +30,7 @@ from ..core.trace import (
 )
 from ..core.verification import FamilyTable
 from ..scenario import Scenario
+from . import engine_rules
 from .state import Timeline, timeline_for
 
 
@@ -127,6 +128,7 @@ PHASE_TITLES = {
     "scaled_correction": "Correction from the scaled residual",
     "tree_draft": "Drafting the tree, node by node",
     "tree_check": "Tree check: a sibling against the residual r",
+    "threshold_check": "Tree check: a sibling against SGLang's thresholds (one coin per node)",
     "tree_correction": "Every sibling rejected: correction from r",
     "bonus": "All accepted: bonus token",
     "stop": "Stop",
@@ -232,7 +234,10 @@ def _tree_theory(scenario: Scenario) -> Theory:  # α's formula is tokenwise: th
 # the statistics' theory column, per rule the Playground plays
 STEP_THEORY_BY_FAMILY: FamilyTable[Callable[[Scenario], Theory]] = FamilyTable(
     "playground.narrative.STEP_THEORY_BY_FAMILY",
-    {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory}, scope="playable")
+    {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory,
+     "ensemble": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "threshold": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "typical": lambda s: Theory(None, *engine_rules.theory_line(s))}, scope="playable")
 
 
 def step_view(scenario: Scenario, step: int) -> StepView:

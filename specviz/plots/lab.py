@@ -82,6 +82,13 @@ def number_html(value: Fraction | int, decimal: bool = False) -> str:
             f"style='text-decoration: underline dotted #888'>{html.escape(text)}</span>")
 
 
+def column_texts(values: Sequence[Fraction | int]) -> list[str]:
+    """The cell texts of one column of numbers as ``html_table`` writes them: all decimals when one fraction is
+    long, else each short fraction as it is, so that a chart beside the table shows the same value for each."""
+    decimal = any(len(fraction_text(v)) > SHORT_FRACTION for v in values)
+    return [decimal_text(v) if decimal else number_text(v) for v in values]
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, (Fraction, int)) and not isinstance(value, bool)
 
@@ -164,10 +171,10 @@ def token_text(tokens: Sequence[int], labels: Sequence[str]) -> str:
 
 
 def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int = 10, *,
-                        presenter: bool = False) -> go.Figure:
+                        presenter: bool = False, rule_label: str = "tokenwise") -> go.Figure:
     """The ``top`` most probable (depth+1)-token sequences as horizontal bars (readable labels):
-    speculative (block + target completion) vs target. The rest are summed in the subtitle; the
-    page's table lists every sequence."""
+    speculative (one round of the rule named ``rule_label``, completed by the target) vs target. The rest are
+    summed in the subtitle; the page's table lists every sequence."""
     ranked = sorted(report.sequences, key=lambda r: -r.target)
     rows, rest = ranked[:top], ranked[top:]
     y = [token_text(r.tokens, labels) for r in rows]
@@ -179,7 +186,8 @@ def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int
     fig.add_bar(y=y, x=[float(r.target) for r in rows], orientation="h", name="target autoregressive",
                 marker=style.bar_marker("p"), customdata=[_frac(r.target) for r in rows],
                 hovertemplate="%{y}: %{customdata}<extra></extra>")
-    title = f"Block law vs target law: max |difference| = {_frac(report.max_abs_difference)}"
+    title = (f"One {rule_label} round's law vs the target's: max |difference| = "
+             f"{_frac(report.max_abs_difference)}")
     if rest:
         others = sum((r.target for r in rest), Fraction(0))
         title += (f"<br><sup>the {len(rows)} likeliest of {len(ranked):,} sequences; the other {len(rest):,} "

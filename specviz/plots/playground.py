@@ -27,7 +27,7 @@ from ..core.trace import (
     ScaledCorrectionEvent,
     StopEvent,
 )
-from . import style, tree
+from . import engine_rules, style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 
@@ -381,6 +381,8 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
 def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                    presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
     """(main chart, draw strip or None) for the event at the current step (punctuation tokens quoted)."""
+    if (engine := engine_rules.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
+        return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rules.py)
     vocab = style.token_labels(vocab)
     if tree.is_tree_round(round_events):
         return _tree_figures(event, round_events, vocab, presenter=presenter)

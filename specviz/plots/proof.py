@@ -32,8 +32,15 @@ def _bars(name: str, x: list[str], values, marker: dict, axis: str, hover: str, 
 
 
 def title(proof: Proof) -> str:
-    """The claim, then the acceptance rate in its own parenthesis: nothing reads as a product with p."""
-    return f"Why the committed token is distributed as p (acceptance rate α = Σ min(p, q) = {short(proof.alpha)})"
+    """The claim, then the acceptance rate in its own parenthesis: nothing reads as a product with p. For an
+    engine rule: the law it commits against p, with the exact distance when it is not p."""
+    if not proof.names.rule:
+        return (f"Why the committed token is distributed as p (acceptance rate α = Σ min(p, q) = "
+                f"{short(proof.alpha)})")
+    if proof.distance:
+        return (f"{proof.names.rule} commits its own law, not p: TV to p = {exact(proof.distance)} "
+                f"(kept {short(proof.alpha)})")
+    return f"Why {proof.names.rule} commits exactly p (kept {short(proof.alpha)})"
 
 
 def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presenter: bool = False,
@@ -45,14 +52,14 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
     shown = v if corrections_shown is None else max(0, min(corrections_shown, v))
     corrected = [c if i < shown else Fraction(0) for i, c in enumerate(proof.corrected)]
     accepted_cue, rejected_cue = style.origin("accepted"), style.origin("correction")
+    n = proof.names
+    kept, rejected, instead = n.legends
     data = [
-        _bars("accepted: min(p, q)", x, proof.accepted, style.bar_marker(accepted_cue), "", "min(p, q)",
-              legendgroup="acc"),
-        _bars("rejected draft: (q − p)+", x, proof.rejected_draft, style.bar_marker("q", opacity=0.55), "",
-              "(q − p)+"),
-        _bars("accepted: min(p, q)", x, proof.accepted, style.bar_marker(accepted_cue), "2", "min(p, q)",
-              legendgroup="acc", showlegend=False),
-        _bars("correction: (1 − α)·r(x)", x, corrected, style.bar_marker(rejected_cue), "2", "(1 − α)·r(x)"),
+        _bars(kept, x, proof.accepted, style.bar_marker(accepted_cue), "", n.accepted, legendgroup="acc"),
+        _bars(rejected, x, proof.rejected_draft, style.bar_marker("q", opacity=0.55), "", n.rejected),
+        _bars(kept, x, proof.accepted, style.bar_marker(accepted_cue), "2", n.accepted, legendgroup="acc",
+              showlegend=False),
+        _bars(instead, x, corrected, style.bar_marker(rejected_cue), "2", n.corrected),
         {"type": "scatter", "name": "target p", "x": x, "y": [float(p) for p in proof.p], "mode": "markers",
          "marker": {"symbol": "line-ew", "size": 44, "line": {"width": 4, "color": style.role("p").color}},
          "customdata": [exact(p) for p in proof.p], "xaxis": "x2", "yaxis": "y2",
@@ -61,24 +68,46 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
     top = float(max(max(proof.p), max(proof.q))) * 1.15 or 1.0
     axis = {"type": "category", "categoryorder": "array", "categoryarray": x, "fixedrange": True,
             "range": [-0.5, v - 0.5]}
-    rebuilt = "= p exactly" if shown == v else f"corrections for {shown} of {v} tokens"
+    if shown < v:
+        rebuilt = f"{n.axes[2]} for {shown} of {v} tokens"
+    else:
+        rebuilt = "= p exactly" if not proof.distance else f"≠ p (TV {short(proof.distance)})"
     small = {"size": round(style.font_size(presenter) * 0.8)}  # each title stays under its own half
     layout = style.layout(
         title=title(proof), presenter=presenter,
         height=height, barmode="stack", bargap=0.2,
         xaxis={**axis, "domain": [0, 0.46],
-               "title": {"text": f"draft q; rejected area 1 − α = {short(proof.rejection)}", "font": small}},
+               "title": {"text": f"{n.axes[0]} {short(proof.rejection)}", "font": small}},
         yaxis={"range": [0, top], "title": {"text": "probability"}, "fixedrange": True},
         xaxis2={**axis, "domain": [0.54, 1], "anchor": "y2",
-                "title": {"text": f"committed: min(p, q) + (1 − α)·r {rebuilt}", "font": small}},
+                "title": {"text": f"{n.axes[1]} {rebuilt}", "font": small}},
         yaxis2={"range": [0, top], "anchor": "x2", "fixedrange": True, "matches": "y"},
     )
     layout["margin"]["b"] = 70
     return style.figure(data, layout)
 
 
+def verdict(proof: Proof, *, complete: bool = True) -> str:
+    """The sentence under the picture (markdown): the identity that rebuilds p, or for an engine rule the law it
+    commits and its exact distance from p."""
+    mass = exact(proof.rejection)
+    if not proof.names.rule:
+        return (f"Rejected draft mass Σ (q − p)+ = **1 − α = {mass}** = Σ (p − q)+, the mass the corrections "
+                f"add back: min(p, q)(x) + (1 − α)·r(x) = **p(x)** for every token"
+                + (": p rebuilt exactly." if complete else "."))
+    law = ", ".join(f"{label} {short(v)}" for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
+    if not proof.distance:
+        return (f"{proof.names.rule} keeps a draft with probability **{exact(proof.alpha)}** and commits instead "
+                f"with **{mass}**: kept(x) + instead(x) = **p(x)** for every token, so it commits p exactly.")
+    return (f"{proof.names.rule} keeps a draft with probability **{exact(proof.alpha)}** and commits instead with "
+            f"**{mass}**; kept + instead is the law it commits, **not p**: {law}. Its total variation from p is "
+            f"**{exact(proof.distance)}** (exactly), the gap between the stacked bars and p's ticks.")
+
+
 def proof_rows(proof: Proof) -> list[dict[str, str]]:
-    """One table row per token: p = min(p, q) + (1 − α)·r(x), each as an exact fraction."""
-    return [{"token": label, "min(p, q)": exact(a), "(1 − α)·r(x) = (p − q)+": exact(c), "sum": exact(a + c),
-             "p": exact(p)}
+    """One table row per token: p = min(p, q) + (1 − α)·r(x) (an engine rule: kept + instead = its law, beside
+    p), each as an exact fraction."""
+    n = proof.names
+    instead = n.corrected if n.corrected == n.corrected_is else f"{n.corrected} = {n.corrected_is}"
+    return [{"token": label, n.accepted: exact(a), instead: exact(c), "sum": exact(a + c), "p": exact(p)}
             for label, a, c, p in zip(proof.vocab, proof.accepted, proof.corrected, proof.p, strict=True)]

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from ..lab.montecarlo import Fit
 from ..lab.rules import RuleRow, RulesComparison, engines
 from . import style
-from .lab import fraction_text, number_text
+from .lab import column_texts, fraction_text
 
 LOSSY = style.OKABE_ITO["vermillion"]
 EXACT = style.OKABE_ITO["blue"]
@@ -60,7 +60,7 @@ def accepted_figure(comparison: RulesComparison, *, presenter: bool = False) -> 
     fig.add_bar(y=names, x=[float(v) for v in values], orientation="h", showlegend=False,
                 marker={"color": [EXACT if r.rule.exact else LOSSY for r in rows],
                         "pattern": {"shape": ["" if r.rule.exact else "/" for r in rows], "fgcolor": "#FFFFFF"}},
-                text=[number_text(v) for v in values], textposition="outside", cliponaxis=False,
+                text=column_texts(values), textposition="outside", cliponaxis=False,  # as the table writes them
                 textfont={"size": size}, customdata=[fraction_text(v) for v in values],
                 hovertemplate="%{y}: %{customdata} accepted drafts per round<extra></extra>")
     top = max((float(v) for v in values), default=1.0)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .. import formats, narration
 from ..core.trace import Event
 from ..core.verification import FamilyTable
-from . import committed_text, style
+from . import committed_text, engine_rules, style
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it
     from ..playground.narrative import HistoryRow, Stats, StepView, Token
@@ -72,8 +72,9 @@ def committed_markdown(view: StepView, vocab: tuple[str, ...], presenter: bool) 
 # what a rule calls a committed draft and the position of its correction (block keeps τ drafts at once)
 ROUND_COLUMNS_BY_FAMILY: FamilyTable[tuple[str, str]] = FamilyTable(
     "plots.step_html.ROUND_COLUMNS_BY_FAMILY",
-    {"token": ("accepted", "rejected at"), "block": ("kept τ", "corrected at"), "tree": ("accepted", "rejected at")},
-    scope="playable")
+    {"token": ("accepted", "rejected at"), "block": ("kept τ", "corrected at"), "tree": ("accepted", "rejected at"),
+     "ensemble": ("accepted", "rejected at"), "threshold": ("accepted", "rejected at"),
+     "typical": ("accepted", "rejected at")}, scope="playable")
 
 
 def rounds_columns(verification: str) -> list[str]:
@@ -138,8 +139,10 @@ def _block_table(stats: Stats) -> str:
 
 # the statistics table per rule: a tree counts its sibling checks as the chain counts its checks
 STATS_TABLES_BY_FAMILY: FamilyTable[Callable[[Stats], str]] = FamilyTable(
-    "plots.step_html.STATS_TABLES_BY_FAMILY", {"token": _chain_table, "block": _block_table, "tree": _chain_table},
-    scope="playable")
+    "plots.step_html.STATS_TABLES_BY_FAMILY", {"token": _chain_table, "block": _block_table, "tree": _chain_table,
+                                               "ensemble": engine_rules.stats_table,
+                                               "threshold": engine_rules.stats_table,
+                                               "typical": engine_rules.stats_table}, scope="playable")
 
 
 def stats_markdown(stats: Stats) -> str:

@@ -42,6 +42,7 @@ STATES: dict[str, tuple[str, str, str]] = {
     "correction": ("correction", style.origin("correction").color, "triangle-up"),
     "bonus": ("bonus", style.origin("bonus").color, "star"),
 }
+CHECK_KINDS = ("tree_check", "threshold_check")  # a sibling's check: recursive rejection, or SGLang's thresholds
 MAX_TREE_NODES = 40  # drafted nodes the Playground animates (width 2 to depth 4, width 3 to depth 3, width 4 to 2)
 
 
@@ -109,7 +110,7 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> T
     ys = _layout(paths)
     seen = round_events[: upto + 1]
     drafted = {tuple(e.path): e for e in seen if e.kind == "tree_draft"}
-    checks = {tuple(e.path): e for e in seen if e.kind == "tree_check"}
+    checks = {tuple(e.path): e for e in seen if e.kind in CHECK_KINDS}
     accepted = tuple(sorted(p for p, e in checks.items() if e.accepted))
     finished = any(e.kind in ("correction", "bonus", "result") for e in seen)
     nodes = [Node((), -1, "root", 0.0, ys.get((), 0.0), "the committed prefix (where the round drafts from)")]
@@ -149,7 +150,7 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> T
 
 
 def _current(event: Event | None) -> Path | None:
-    if event is None or event.kind not in ("tree_draft", "tree_check"):
+    if event is None or event.kind not in ("tree_draft", *CHECK_KINDS):
         return None
     return tuple(event.path)
 

@@ -7,9 +7,9 @@ One module per concept (``from specviz import theory`` re-exports every public n
   (1 - alpha^(g+1)) / (1 - alpha), ``speedup`` (Leviathan, Kalman and Matias 2023), ``optimal_depth``;
 * ``round_models``: what one round depends on (``RoundModels``, ``round_models``), and the exact numbers
   at each context (``NodeCache``; ``support`` and ``law_of`` of a Categorical);
-* ``node_laws``: every verification rule node by node (``NodeLaw``: trees of i.i.d. or distinct drafts,
-  exact match, greedy drafts, Medusa's typical acceptance), and ``optimal_multi_draft``, the best
-  acceptance any exact scheme with K i.i.d. drafts can reach;
+* ``node_laws``: every verification rule node by node (``NodeLaw``, the core's: trees of i.i.d. or distinct
+  drafts, exact match, greedy drafts; the engine rules' laws are their core modules'), and
+  ``optimal_multi_draft``, the best acceptance any exact scheme with K i.i.d. drafts can reach;
 * ``enumeration``: every outcome of one tokenwise or block round in Fractions (``Outcome``,
   ``RoundAnalysis``), the target's own law, marginals and total variation;
 * ``expectation``: expected accepted drafts and tokens per round without listing sequences;
@@ -28,7 +28,6 @@ MAX_REJECTION_PATHS) and refuses past it with a ``TheoryLimitError`` before the 
 recurses once per position except the enumerations, which stop at MAX_ENUMERATED_DEPTH.
 """
 
-from ..core.arithmetic import entropy, typical_keeps
 from .closed_forms import LEVIATHAN_ALPHAS, alpha, expected_tokens, optimal_depth, speedup, table_grid
 from .comparison import VerificationRow, compare_verifications
 from .enumeration import (
@@ -97,10 +96,10 @@ __all__ = [
     "THEORY_BY_FAMILY", "ExactnessReport", "Law", "NodeLaw", "Outcome", "PositionRow", "RoundAnalysis",
     "RoundExpectation", "RoundModels", "RuleTheory", "SequenceRow", "Sequence_", "Source", "TheoryError",
     "TheoryLimitError", "TheoryTypeError", "VerificationRow", "add_mass", "alpha", "analyze_round",
-    "block_distribution", "can_enumerate", "compare_verifications", "complete_with_target", "entropy",
+    "block_distribution", "can_enumerate", "compare_verifications", "complete_with_target",
     "exactness_report", "expected_accepted_drafts", "expected_tokens", "first_token_law", "first_token_marginal",
     "greedy_token", "ideal_accepted_drafts", "law_distance", "law_of", "length_distribution", "mean_length",
     "node_by_node", "node_law", "optimal_depth", "optimal_multi_draft", "optimal_multi_draft_acceptance",
     "rejection_paths", "round_expectation", "round_models", "scenario_state", "speedup", "support",
-    "table_grid", "target_distribution", "total_variation", "typical_keeps",
+    "table_grid", "target_distribution", "total_variation",
 ]

@@ -1,42 +1,23 @@
 """Verification rules node by node: what one node keeps, and what it commits instead, exactly.
 
 One law function per family of rules, each ``(rule, p, q) -> NodeLaw`` over Laws (token -> Fraction);
-``specviz.theory.rules`` names them per family (``THEORY_BY_FAMILY``). Also the best acceptance any
-exact scheme with K i.i.d. drafts can reach (``optimal_multi_draft``) and a law's distance from p.
-The typical rule's keep-set is the core's (``specviz.core.arithmetic.typical_keeps``).
+``specviz.theory.rules`` names them per family (``THEORY_BY_FAMILY``). The engine rules (ensemble,
+SGLang's thresholds, Medusa's typical acceptance) hold their laws beside their verifiers in the core
+(``specviz.core.ensemble.law``, ...), and ``NodeLaw`` is the core's (``specviz.core.rule_law``). Also the
+best acceptance any exact scheme with K i.i.d. drafts can reach (``optimal_multi_draft``) and a law's
+distance from p.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 from ..core import Categorical, Rule
-from ..core.arithmetic import typical_keeps
-from ..core.errors import ThresholdPrecisionError
+from ..core.rule_law import NodeLaw
 from ..core.verification import MAX_WIDTH
-from .limits import TheoryError, TheoryLimitError, check_pair
+from .limits import TheoryError, check_pair
 from .round_models import Law, add_mass
-
-
-@dataclass(frozen=True)
-class NodeLaw:
-    """One verification node of a rule, exactly: ``kept[x]`` = P(the node keeps a draft and it is x);
-    ``instead[x]`` = P(it keeps none and commits x instead: a correction, or the target's own sample)."""
-
-    kept: dict[int, Fraction]
-    instead: dict[int, Fraction]
-
-    @property
-    def acceptance(self) -> Fraction:
-        """P(the node keeps a draft)."""
-        return sum(self.kept.values(), Fraction(0))
-
-    def committed(self, vocab_size: int) -> tuple[Fraction, ...]:
-        """The law of the token the node commits, in vocabulary order."""
-        zero = Fraction(0)
-        return tuple(self.kept.get(x, zero) + self.instead.get(x, zero) for x in range(vocab_size))
 
 
 def iid_tree_law(p: Law, q: Law, width: int) -> NodeLaw:
@@ -120,16 +101,6 @@ def greedy_draft_law(found: Rule, p: Law, q: Law) -> NodeLaw:
     """The draft proposes argmax q; kept when the target's own sample y ~ p equals it, else y is committed."""
     top = greedy_token(q)
     return NodeLaw({top: p[top]} if top in p else {}, {y: py for y, py in p.items() if y != top})
-
-
-def typical_law(found: Rule, p: Law, q: Law) -> NodeLaw:
-    """x ~ q kept when p(x) is above the typical threshold (the core's keep-set), else the target's own sample."""
-    try:
-        keep = typical_keeps(p, found.parameter)
-    except ThresholdPrecisionError as error:  # theory's refusals of too-large work are TheoryLimitErrors
-        raise TheoryLimitError(str(error)) from error
-    miss = sum((qx for x, qx in q.items() if x not in keep), Fraction(0))
-    return NodeLaw({x: qx for x, qx in q.items() if x in keep}, {y: miss * py for y, py in p.items()} if miss else {})
 
 
 def law_distance(law: Sequence[Fraction], p: Categorical) -> Fraction:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..core import Categorical, Prefix, Rule
+from ..core import Categorical, Prefix, Rule, ensemble, medusa, threshold
+from ..core.errors import LawError
 from ..core.verification import FamilyTable, Unsupported
 from ..core.verification import rule as verification_rule
 from .enumeration import (
@@ -45,7 +46,6 @@ from .node_laws import (
     greedy_draft_law,
     tokenwise_law,
     tree_law,
-    typical_law,
 )
 from .round_models import Law, Node, NodeCache, RoundModels, Sequence_, Source, constant_models, law_of, round_models
 
@@ -112,15 +112,28 @@ def node_by_node(law: LawFunction, *, enumeration: Enumeration | Unsupported = N
     return RuleTheory(law, enumeration=enumeration, check=check)
 
 
+def core_law(law: Callable[[Law, Law, Any], NodeLaw]) -> LawFunction:
+    """An engine rule's law as its core module holds it (``law(p, q, settings)``), read with the rule's settings;
+    a law past its own stated limit is one of theory's refusals (TheoryLimitError)."""
+    def of_rule(found: Rule, p: Law, q: Law) -> NodeLaw:
+        try:
+            return law(p, q, found.settings)
+        except LawError as error:
+            raise TheoryLimitError(str(error)) from error
+    return of_rule
+
+
 THEORY_BY_FAMILY: FamilyTable[RuleTheory] = FamilyTable("theory.rules.THEORY_BY_FAMILY", {
     "token": node_by_node(tokenwise_law, enumeration=enumerate_chain_round),
     # block verification judges a whole chain: one node of it (one draft) is tokenwise
     "block": RuleTheory(tokenwise_law, block_expectation, round_pass_drafts, whole_block_token,
                         enumerate_block_round),
     "tree": node_by_node(tree_law, check=check_distinct_paths),
+    "ensemble": node_by_node(core_law(ensemble.law)),
+    "threshold": node_by_node(core_law(threshold.law)),
+    "typical": node_by_node(core_law(medusa.law)),
     "exact-match": node_by_node(exact_match_law),
     "greedy-draft": node_by_node(greedy_draft_law),
-    "typical": node_by_node(typical_law),
 })
 
 

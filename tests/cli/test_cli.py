@@ -127,13 +127,13 @@ REFUSED = [
     (("generate", "x", "--seed", "-1"), "--seed", "'-1'", "whole number in 0..9007199254740991"),
     (("generate", "x", "--verification", "joint"), "--verification", "'joint'", "got 'joint'; real models draft "
      "one chain per round, verified by token (tokenwise), block"),
-    (("generate", "x", "--verification", "typical:0.5"), "--verification", "'typical:0.5'",
-     "verified by token (tokenwise), block (block verification) ('typical:0.5', typical acceptance"),
+    (("generate", "x", "--verification", "exact-match"), "--verification", "'exact-match'",
+     "verified by token (tokenwise), block (block verification) ('exact-match', exact match"),
     (("play", "--seed", "-5"), "--seed", "'-5'", "whole number in 0..9007199254740991"),
     (("play", "--seed", str(2**53)), "--seed", f"'{2**53}'", "whole number in 0..9007199254740991"),
     (("generate", "x", "--verification", "multi:2"), "--verification", "'multi:2'", "one chain per round"),
     (("play", "--verification", "multi:0"), "--verification", "'multi:0'", "K must be a whole number in 1..8"),
-    (("play", "--verification", "typical:0.1"), "--verification", "'typical:0.1'", "evaluated by theory only"),
+    (("play", "--verification", "exact-match"), "--verification", "'exact-match'", "evaluated by theory only"),
     (("generate", "x", "--draft", "model:"), "--draft", "'model:'", "hub id or folder"),
     (("generate", "x", "--json", "--top-n", "-1"), "--top-n", "'-1'", "whole number in 1..1000"),  # issue 19
     (("generate", "x", "--device", "foo"), "--device", "'foo'", "cpu, cuda, cuda:N or mps"),

@@ -1,16 +1,14 @@
-"""acceptance and residual: exact values, the fast path against plain Fractions, the exact marginal; the typical
-rule's threshold decided exactly (log_sign)."""
+"""acceptance and residual: exact values, the fast path against plain Fractions, the exact marginal."""
 
 from fractions import Fraction
-from fractions import Fraction as F
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from specviz.core import Categorical, acceptance, arithmetic, fp32_weights, residual, residual_mass
-from specviz.core.errors import ProposalError, SupportError, ThresholdPrecisionError, VocabularyMismatchError
+from specviz.core import Categorical, acceptance, fp32_weights, residual, residual_mass
+from specviz.core.errors import ProposalError, SupportError, VocabularyMismatchError
 
 
 def plain_residual(p: Categorical, q: Categorical) -> list[Fraction]:
@@ -167,56 +165,3 @@ def test_residual_top_and_topk_rank_exactly():
         assert r.sparse_topk(k).ids == tuple(chosen)
     tied = residual(Categorical.dense([3, 3, 3, 1]), Categorical.dense([1, 1, 1, 7]))
     assert [t for t, _ in tied.top(3)] == [0, 1, 2]
-
-
-# --- the typical rule's threshold: the sign of a sum of logs, exactly ------------------------------------
-def test_the_log_comparison_by_decimals_agrees_with_the_exact_one(monkeypatch):
-    cases = [[(F(2), F(1, 3)), (F(-1), F(1, 10)), (F(-2, 3), F(1, 3)), (F(-4, 3), F(2, 3))],
-             [(F(2), F(1, 7)), (F(-1), F(9, 10)), (F(-2, 7), F(1, 7)), (F(-12, 7), F(6, 7))]]
-    exact = [arithmetic.log_sign(terms) for terms in cases]
-    monkeypatch.setattr(arithmetic, "EXACT_LOG_BITS", 0)
-    assert [arithmetic.log_sign(terms) for terms in cases] == exact  # by floats
-    monkeypatch.setattr(arithmetic, "_FLOAT_ERROR", float("inf"))
-    assert [arithmetic.log_sign(terms) for terms in cases] == exact  # by decimals
-    assert set(exact) == {1, -1}
-    tie = [(F(2), F(1, 4)), (F(-1), F(1, 2)), (F(-1), F(1, 2)), (F(-1, 2), F(1, 4)), (F(-1, 2), F(1, 4))]
-    with pytest.raises(ThresholdPrecisionError, match="refused rather than guessed"):
-        arithmetic.log_sign(tie)  # a true tie cannot be certified by decimals alone
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(1, 9), min_size=2, max_size=5), st.fractions(F(1, 100), F(99, 100)))
-def test_the_typical_decision_by_decimals_agrees_with_the_exact_one(weights, eps):
-    import unittest.mock
-
-    p = Categorical.dense(weights)
-    law = {x: p.prob(x) for x in range(p.vocab_size)}
-    terms = {x: [(F(2), px), (F(-1), eps), *((-2 * pi, pi) for pi in law.values())] for x, px in law.items()}
-    exact = {x: arithmetic.log_sign(t) for x, t in terms.items()}
-    with unittest.mock.patch.object(arithmetic, "EXACT_LOG_BITS", 0):
-        for x, t in terms.items():
-            if exact[x] == 0:
-                with pytest.raises(ThresholdPrecisionError):
-                    arithmetic.log_sign(t)
-            else:
-                assert arithmetic.log_sign(t) == exact[x]
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.lists(st.integers(0, 12), min_size=1, max_size=9).filter(any), st.fractions(F(1, 1000), F(999, 1000)),
-       st.booleans())
-def test_the_typical_keep_set_is_its_definition_token_by_token(weights, eps, floats_only):
-    """The binary search over distinct values keeps exactly the tokens the definition keeps, one by one."""
-    import unittest.mock
-
-    p = Categorical.dense(weights)
-    law = {x: p.prob(x) for x in range(p.vocab_size) if p.prob(x)}
-    entropy_terms = [(-2 * px, px) for px in law.values()]
-    bits = 0 if floats_only else arithmetic.EXACT_LOG_BITS
-    with unittest.mock.patch.object(arithmetic, "EXACT_LOG_BITS", bits):
-        try:
-            want = frozenset(x for x, px in law.items() if px > eps or arithmetic.log_sign(
-                [(F(2), px), (F(-1), eps), *entropy_terms]) > 0)
-        except ThresholdPrecisionError:
-            assume(False)  # a true tie that only the exact integers can settle
-        assert arithmetic.typical_keeps(p, eps) == want

@@ -102,7 +102,8 @@ def test_no_module_outside_the_registry_reads_a_rules_family() -> None:
 
 
 def test_every_rule_belongs_to_a_registered_family_with_its_playability() -> None:
-    for name in ("token", "block", "multi:2", "multi-distinct:3", "exact-match", "greedy-draft", "typical:1/2"):
+    for name in ("token", "block", "multi:2", "multi-distinct:3", "exact-match", "greedy-draft", "typical:1/2",
+                 "typical-sample:0.2,0.3", "ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8,3"):
         found = rule(name)
         assert found.family in FAMILIES, name
         assert FAMILIES[found.family] == found.playable, name
@@ -113,7 +114,7 @@ def test_a_table_looks_up_the_rules_family_and_names_itself_when_it_has_none() -
     table = FamilyTable("tests.example", {"token": 1, "tree": 3}, scope="playable")
     try:
         assert table["token"] == 1 and table[rule("multi:2")] == 3 and table["multi-distinct:4"] == 3
-        assert table.missing() == ("block",)
+        assert table.missing() == ("block", "ensemble", "threshold", "typical")
         with pytest.raises(VerificationError, match=r"'block' \(block verification\) has no entry in tests.example"):
             table["block"]
     finally:
@@ -127,16 +128,32 @@ def test_a_table_refuses_a_family_that_is_not_registered() -> None:
 
 
 def test_an_unsupported_entry_refuses_the_rule_with_the_layers_reason() -> None:
-    table = FamilyTable("tests.unsupported", {"token": 1, "block": 2, "tree": Unsupported("trees are drawn elsewhere")},
-                        scope="playable")
+    table = FamilyTable("tests.unsupported", {"token": 1, "block": 2, "tree": Unsupported("trees are drawn elsewhere"),
+                                              "ensemble": 4, "threshold": 5, "typical": 6}, scope="playable")
     try:
         assert table.missing() == ()
-        assert table.supports("token") and not table.supports("multi:2") and not table.supports("typical:0.5")
+        assert table.supports("token") and not table.supports("multi:2") and table.supports("typical:0.5")
+        assert not table.supports("exact-match")  # not in a playable table at all
         with pytest.raises(VerificationError, match=r"^verification 'multi:3' \(tree, 3 i.i.d. drafts per node\): "
                                                     "trees are drawn elsewhere$"):
             table["multi:3"]
     finally:
         TABLES.remove(table)
+
+
+def test_a_table_with_otherwise_covers_every_family_it_does_not_name() -> None:
+    table = FamilyTable("tests.otherwise", {"token": 1, "block": 2}, scope="playable",
+                        otherwise=Unsupported("only tokenwise and block here"))
+    valued = FamilyTable("tests.valued", {"token": 1}, scope="all", otherwise=0)
+    try:
+        assert table.missing() == () and valued.missing() == ()
+        assert table["block"] == 2 and table.supports("token") and not table.supports("ensemble:0.5")
+        with pytest.raises(VerificationError, match=r"^verification 'typical:0.09' \(.*\): only tokenwise and block"):
+            table["typical:0.09"]
+        assert valued["exact-match"] == 0 and valued.supports("threshold:1,1") and valued["token"] == 1
+    finally:
+        TABLES.remove(table)
+        TABLES.remove(valued)
 
 
 def test_scopes_list_the_registered_families() -> None:

@@ -14,8 +14,7 @@ from rule_play import probs as probs_of
 
 from specviz.core import Categorical, RandomStreams, Trace, propose, propose_tree
 from specviz.core import medusa as M
-from specviz.core.errors import BlockError, SupportError
-from specviz.core.rule_params import RuleParameterError
+from specviz.core.errors import BlockError, RuleParameterError, SupportError
 
 P, Q = Categorical.dense([1, 2]), Categorical.dense([2, 1])  # Sun et al.'s example: p = (1/3, 2/3), q = (2/3, 1/3)
 ISSUE_P = Categorical.dense([90, 4, 3, 2, 1])  # the issue's p = (.90, .04, .03, .02, .01)
@@ -166,7 +165,7 @@ def test_an_empty_truncation_is_refused_in_words():
 def test_trees_are_refused():
     streams = RandomStreams(1, OWNER, 0)
     tree = propose_tree(lambda c: Q, (), streams, depth=1, width=2, context_id="c")
-    with pytest.raises(BlockError, match="verifies a Block"):
+    with pytest.raises(BlockError, match="verifies a chain .* Medusa keeps the longest accepted path"):
         M.MedusaVerifier(OWNER, (), "c", lambda c: P).verify(tree, streams)
 
 
@@ -242,7 +241,7 @@ def test_one_canonical_spelling(text, canonical, fast):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("typical:1", "EPS (ε, Medusa's posterior_threshold) must be a decimal number in (0, 1)"),
+    ("typical:1", "EPS (ε, Medusa's posterior_threshold) must be a number in (0, 1)"),
     ("typical:0", "(0, 1)"), ("typical:0.1,0", "DELTA (δ, Medusa's posterior_alpha; omit it for √ε)"),
     ("typical:0.1,1.5", "(0, 1]"), ("typical:0.1,0.2,0.3", "1 to 2 numbers"), ("medusa:0.1", "typical:EPS"),
     ("typical-sample:", "got ''")])

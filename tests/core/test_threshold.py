@@ -1,6 +1,7 @@
 """threshold:S,A (SGLang's target-only tree verification): exact on chains and distinct trees at (1, 1), the exact
 lossy law below, and the kernel's own loop."""
 
+import math
 from fractions import Fraction as F
 
 import numpy as np
@@ -23,8 +24,7 @@ from tree_law import autoregressive_law, extend
 
 from specviz.core import Categorical, RandomStreams, Trace, propose, propose_tree
 from specviz.core import threshold as T
-from specviz.core.errors import BlockError, ProposalError, SessionError
-from specviz.core.rule_params import RuleParameterError
+from specviz.core.errors import BlockError, ProposalError, RuleParameterError, SessionError
 
 P, Q = Categorical.dense([1, 2]), Categorical.dense([2, 1])  # Sun et al.'s example: p = (1/3, 2/3), q = (2/3, 1/3)
 DEFAULT = T.parse_threshold("threshold:1,1")
@@ -203,11 +203,18 @@ def test_trace_records_one_coin_per_node():
                 assert e.accepted == (e.single or e.draw < e.bound)
                 assert e.acceptance == (1 if e.single else min(F(1), e.mass / s.acc))
             assert all(not e.accepted for e in events[:-1])
+        for e in checks:  # r: p off the earlier rejected siblings' tokens, renormalized
+            earlier = {c.token for c in by_node[e.path[:-1]][: e.sibling]}
+            assert e.r_token == (0 if e.token in earlier else p.prob(e.token) / (1 - sum(p.prob(x) for x in earlier)))
+            if not e.accepted:
+                assert e.residual.prob(e.token) == 0 and all(e.residual.prob(x) == 0 for x in earlier)
         ends = trace.of_kind("correction")
         for e in ends:
-            assert isinstance(e, T.ThresholdCorrectionEvent)
-            assert set(e.removed) == {c.token for c in by_node[e.node]}
+            assert isinstance(e, T.ThresholdTreeCorrectionEvent) and e.scale is None
+            assert set(e.removed) == {c.token for c in by_node[e.path]}
             assert all(e.residual.prob(x) == 0 for x in e.removed)
+            shares = [c.residual_mass for c in by_node[e.path]]  # each rejection keeps a share of the previous r
+            assert math.prod(shares) == e.residual_mass
         assert trace.to_json()
 
 
@@ -279,6 +286,9 @@ def test_kernel_simulated_matches_the_law(s, distinct):
 
 @pytest.mark.parametrize("text, canonical", [("threshold:1,1", "threshold:1,1"),
                                              ("threshold:1.0,0.80", "threshold:1,0.8"),
+                                             ("threshold:1,1,1", "threshold:1,1"),
+                                             ("threshold:1,1,03", "threshold:1,1,3"),
+                                             ("threshold:1/2,4/5,2", "threshold:0.5,0.8,2"),
                                              ("threshold:5e-1,25e-2", "threshold:0.5,0.25")])
 def test_one_canonical_spelling(text, canonical):
     s = T.parse_threshold(text)
@@ -286,8 +296,10 @@ def test_one_canonical_spelling(text, canonical):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("threshold:1", "2 numbers"), ("threshold:1,1,1", "2 numbers"), ("threshold:0,1", "S (--speculative-accept"),
-    ("threshold:1,0", "A (--speculative-accept-threshold-acc) must be a decimal number in (0, 1]"),
+    ("threshold:1", "2 to 3 numbers"), ("threshold:1,1,1,1", "2 to 3 numbers"),
+    ("threshold:0,1", "S (--speculative-accept"), ("threshold:1,1,0", "K (distinct drafts per node"),
+    ("threshold:1,1,9", "1..8"), ("threshold:1,1,2.0", "got '2.0'"),
+    ("threshold:1,0", "A (--speculative-accept-threshold-acc) must be a number in (0, 1]"),
     ("threshold:1,2", "got '2'"), ("threshold:1, 1", "got ' 1'"), ("threshold:S,A", "got 'S'")])
 def test_bad_names_are_refused_in_words(text, says):
     with pytest.raises(RuleParameterError) as info:

@@ -30,7 +30,7 @@ def test_the_paper_example_side_by_side():
     assert by_name["multi-distinct:2"].kept_by_position[0] == 1
     assert by_name["exact-match"].kept_by_position[0] == F(4, 9)
     assert by_name["greedy-draft"].kept_by_position[0] == F(1, 3)
-    assert by_name["typical:0.09"].first_law == (F(2, 3), F(1, 3))
+    assert by_name["typical:0.09"].first_law == (F(2, 3), F(1, 3))  # Medusa keeps every draft: q
     assert by_name["typical:0.09"].distance == F(1, 3)
     assert all(row.distance == 0 for row in comparison.rows if row.rule.exact)
     assert all(row.tokens == row.accepted_drafts + 1 for row in comparison.rows)  # no stop tokens
@@ -38,14 +38,17 @@ def test_the_paper_example_side_by_side():
 
 
 def test_the_typical_eps_is_the_users():
-    comparison = rules.compare(EXAMPLE, eps="0.5")
-    assert comparison.rows[-1].rule.name == "typical:0.5"
+    comparison = rules.compare(EXAMPLE, ("ensemble:0.25", "typical:0.50,0.2"))
+    assert [row.rule.name for row in comparison.rows[-2:]] == ["ensemble:0.25", "typical:0.5,0.2"]
+    assert rules.rule_names(("token", "ensemble:1/2", "ensemble:0.5"))[-1] == "ensemble:0.5"  # once, canonical
 
 
 @pytest.mark.parametrize("scenario", [EXAMPLE, WIDER], ids=["example", "wider"])
-@pytest.mark.parametrize("name", list(rules.rule_names()) + ["multi-distinct:3", "typical:0.3"])
+@pytest.mark.parametrize("name", list(rules.rule_names()) + ["multi-distinct:3", "typical:0.3", "typical-sample:0.2",
+                                                             "typical:0.3,0.9", "threshold:0.6,0.9,2",
+                                                             "threshold:1,1,3", "threshold:0.3,0.5,3", "ensemble:0.1"])
 def test_each_mechanism_commits_its_exact_law(scenario, name):
-    comparison = rules.compare(scenario, eps=name.partition(":")[2] if name.startswith("typical") else "0.09")
+    comparison = rules.compare(scenario, (name,))
     p, q = rules.first_pair(scenario)
     law = rules.first_law(scenario, name)
     sample = rules.sample_first_tokens(scenario, name, 40_000, seed=3)

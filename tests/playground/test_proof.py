@@ -5,6 +5,8 @@ from fractions import Fraction
 import plotly.graph_objects as go
 import pytest
 
+from specviz import theory
+from specviz.core import rule
 from specviz.playground import presets, proof, state
 from specviz.plots import proof as plots
 
@@ -69,3 +71,25 @@ def test_the_proof_says_what_its_one_position_picture_leaves_out_for_each_rule()
     assert proof.rule_note("block") == proof.BLOCK_NOTE
     for name in ("multi:2", "multi-distinct:3"):
         assert proof.rule_note(name) == proof.TREE_NOTE and "sibling" in proof.TREE_NOTE
+
+
+@pytest.mark.parametrize("name", ["ensemble:0.5", "ensemble:1", "threshold:1,1", "threshold:0.5,0.8", "typical:0.09",
+                                  "typical-sample:0.3"])
+@pytest.mark.parametrize("preset", ["close", "far apart", "disjoint supports"])
+def test_an_engine_rule_is_pictured_by_its_own_law_against_p(name, preset):
+    s = presets.apply_preset(presets.default_scenario(), preset).with_changes(verification=name)
+    pr = proof.proof_at(s, ())
+    p, q = pr.p, pr.q
+    law = theory.first_token_law(s.processor()((), s.target_model()(())), s.draft_model()(()), name)
+    assert pr.rebuilt == law and pr.names.rule == rule(name).short  # kept + instead: the rule's committed law
+    assert pr.distance == theory.total_variation(dict(enumerate(law)), dict(enumerate(p)))
+    assert (pr.distance == 0) == (law == p)
+    assert all(a + r == b for a, r, b in zip(pr.accepted, pr.rejected_draft, q, strict=True))  # q = kept + not kept
+    assert sum(pr.rejected_draft) == pr.rejection and proof.rule_note(name) in (
+        proof.ENSEMBLE_NOTE, proof.THRESHOLD_NOTE, proof.TYPICAL_NOTE)
+    fig = plots.proof_figure(pr)
+    names = [t.name for t in fig.data]
+    assert names[:2] == ["kept by the rule", "draft not kept: (q − kept)+"] and "committed instead" in names
+    title = fig.layout.title.text
+    assert ("not p" in title and "TV to p" in title) if pr.distance else "commits exactly p" in title
+    assert ("not p" in plots.verdict(pr)) == bool(pr.distance)

@@ -36,11 +36,18 @@ def test_rules_table_and_figures_on_the_example():
     rows = plots.table_rows(comparison, ["a", "b"])
     by_rule = {r["rule"]: r for r in rows}
     assert by_rule["tree, 2 i.i.d. drafts per node"]["accepted drafts / round"] == F(112, 81)
-    assert by_rule["typical acceptance, ε = 0.09"]["exact"] == "NO (lossy)"
+    assert by_rule["Medusa's typical acceptance, ε = 0.09, δ = √ε"]["exact"] == "NO (lossy)"
+    assert by_rule["SGLang's thresholds S = 1, A = 1"]["exact"] == "yes"
+    assert by_rule["ensemble verification, W = 0.5"]["TV(first token, p)"] == F(1, 6)
     assert rows[-2]["rule"].endswith("S = {a})") and rows[-2]["P(draft 1 kept)"] == F(8, 9)
     figure = plots.accepted_figure(comparison)
     assert list(figure.data[0].y)[-1] == "typical 0.09 (lossy)"
     assert "112/81" in list(figure.data[0].customdata)
+    # one value per quantity: the bars say what the table's column says (decimals once a fraction is long)
+    column = [row["accepted drafts / round"] for row in rows if row["accepted drafts / round"] is not None]
+    assert list(figure.data[0].text) == lab.column_texts(column)
+    cells = re.findall(r">([^<>]+)</span>", lab.html_table([{"v": v} for v in column]))
+    assert [c for c in cells] == [t for t, v in zip(figure.data[0].text, column) if F(v).denominator != 1]
     sample = rules.sample_first_tokens(EXAMPLE, "typical:0.09", 2_000, seed=0)
     fit = rules.fit(sample, comparison.p, ["a", "b"])
     histogram = plots.first_token_figure(fit, comparison.rows[-1].first_law, "typical")

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specviz import theory
-from specviz.core import Categorical, SpecvizError, VerificationError
+from specviz.core import Categorical, SpecvizError, VerificationError, ensemble, medusa, rule, threshold
 from specviz.scenario import Scenario, Table
 
 P = Categorical.dense([1, 2])
@@ -55,12 +55,25 @@ def test_exact_rules_commit_p_on_the_example():
     assert theory.first_token_law(P, Q, "block", depth=3) == (F(1, 3), F(2, 3))
 
 
-def test_a_tie_on_the_typical_threshold_is_found_exactly_and_not_kept():
-    # p = (1/2, 1/4, 1/4): H = 1.5 ln 2, so with eps = 1/2 the threshold sqrt(eps) exp(-H) is exactly 1/4
-    p = Categorical.dense([2, 1, 1])
-    assert theory.typical_keeps(p, F(1, 2)) == frozenset({0})
-    assert theory.typical_keeps(p, F(1, 3)) == frozenset({0, 1, 2})  # threshold about 0.204
-    assert theory.typical_keeps(p, F(2, 3)) == frozenset({0})  # threshold about 0.289
+@pytest.mark.parametrize("name, module", [("ensemble:0.5", ensemble), ("ensemble:1/3", ensemble),
+                                          ("threshold:0.5,0.8", threshold), ("threshold:1,1,2", threshold),
+                                          ("typical:0.09", medusa), ("typical-sample:0.3,0.5", medusa)])
+def test_theory_reads_each_engine_rules_law_from_its_core_module(name, module):
+    p, q = Categorical.dense([3, 1, 2, 2]), Categorical.dense([1, 4, 1, 2])
+    found = rule(name)
+    own = module.law(theory.law_of(p), theory.law_of(q), found.settings)
+    assert theory.node_law(name, p, q) == own and isinstance(own, theory.NodeLaw)
+    assert theory.first_token_law(p, q, name) == own.committed(4)
+    assert theory.expected_accepted_drafts(p, q, 3, name) == module.expected_accepted_drafts(p, q, 3, found.settings)
+
+
+def test_medusas_rule_on_the_issues_example():
+    """p = (.90, .04, .03, .02, .01), q uniform, ε = 0.09: Medusa's rule commits token 0 always, TV 1/10 (the
+    project's earlier typical:0.09 gave 1/50)."""
+    p, q = Categorical.dense([90, 4, 3, 2, 1]), Categorical.dense([1] * 5)
+    for name in ("typical:0.09", "typical:0.09,0.3", "typical-sample:0.09"):
+        assert theory.first_token_law(p, q, name) == (1, 0, 0, 0, 0)
+        assert theory.law_distance(theory.first_token_law(p, q, name), p) == F(1, 10)
 
 
 def test_greedy_ties_go_to_the_lowest_token():

@@ -86,7 +86,7 @@ class PlaygroundSession:
     preset: str = _widget("preset")  # default set by init: presets.DEFAULT_PRESET
     mode: str = _widget("mode")
     vocab: str = _widget("vocab")
-    verification: str = _widget("verification")  # the switch's choice: "token", "block" or "tree" (rule_switch)
+    verification: str = _widget("verification")  # the switch's choice: a playable family (rule_switch.CHOICES)
     depth: int = _widget("depth")
     draft_topk: int = _widget("draft_topk")
     temperature: float = _widget("temperature")
@@ -104,6 +104,13 @@ class PlaygroundSession:
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
     tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
     tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
+    ensemble_weight: str = _widget("ensemble_weight")  # ensemble:W's W, canonically spelled ("0.5")
+    threshold_single: str = _widget("threshold_single")  # threshold:S,A[,K]'s S
+    threshold_acc: str = _widget("threshold_acc")  # its A
+    threshold_width: int = _widget("threshold_width")  # its K (distinct drafts per node; 1: a chain)
+    typical_eps: str = _widget("typical_eps")  # Medusa's ε
+    typical_delta: str = _widget("typical_delta")  # Medusa's δ ("√ε": its recommended default)
+    typical_fast: bool = _widget("typical_fast")  # Medusa's fast=True (argmax after a rejection)
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)

@@ -24,6 +24,10 @@ TREE_NOTE = ("The draft tree is on. **Many rounds** simulates tokenwise and bloc
              "runs nothing here rather than another rule's rounds; the Exactness lab's rules view compares "
              "the tree's exact law and a Monte Carlo with p. Switch the Verification to tokenwise or block "
              "to run many rounds.")
+OTHER_NOTE = ("**Many rounds** simulates tokenwise and block verification only, so it runs nothing here rather than "
+              "another rule's rounds: the Exactness lab's rules view runs this rule's own mechanism for up to "
+              "1,000,000 rounds against its exact law and p, and *Why exactly p* shows that law with its exact "
+              "distance from p.")
 BLOCK_CAPTION = "Block verification (Sun et al. 2025): the rounds run the exact block Monte Carlo. "
 
 
@@ -41,7 +45,7 @@ SIMULATIONS_BY_FAMILY: FamilyTable[Simulation] = FamilyTable("app.playground.tab
     "token": Simulation(),
     "block": Simulation(bugs=False, caption=BLOCK_CAPTION + many_rounds.BLOCK_BUG_NOTE),
     "tree": Simulation(runs=False, bugs=False, note=TREE_NOTE),
-}, scope="playable")
+}, scope="playable", otherwise=Simulation(runs=False, bugs=False, note=OTHER_NOTE))
 
 
 def many_rounds_tab(presenter: bool) -> None:

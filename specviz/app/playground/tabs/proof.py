@@ -29,17 +29,20 @@ def proof_tab(presenter: bool) -> None:
         after = "at every position (fixed mode)"
     v = scenario.vocab_size
     left, right = st.columns([3, 2], vertical_alignment="bottom")
-    left.markdown(f"A drafted token is committed either **accepted** (mass min(p, q)) or, after a **rejection** "
-                  f"(total 1 − α), as a **correction** from r = (p − q)+ / (1 − α). Here p and q {after}, with "
-                  "the target's processors and mask and the draft's top-k.")
+    if pr.names.rule:
+        left.markdown(f"Under **{pr.names.rule}** a token is committed either **kept** (the drafted token the rule "
+                      f"keeps, mass {proof_plots.exact(pr.alpha)}) or **instead** of a rejected draft, by the rule's "
+                      f"own choice. Here p and q {after}, with the target's processors and mask and the draft's "
+                      "top-k.")
+    else:
+        left.markdown(f"A drafted token is committed either **accepted** (mass min(p, q)) or, after a **rejection** "
+                      f"(total 1 − α), as a **correction** from r = (p − q)+ / (1 − α). Here p and q {after}, with "
+                      "the target's processors and mask and the draft's top-k.")
     shown = right.slider("Add the corrections token by token", 0, v, value=v, key=proof_slider_key(v),
                          help="0: only the accepted mass; each step stacks one token's correction mass on top")
     st.plotly_chart(proof_plots.proof_figure(pr, shown, presenter=presenter, height=430 if presenter else 420),
                     key=Keys.proof_chart, config=NO_BAR, theme=None)
-    mass = proof_plots.exact(pr.rejection)
-    st.markdown(f"Rejected draft mass Σ (q − p)+ = **1 − α = {mass}** = Σ (p − q)+, the mass the corrections "
-                f"add back: min(p, q)(x) + (1 − α)·r(x) = **p(x)** for every token"
-                + (": p rebuilt exactly." if shown == v else "."))
+    st.markdown(proof_plots.verdict(pr, complete=shown == v))
     with st.expander("Every token as exact fractions"):
         import pandas as pd
 

@@ -1,0 +1,225 @@
+"""Narration of the engine rules' events (ensemble, SGLang's thresholds, Medusa's typical acceptance), exactly.
+
+``narrate_event`` turns one event of ``specviz.core.ensemble``, ``threshold`` or ``medusa`` into a headline and
+lines that state the rule's own acceptance (never tokenwise's min(1, p/q)) with its exact fractions and draws;
+other events return None. ``values`` lists the numbers the page folds under the narration. Pure: events in,
+text out; the caller's ``narration.block.Formats`` writes the numbers (page or terminal profile).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from ..core.trace import (
+    EnsembleCheckEvent,
+    Event,
+    MedusaBonusEvent,
+    MedusaCheckEvent,
+    MedusaCorrectionEvent,
+    ThresholdCheckEvent,
+    ThresholdCorrectionEvent,
+    ThresholdTreeCheckEvent,
+    ThresholdTreeCorrectionEvent,
+)
+from .block import Formats, Narration
+
+Values = list[tuple[str, Fraction | int]]
+
+
+def _tok(vocab: Sequence[str], token: int) -> str:
+    return f"‘{vocab[token]}’"
+
+
+def _tokens(vocab: Sequence[str], tokens: Sequence[int]) -> str:
+    return ", ".join(_tok(vocab, t) for t in tokens)
+
+
+def _op(value: Fraction | int, f: Formats) -> str:
+    """A value as an operand of a product or quotient: '(1/7)'; whole numbers bare."""
+    text = f.exact(value)
+    return f"({text})" if "/" in text or " " in text else text
+
+
+def _verdict(accepted: bool) -> tuple[str, str]:
+    return ("accepted", "<") if accepted else ("rejected", "≥")
+
+
+def _head(event: Event, vocab: Sequence[str], rule: str) -> str:
+    verdict, _ = _verdict(event.accepted)  # type: ignore[attr-defined]
+    return (f"Round {event.round_id}, checking position {event.position} ({rule}): "
+            f"{_tok(vocab, event.token)} is {verdict}")  # type: ignore[attr-defined]
+
+
+# --- transformers' ensemble ------------------------------------------------------------------------------
+def _ensemble_check(event: EnsembleCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    x, name, w = _tok(vocab, event.token), vocab[event.token], event.weight
+    verdict, compare = _verdict(event.accepted)
+    after = (" and committed." if event.accepted else
+             "; the correction comes from (p − q)+ next (v's residual too: (v − q)+ = W·(p − q)+).")
+    return _head(event, vocab, f"ensemble, W = {f.exact(w)}"), [
+        f"Proposed x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = {f.fraction(event.q_token)}, "
+        f"judged against v = W·p + (1 − W)·q: v({name}) = {_op(w, f)}·{_op(event.p_token, f)} + "
+        f"{_op(1 - w, f)}·{_op(event.q_token, f)} = {f.fraction(event.mixture_token)}.",
+        f"Acceptance min(1, 1 − W + W·p(x)/q(x)) = min(1, v(x)/q(x)) = {f.fraction(event.acceptance)}.",
+        f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so x is "
+        f"**{verdict}**{after}",
+    ]
+
+
+# --- SGLang's thresholds -------------------------------------------------------------------------------------
+def _threshold_check(event: ThresholdCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    x, name = _tok(vocab, event.token), vocab[event.token]
+    s, a = event.threshold_single, event.threshold_acc
+    verdict, compare = _verdict(event.accepted)
+    lines = [f"Proposed x = {x}: p({name}) = {f.fraction(event.p_token)} (q is never read: SGLang tests the "
+             "target's mass)."]
+    if event.single:
+        lines.append(f"p({name}) ≥ S = {f.exact(s)}: kept whatever the coin, so x is **accepted** and committed.")
+    else:
+        lines += [
+            f"p({name}) < S = {f.exact(s)}: the coin keeps x when u < min(1, p(x)/A) = min(1, "
+            f"{_op(event.p_token, f)}/{_op(a, f)}) = {f.fraction(event.acceptance)}.",
+            f"The coin's {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so x is "
+            f"**{verdict}**" + (" and committed." if event.accepted else
+                                "; the final token comes from p without x next."),
+        ]
+    return _head(event, vocab, f"SGLang, S = {f.exact(s)}, A = {f.exact(a)}"), lines
+
+
+def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    x, name = _tok(vocab, event.token), vocab[event.token]
+    s, a = event.threshold_single, event.threshold_acc
+    verdict, compare = _verdict(event.accepted)
+    head = (f"Round {event.round_id}, SGLang tree check at position {event.position}: sibling #{event.sibling} of "
+            f"{event.siblings}, {x}, is {verdict}")
+    earlier = "" if event.sibling == 0 else f" and the {event.sibling} sibling{'s' if event.sibling > 1 else ''} " \
+                                            "before it"
+    lines = [f"One coin for the node, shared by its siblings: {f.draw(event.draw, event.draw_range)}."]
+    mass = f"Target mass of {x}{earlier}: C = {f.fraction(event.mass)} (q is never read); "
+    if event.single:
+        lines.append(mass + f"p({name}) = {f.exact(event.p_token)} ≥ S = {f.exact(s)}: kept whatever the coin, so "
+                     f"{x} is **accepted**.")
+    else:
+        lines.append(mass + f"kept when u < min(1, C/A) = min(1, {_op(event.mass, f)}/{_op(a, f)}) = "
+                     f"{f.fraction(event.acceptance)}: u {compare} {f.exact(event.acceptance)}, so {x} is "
+                     f"**{verdict}**.")
+    if event.accepted:
+        lines.append(f"{x} is committed; the walk goes down to its children (or, at a leaf, to the bonus from p).")
+    else:
+        more = event.sibling + 1 < event.siblings
+        lines.append(f"p({name}) leaves the final token's law (which keeps {f.fraction(event.residual_mass)} of "
+                     "what was left); " + ("the next sibling adds its mass to C." if more else
+                                          "no sibling is left: the final token comes from p without them."))
+    return head, lines
+
+
+def _threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEvent, vocab: Sequence[str],
+                     f: Formats) -> Narration:
+    y = _tok(vocab, event.token)
+    what, whose = (("the rejected draft", "the rejected draft's") if isinstance(event, ThresholdCorrectionEvent) else
+                   ("the rejected children", "the rejected children's"))
+    head = (f"Round {event.round_id}, rejection at position {event.position}: the final token {y} is drawn from p "
+            f"without {what}")
+    return head, [
+        f"SGLang removes {whose} target mass ({_tokens(vocab, event.removed)}): p without it has mass "
+        f"{f.fraction(event.residual_mass)}, renormalized (relu(p − draft_probs) / its sum).",
+        f"The final {f.draw(event.draw, event.draw_range)} picks {y} with probability "
+        f"{f.fraction(event.residual.prob(event.token))}; the round ends here.",
+    ]
+
+
+# --- Medusa's typical acceptance ---------------------------------------------------------------------------
+def _threshold_line(threshold: Fraction, entropy: float, eps: Fraction, term: float, f: Formats) -> str:
+    """'T = min(ε = 9/100, δ·exp(−H) ≈ 0.05691) = δ·exp(−H)', with H as Medusa computes it."""
+    which = f"ε = {f.fraction(eps)}" if threshold == eps else f"δ·exp(−H) ≈ {float(threshold):.4g}"
+    return (f"Medusa's threshold T = min(ε = {f.exact(eps)}, δ·exp(−H) ≈ {term:.4g}) = {which}, with "
+            f"H = −Σ p log(p + 1e-5) ≈ {entropy:.4f} nats (in float64, as Medusa computes it).")
+
+
+def _exp(entropy: float) -> float:
+    return math.exp(-entropy)
+
+
+def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    x, name = _tok(vocab, event.token), vocab[event.token]
+    verdict, compare = _verdict(event.accepted)
+    delta = "√ε" if abs(event.delta * event.delta - float(event.eps)) < 1e-15 else f"{event.delta:.4g}"
+    lines = [f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = "
+             f"{f.fraction(event.q_token)} (q is never read by the rule).",
+             _threshold_line(event.threshold, event.entropy, event.eps, event.delta * _exp(event.entropy), f)
+             + f" δ = {delta}."]
+    if event.fast:
+        above = ">" if event.accepted else "≤"
+        lines.append(f"p({name}) {above} T, so x is **{verdict}**: the threshold decides, no coin is needed"
+                     + (" and x is committed." if event.accepted else "; Medusa commits argmax p next."))
+    else:
+        lines.append(f"fast=False: x is kept when Medusa's sample of p above T equals it, with probability t(x) = "
+                     f"{f.fraction(event.acceptance)}; the {f.draw(event.draw, event.draw_range)}: u {compare} "
+                     f"{f.exact(event.acceptance)}, so x is **{verdict}**"
+                     + ("." if event.accepted else "; the next token is a fresh sample of p above T."))
+    return _head(event, vocab, "Medusa"), lines
+
+
+def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    y, name = _tok(vocab, event.token), vocab[event.token]
+    source = event.drawn_from if isinstance(event, MedusaBonusEvent) else event.residual
+    bonus = isinstance(event, MedusaBonusEvent)
+    if bonus:
+        head = f"Round {event.round_id}: every draft kept, Medusa's next token {y}"
+        when = "Every draft passed the threshold"
+    else:
+        head = f"Round {event.round_id}, rejection at position {event.position}: Medusa commits {y} instead"
+        when = "A draft failed the threshold"
+    if event.fast:
+        how = (f"{when}; with fast=True (Medusa's default) the next token is argmax p = {y} "
+               f"(p({name}) = {f.fraction(event.p.prob(event.token))}), not a sample of p.")
+    else:
+        how = (f"{when}; with fast=False the next token is a sample of p with every token under T removed: "
+               f"{y} has probability {f.fraction(source.prob(event.token))} there (p({name}) = "
+               f"{f.fraction(event.p.prob(event.token))}).")
+    return head, [how, f"(Medusa's threshold T ≈ {float(event.threshold):.4g}; H ≈ {event.entropy:.4f} nats.)",
+                  f"The {f.draw(event.draw, event.draw_range)} picks {y}"
+                  + ("." if bonus else "; the round ends here.")]
+
+
+_NARRATIONS: tuple[tuple[type, Callable[..., Narration]], ...] = (
+    (EnsembleCheckEvent, _ensemble_check), (ThresholdCheckEvent, _threshold_check),
+    (ThresholdTreeCheckEvent, _threshold_sibling), (ThresholdCorrectionEvent, _threshold_final),
+    (ThresholdTreeCorrectionEvent, _threshold_final), (MedusaCheckEvent, _medusa_check),
+    (MedusaCorrectionEvent, _medusa_next), (MedusaBonusEvent, _medusa_next))
+
+
+def narrate_event(event: Event, vocab: Sequence[str], formats: Formats) -> Narration | None:
+    """(headline, lines) for an engine rule's event; None for any other event."""
+    for kind, narrate in _NARRATIONS:
+        if type(event) is kind:
+            return narrate(event, vocab, formats)
+    return None
+
+
+def values(event: Event, vocab: Sequence[str]) -> Values | None:
+    """The exact numbers of an engine rule's event, named as its narration names them; None for other events."""
+    token = getattr(event, "token", None)
+    if token is None or type(event) not in dict(_NARRATIONS):
+        return None
+    x = vocab[token]
+    draws: Values = [("draw", event.draw), ("draw range", event.draw_range)]  # type: ignore[attr-defined]
+    if isinstance(event, EnsembleCheckEvent):
+        return draws + [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("W", event.weight),
+                        (f"v({x})", event.mixture_token), ("min(1, 1 − W + W·p(x)/q(x))", event.acceptance)]
+    if isinstance(event, ThresholdCheckEvent):
+        return draws + [(f"p({x})", event.p_token), ("S", event.threshold_single), ("A", event.threshold_acc),
+                        ("min(1, p(x)/A)", event.acceptance)]
+    if isinstance(event, ThresholdTreeCheckEvent):
+        return draws + [(f"p({x})", event.p_token), ("C", event.mass), ("S", event.threshold_single),
+                        ("A", event.threshold_acc), ("min(1, C/A)", event.acceptance), ("bound", event.bound)]
+    if isinstance(event, MedusaCheckEvent):
+        return draws + [(f"p({x})", event.p_token), ("T", event.threshold), ("acceptance", event.acceptance)]
+    if isinstance(event, MedusaBonusEvent):
+        return draws + [(f"p({x})", event.p.prob(token)), ("T", event.threshold)]
+    if isinstance(event, MedusaCorrectionEvent):
+        return draws + [(f"p({x})", event.p.prob(token)), ("T", event.threshold)]
+    return draws + [("mass kept", event.residual_mass),  # type: ignore[attr-defined]
+                    (f"r({x})", event.residual.prob(token))]  # type: ignore[attr-defined]
