@@ -6,7 +6,7 @@ from itertools import accumulate
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from specviz.core import Categorical, acceptance, fp32_weights, residual_mass, residual_with_mass
@@ -67,8 +67,7 @@ def test_fp32_tickets_equal_eager_fractions(row, rng):
 @settings(max_examples=100, deadline=None)
 @given(fp32_rows, st.randoms(use_true_random=False))
 def test_sparse_unsorted_fp32_support(row, rng):
-    if not nonzero(row):
-        return
+    assume(nonzero(row))
     vocab = 2 * len(row) + 3
     ids = rng.sample(range(vocab), len(row))
     singles = [float(np.float32(w)) for w in row]
@@ -82,8 +81,7 @@ def test_sparse_unsorted_fp32_support(row, rng):
 def test_scaled_residual_and_acceptance_equal_eager(row_p, row_q, c, head, rng):
     n = min(len(row_p), len(row_q))
     row_p, row_q = row_p[:n], row_q[:n]
-    if not nonzero(row_p) or not nonzero(row_q):
-        return
+    assume(nonzero(row_p) and nonzero(row_q))
     p = fp32_weights(n, range(n), np.array(row_p, dtype=np.float32))
     q = fp32_weights(n, range(n), np.array(row_q, dtype=np.float32))
     slow_p = eager([float(np.float32(w)) for w in row_p])
@@ -218,13 +216,11 @@ def test_residual_of_a_residual_scales_equal_eager(row_p, row_q, dropped, head, 
     # scales share large factors with both totals, which the gcd divides out before walking entries
     n = min(len(row_p), len(row_q))
     row_p, row_q = row_p[:n], row_q[:n]
-    if not nonzero(row_p) or not nonzero(row_q):
-        return
+    assume(nonzero(row_p) and nonzero(row_q))
     p = fp32_weights(n, range(n), np.array(row_p, dtype=np.float32))
     q = fp32_weights(n, range(n), np.array(row_q, dtype=np.float32))
     m, z = residual_mass(p, q), 1 - q.prob(dropped % n)
-    if not m or not z:
-        return
+    assume(m and z)
     for c in (z / (z + m), (z / (z + m)) ** 2 / 2):
         want, mass = eager_scaled_residual(eager([float(np.float32(w)) for w in row_p]),
                                            eager([float(np.float32(w)) for w in row_q]), c)
@@ -243,8 +239,7 @@ def test_residual_of_a_residual_scales_equal_eager(row_p, row_q, dropped, head, 
 @settings(max_examples=100, deadline=None)
 @given(fp32_rows, st.lists(st.booleans(), min_size=40, max_size=40), st.randoms(use_true_random=False))
 def test_masked_fp32_stays_fp32_and_equals_eager(row, flags, rng):
-    if not nonzero(row):
-        return
+    assume(nonzero(row))
     n = len(row)
     keep = flags[:n]
     singles = [float(np.float32(w)) for w in row]
