@@ -33,13 +33,13 @@ from specviz.models.cost import measure_costs  # noqa: E402
 from specviz.models.drafts import SharedTargetDraft, half_precision_copy  # noqa: E402
 from specviz.models.generate import Session  # noqa: E402
 from specviz.models.lm import early_exit_view  # noqa: E402
-from specviz.models.presets import PRESETS, Preset  # noqa: E402
+from specviz.models.presets import PRESETS, ModelPreset  # noqa: E402
 from specviz.models.race import TRIALS, Leg, prediction_for, race, run_leg, trials_line  # noqa: E402
 from specviz.models.stats import paired_expected_accepted  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
 
-def hf_generate(target, ids: torch.Tensor, preset: Preset, **assist) -> float:
+def hf_generate(target, ids: torch.Tensor, preset: ModelPreset, **assist) -> float:
     """Seconds of transformers' own sampling (optionally assisted) for the preset's token count."""
     n = preset.max_new_tokens
     torch.manual_seed(0)
@@ -49,7 +49,7 @@ def hf_generate(target, ids: torch.Tensor, preset: Preset, **assist) -> float:
     return time.perf_counter() - began
 
 
-def assistant_kwargs(target, preset: Preset) -> dict | None:
+def assistant_kwargs(target, preset: ModelPreset) -> dict | None:
     """transformers' assisted-generation arguments for the preset's draft, or None where it has none."""
     spec = preset.draft_spec
     if spec.kind == "lookup":
@@ -67,7 +67,7 @@ def assistant_kwargs(target, preset: Preset) -> dict | None:
     return {"assistant_model": assistant}
 
 
-def exact_leg(target, preset: Preset, prompt, seed: int, plain: bool,
+def exact_leg(target, preset: ModelPreset, prompt, seed: int, plain: bool,
               verification: str = "token") -> tuple[Leg, Session]:
     session = Session(target, None if plain else preset.draft_spec,
                       preset.settings(seed=seed, ignore_eos=True, verification=verification), prompt, top_n=None,

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from specviz.models.errors import ModelSettingError
 from specviz.models.tree_attention import (
     TreeSupport,
     float_mask,
@@ -59,7 +60,7 @@ class CausalLM:
     def __init__(self, model: nn.Module, vocab_size: int, device: torch.device, temperature: float = 1.0, *,
                  tree: bool | TreeSupport | None = None):
         if not temperature > 0:
-            raise ValueError(f"temperature must be > 0, got {temperature}")
+            raise ModelSettingError(f"temperature must be > 0, got {temperature}")
         self.model = model
         self.temperature = float(temperature)
         self.vocab_size = vocab_size
@@ -77,7 +78,7 @@ class CausalLM:
     def tree_support(self) -> TreeSupport:
         """How this model scores a tree (the self-check runs on first use, once per model object)."""
         if self._tree is None:
-            self._tree = tree_support(self.model, self.vocab_size, self.device)
+            self._tree = tree_support(self.model, self.vocab_size, self.device, CausalLM)
         return self._tree
 
     def probs(self, prefix: Prefix) -> np.ndarray:
@@ -237,7 +238,7 @@ def _decoder(model: nn.Module) -> tuple[str, nn.Module, str]:
         for layers_name in ("layers", "h", "blocks"):
             if isinstance(getattr(base, layers_name, None), nn.ModuleList):
                 return base_name, base, layers_name
-    raise ValueError(f"early exit: cannot find the decoder layers of {type(model).__name__}")
+    raise ModelSettingError(f"early exit: cannot find the decoder layers of {type(model).__name__}; pick another draft")
 
 
 def _shallow(module: nn.Module) -> nn.Module:
@@ -252,7 +253,7 @@ def early_exit_view(model: nn.Module, layers: int) -> nn.Module:
     base_name, base, layers_name = _decoder(model)
     total = len(getattr(base, layers_name))
     if not 1 <= layers <= total:
-        raise ValueError(f"early exit needs 1..{total} layers, got {layers}")
+        raise ModelSettingError(f"early exit needs 1..{total} layers, got {layers}")
     config = copy.deepcopy(model.config)
     text = config.get_text_config()
     text.num_hidden_layers = layers

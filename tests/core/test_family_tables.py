@@ -30,7 +30,6 @@ KNOWN_FAMILY_READS: set[str] = {
     "specviz/app/playground_tree.py",
     "specviz/lab/montecarlo.py",
     "specviz/lab/rules.py",
-    "specviz/models/generate.py",
     "specviz/narration/__init__.py",
     "specviz/playground/many_rounds.py",
     "specviz/playground/narrative.py",
@@ -38,7 +37,6 @@ KNOWN_FAMILY_READS: set[str] = {
     "specviz/plots/verification.py",
     "specviz/theory.py",
     "views/exactness_lab.py",
-    "views/real_models.py",
     "views/theory.py",
 }
 
