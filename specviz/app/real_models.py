@@ -306,11 +306,11 @@ def leg_metrics(leg: Leg, container) -> None:
     s = leg.summary
     m = container.columns(3)
     m[0].metric("Tokens/s", f"{s.tokens_per_s:.1f}", help=f"{s.tokens} tokens in {s.wall_s:.2f} s")
-    m[1].metric("Verify passes", s.target_forwards,
-                help="Target verification passes: each checks a drafted block or samples one token without a "
-                     "draft (target passes spent drafting are not counted)")
-    m[2].metric("Tokens/verify pass", f"{s.tokens_per_target_forward:.2f}",
-                help=f"{s.tokens} tokens / {s.target_forwards} verification passes")
+    m[1].metric("Passes", s.target_forwards,
+                help="Target verification passes: each checks a drafted block or tree, or samples one token "
+                     "without a draft (target passes spent drafting are not counted)")
+    m[2].metric("Tokens/pass", f"{s.tokens_per_target_forward:.2f}",
+                help=f"{s.tokens} tokens / {s.target_forwards} target verification passes")
 
 
 def leg_title(name: str, result: dict) -> str:

@@ -91,7 +91,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out: TextIO, err: TextIO) -> int:
     """Plain sampling, then the speculative run, each with progress; both texts, the table, the speedup line."""
-    from specviz.models.race import race, race_table
+    from specviz.models.race import CHAIN, PLAIN, SPECULATIVE, race, race_table
     from specviz.models.text import token_pieces
 
     bars: dict[str, Progress] = {}
@@ -108,7 +108,8 @@ def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out:
     for bar in bars.values():
         bar.close()
     color = use_color(args.color, out)
-    for leg in (result.plain, result.speculative):
+    legs = result.median_trial.legs
+    for leg in (legs[name] for name in (PLAIN, CHAIN, SPECULATIVE) if name in legs):  # plain first, as on the page
         gen = leg.generation
         out.write(f"--- {leg.name} ({leg.label}) ---\n")
         pieces = token_pieces(target.tokenizer, gen.tokens)
