@@ -52,9 +52,12 @@ TREE_NOTE = ("When a tree pays (measured on this 2-core CPU, bench/lookup_tree.p
 def preset_state(preset: ModelPreset, n_layers: int) -> dict[str, Any]:
     """The page's widget values for a preset (early-exit layers clipped to the model's depth)."""
     spec = parse_draft(preset.draft)
+    choice, width = verification_choice(preset.verification)
     state: dict[str, Any] = {"rm_prompt": preset.prompt, "rm_draft": DRAFT_NAMES[spec.kind], "rm_depth": preset.depth,
                              "rm_temperature": preset.temperature, "rm_top_k": preset.top_k, "rm_top_p": preset.top_p,
-                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0}
+                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0, "rm_verification": choice}
+    if VERIFICATION_CHOICES[choice][1]:
+        state["rm_width"] = width
     if spec.kind == "early-exit":
         state["rm_layers"] = min(spec.layers, n_layers)
     if spec.kind == "lookup":
@@ -89,6 +92,15 @@ def open_on_first_preset(first: ModelPreset, n_layers: int) -> None:
     for key, value in preset_state(first, n_layers).items():
         st.session_state.setdefault(key, value)
     st.session_state.setdefault("rm_preset", first.name)
+
+
+def verification_choice(name: str) -> tuple[str, int]:
+    """The menu choice and tree width that name a rule (the inverse of rule_name)."""
+    found = rule(name)
+    for choice, (build, _) in VERIFICATION_CHOICES.items():
+        if build(found.width) == found.name:
+            return choice, found.width
+    raise ValueError(f"the page's verification menu has no entry for {found.name!r}")
 
 
 def rule_name(choice: str, width: int) -> str:

@@ -18,6 +18,15 @@ COPY_TEXT = (
     "ever knew his name."
 )
 
+# a list whose lines share beginnings: after "The red fox ran to the" the earlier lines continue "barn", "river" and
+# "hill", so prompt lookup's n-gram continuations disagree (what a lookup tree drafts all of)
+LIST_TEXT = (
+    "The red fox ran to the barn.\nThe red fox ran to the river.\nThe red fox ran to the hill.\n"
+    "The old man sat by the door.\nThe old man sat by the fire.\nThe old man sat by the sea.\n"
+    "The small bird flew over the wall.\nThe small bird flew over the field.\nThe small bird flew over the town."
+)
+LIST_PROMPT = f"Repeat this list exactly:\n\n{LIST_TEXT}"
+
 
 @dataclass(frozen=True)
 class ModelPreset:
@@ -32,6 +41,7 @@ class ModelPreset:
     lesson: str
     top_k: int = 0
     top_p: float = 1.0
+    verification: str = "token"
 
     @property
     def draft_spec(self) -> DraftSpec:
@@ -40,7 +50,8 @@ class ModelPreset:
     def settings(self, seed: int = 1, **changes) -> GenerationSettings:
         """The generation settings of this preset (seed and any other field may be overridden)."""
         base = {"depth": self.depth, "seed": seed, "max_new_tokens": self.max_new_tokens,
-                "temperature": self.temperature, "top_k": self.top_k, "top_p": self.top_p}
+                "temperature": self.temperature, "top_k": self.top_k, "top_p": self.top_p,
+                "verification": self.verification}
         return GenerationSettings(**{**base, **changes})
 
 
@@ -51,6 +62,15 @@ PRESETS: tuple[ModelPreset, ...] = (
         draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48,
         lesson="The answer copies the prompt, so an n-gram match proposes the next tokens for free and the "
                "target accepts most of them: several tokens per verification pass, which should show as a speedup.",
+    ),
+    ModelPreset(
+        name="A list whose lines share beginnings: a lookup tree",
+        prompt=LIST_PROMPT,
+        draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48, verification="multi-distinct:3",
+        lesson="Each line of the list begins like two others (\"The red fox ran to the …\"), so where a line "
+               "branches prompt lookup finds three continuations: a chain drafts one and is often rejected there, a "
+               "tree of width 3 drafts all three and the target scores the whole tree in one pass. The race runs "
+               "plain, the chain and the tree.",
     ),
     ModelPreset(
         name="Open-ended story with early exit",
