@@ -1,6 +1,6 @@
 """Does a draft tree pay on this machine? Plain vs chain vs tree (width 2 and 3), prompt lookup and a model draft.
 
-    .venv/bin/python bench/lookup_tree.py [--model smollm2] [--max-new-tokens 40] [--repeats 3] [--threads 2]
+    .venv/bin/python bench/lookup_tree.py [--model smollm2] [--max-new-tokens 40] [--repeats 5] [--threads 1]
                                           [--prompts copy,list] [--drafts lookup:3,early-exit:8] [--device cpu]
 
 Two prompts: the copy preset's (specviz.models.presets: the n-gram continuations agree) and a list whose
@@ -10,15 +10,20 @@ sampling through the exact core, the draft as a chain (tokenwise) and as a tree 
 (``multi-distinct:K``: the target scores the whole tree in one pass with a tree attention mask).
 Every row runs once per repeat, interleaved (the order rotates each repeat); a row's figure is the
 median over repeats of its wall speedup against plain *in the same repeat* (the machine is shared),
-and its peak memory: on a GPU ``torch.cuda.max_memory_allocated`` above the run's start, on the CPU
-the peak resident set size above the run's start (sampled every 2 ms; allocator caching makes it a
-rough figure). Tokens per target pass and nodes per pass are counts, the same on every repeat.
-Prints a text table, then the same table as markdown, then what a target pass over k tokens costs.
+the same ratio in process CPU time (less sensitive to other processes on a shared machine than wall
+time; run with --threads 1 so that no thread spins waiting for a descheduled one), the tree's wall
+time against the chain's in the same repeat, and its peak memory: on a GPU
+``torch.cuda.max_memory_allocated`` above the run's start, on the CPU the C heap's bytes in live
+allocations (glibc's mallinfo2, where torch's CPU tensors live) above the run's start, sampled every
+2 ms (a short-lived peak between samples can be missed). Tokens per target pass and nodes per pass
+are counts, the same on every repeat. Prints a text table, then the same table as markdown, then
+what a target pass over k tokens costs.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import statistics
 import sys
@@ -43,8 +48,31 @@ MODEL_DEPTH = 3  # a model draft's tree is full: width 3 at depth 3 is 39 nodes 
 PROMPTS = {"copy": DEFAULT.prompt, "list": LIST_PROMPT}
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                      "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def heap_in_use() -> int:
+    """Bytes the C heap holds for live allocations (glibc's mallinfo2: in-use chunks + mmapped blocks).
+
+    torch's CPU tensors come from this heap; unlike the resident set size, it drops when they are freed.
+    """
+    info = _MALLINFO2()
+    return int(info.uordblks + info.hblkhd)
+
+
+try:
+    _MALLINFO2 = ctypes.CDLL("libc.so.6").mallinfo2
+    _MALLINFO2.restype = _MallInfo2
+except (OSError, AttributeError):  # not glibc: the resident set size instead (it never shrinks: a rough figure)
+    def heap_in_use() -> int:  # type: ignore[misc]
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
 class PeakMemory:
-    """Peak memory above the start of a run: CUDA's allocator counter, or the process's sampled RSS."""
+    """Peak memory above the start of a run: CUDA's allocator counter, or the C heap in use (sampled)."""
 
     def __init__(self, device: torch.device):
         self.device = device
@@ -52,25 +80,20 @@ class PeakMemory:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    @staticmethod
-    def rss() -> int:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
     def __enter__(self) -> PeakMemory:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
             torch.cuda.reset_peak_memory_stats(self.device)
             self.start = torch.cuda.memory_allocated(self.device)
             return self
-        self.start = self.peak = self.rss()
+        self.start = self.peak = heap_in_use()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
         return self
 
     def _sample(self) -> None:
         while not self._stop.wait(0.002):
-            self.peak = max(self.peak, self.rss())
+            self.peak = max(self.peak, heap_in_use())
 
     def __exit__(self, *exc) -> None:
         if self.device.type == "cuda":
@@ -79,7 +102,7 @@ class PeakMemory:
             return
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, self.rss())
+        self.peak = max(self.peak, heap_in_use())
 
     @property
     def mb(self) -> float:
@@ -103,13 +126,14 @@ def timed(target, prompt, draft: str | None, settings: GenerationSettings) -> di
     """One run: wall time, counts and peak memory."""
     session = Session(target, None if draft is None else parse_draft(draft), settings, prompt, top_n=None)
     with PeakMemory(target.device) as memory:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         gen = session.run()
-        seconds = time.perf_counter() - began
+        seconds, cpu_seconds = time.perf_counter() - began, time.process_time() - cpu
     drafting = [r for r in gen.rounds if not r.plain]
     passes = sum(r.target_forwards for r in gen.rounds)
     drafting_passes = sum(r.target_forwards for r in drafting)
-    return {"seconds": seconds, "tokens": len(gen.tokens), "passes": passes, "rounds": len(gen.rounds),
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "tokens": len(gen.tokens), "passes": passes,
+            "rounds": len(gen.rounds),
             "nodes_per_pass": sum(r.nodes for r in drafting) / drafting_passes if drafting_passes else 0.0,
             "accepted": sum(r.accepted for r in drafting) / len(drafting) if drafting else 0.0,
             "memory_mb": memory.mb, "scoring": gen.tree_scoring.words if gen.tree_scoring else "-"}
@@ -141,11 +165,13 @@ def table_rows(prompt_name: str, rows, runs: dict[str, list[dict]]) -> list[list
     for name, _, _ in rows:
         mine = runs[name]
         speedups = [p["seconds"] / m["seconds"] for p, m in zip(plain, mine)]
+        cpu = [p["cpu_seconds"] / m["cpu_seconds"] for p, m in zip(plain, mine)]
         over_chain = [c["seconds"] / m["seconds"] for c, m in zip(runs[chain_name], mine)]
         first = mine[0]
         out.append([prompt_name, name, f"{first['tokens'] / first['passes']:.2f}",
                     f"{first['nodes_per_pass']:.1f}" if name != "plain" else "-",
                     f"{statistics.median(speedups):.2f}x ({min(speedups):.2f}–{max(speedups):.2f})",
+                    f"{statistics.median(cpu):.2f}x",
                     f"{statistics.median(over_chain):.2f}x" if name != "plain" else "-",
                     f"{statistics.median(m['memory_mb'] for m in mine):.1f}",
                     f"{first['accepted']:.2f}" if name != "plain" else "-"])
@@ -156,9 +182,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--max-new-tokens", type=int, default=40)
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs of every row; medians are shown")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved runs of every row; medians are shown")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--prompts", default="copy,list", help=f"comma-separated, of {', '.join(PROMPTS)}")
     parser.add_argument("--drafts", default="lookup:3,early-exit:8", help="comma-separated drafts")
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: the best available)")
@@ -175,7 +201,8 @@ def main() -> None:
           + ", ".join(f"{name} {len(p)}" for name, p in prompts.items()) + " tokens", file=sys.stderr, flush=True)
     table = bench(target, prompts, drafts, args.repeats, args.max_new_tokens, args.seed)
     header = ["prompt", "method", "tokens per target pass", "drafted nodes per pass",
-              "wall speedup vs plain (median, range)", "vs the chain", "peak memory MB", "accepted per drafting round"]
+              "wall speedup vs plain (median, range)", "CPU-time speedup vs plain", "wall vs the chain",
+              "peak memory MB", "accepted per drafting round"]
     widths = [max(len(x[i]) for x in [header, *table]) for i in range(len(header))]
     for line in [header, *table]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)))

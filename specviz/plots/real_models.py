@@ -137,7 +137,7 @@ def tokens_per_round_figure(rounds: Sequence[tuple[int, str]], expected: float |
                              marker=style.bar_marker(cue)))
     if expected is not None:
         fig.add_hline(y=expected, line={"color": style.role("theory").color, "dash": "dash"},
-                      annotation_text=f"theory {expected:.2f}")
+                      annotation_text=f"theory {expected:.2f} per drafting round")
     fig.update_layout(barmode="stack", xaxis={"title": "round"}, yaxis={"title": "tokens"})
     return style.apply_layout(fig, title="Tokens per round", presenter=presenter)
 
