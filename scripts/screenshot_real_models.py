@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 import e2e_support as sup  # noqa: E402
 
-PRESETS = {"copy": "Copy a text with prompt lookup", "list": "A list whose lines share beginnings: a lookup tree"}
+PRESETS = {"copy": "Copy a text with prompt lookup", "list": "A list whose lines share beginnings (tree)"}
 
 
 def pick_preset(page, name: str) -> None:
@@ -51,6 +51,7 @@ def shoot(page, url: str, preset: str, out: Path) -> list[Path]:
         "el => el.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(500)
     page.screenshot(path=str(shots[1]), animations="disabled", scale="css")
+    sup.full_page_capture(page, f"real_models-{preset}")  # assets/_e2e_tmp/: everything below the fold
     return shots
 
 

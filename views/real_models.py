@@ -40,14 +40,14 @@ label = app.labeler(target.tokenizer)
 app.open_on_first_preset(PRESETS[0], target.n_layers)
 
 # --- preset, verification, Generate --------------------------------------------------------------------------
-top = st.columns([2.5, 1.7, 0.9, 1.0, 1.0], vertical_alignment="bottom")
+top = st.columns([2.6, 2.3, 1.1, 1.0], vertical_alignment="bottom")
 preset_name = top[0].selectbox("Preset", [p.name for p in PRESETS], key="rm_preset", on_change=app.apply_preset)
-verification = app.verification_widgets(top[1], top[2])
-race_on = top[3].toggle("Race plain", value=True, key="rm_race",
+verification = app.verification_widget(top[1])
+race_on = top[2].toggle("Race plain", value=True, key="rm_race",
                         help=f"Race plain target sampling against the speculative run, {TRIALS} times, interleaved "
                              "over consecutive seeds, and compare their speeds (median and spread); a tree also "
                              "races the same draft as a chain")
-clicked = top[4].button("Generate", type="primary", key="rm_generate", width="stretch")
+clicked = top[3].button("Generate", type="primary", key="rm_generate", width="stretch")
 context = f", context {target.context_length:,} tokens" if target.context_length else ""
 st.caption(f"{by_name(preset_name).lesson} Model: {spec} — {target.n_layers} layers, vocabulary "
            f"{target.vocab_size:,}{context}, on {target.device_name}.")

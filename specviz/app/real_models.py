@@ -34,14 +34,11 @@ DRAFT_CHOICES = {"Prompt lookup (n-gram, one-hot q)": "lookup", "Early exit (fir
                  "Target re-processed (temperature, top-k)": "target", "Same model in bfloat16": "bf16",
                  "Second model (same tokenizer)": "model"}
 DRAFT_NAMES = {kind: name for name, kind in DRAFT_CHOICES.items()}
-# the page's verification menu: choice -> (the rule's spec for a tree width K, whether K applies). A new playable
-# rule is one entry here (its parameter widget beside it), and one entry in specviz.models.rounds.ROUNDS.
-VERIFICATION_CHOICES: dict[str, tuple[Callable[[int], str], bool]] = {
-    "token": (lambda k: "token", False),
-    "block": (lambda k: "block", False),
-    "multi": (lambda k: f"multi:{k}", True),
-    "multi-distinct": (lambda k: f"multi-distinct:{k}", True),
-}
+# the page's verification menu, in the registry's names: a new playable rule is one entry here (and one entry in
+# specviz.models.rounds.ROUNDS); a tree is offered at every width real models run
+VERIFICATIONS: tuple[str, ...] = ("token", "block",
+                                  *(f"{family}:{k}" for family in ("multi-distinct", "multi")
+                                    for k in range(2, MAX_TREE_WIDTH + 1)))
 TREE_NOTE = ("When a tree pays (measured on this 2-core CPU, bench/lookup_tree.py): one target pass scores the whole "
              "tree, but a wider pass costs more here; the lookup tree commits more tokens per pass than the chain "
              "only where the n-gram continuations disagree (a list whose lines share beginnings), and on a copy "
@@ -52,12 +49,10 @@ TREE_NOTE = ("When a tree pays (measured on this 2-core CPU, bench/lookup_tree.p
 def preset_state(preset: ModelPreset, n_layers: int) -> dict[str, Any]:
     """The page's widget values for a preset (early-exit layers clipped to the model's depth)."""
     spec = parse_draft(preset.draft)
-    choice, width = verification_choice(preset.verification)
     state: dict[str, Any] = {"rm_prompt": preset.prompt, "rm_draft": DRAFT_NAMES[spec.kind], "rm_depth": preset.depth,
                              "rm_temperature": preset.temperature, "rm_top_k": preset.top_k, "rm_top_p": preset.top_p,
-                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0, "rm_verification": choice}
-    if VERIFICATION_CHOICES[choice][1]:
-        state["rm_width"] = width
+                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0,
+                             "rm_verification": rule(preset.verification).name}
     if spec.kind == "early-exit":
         state["rm_layers"] = min(spec.layers, n_layers)
     if spec.kind == "lookup":
@@ -94,34 +89,14 @@ def open_on_first_preset(first: ModelPreset, n_layers: int) -> None:
     st.session_state.setdefault("rm_preset", first.name)
 
 
-def verification_choice(name: str) -> tuple[str, int]:
-    """The menu choice and tree width that name a rule (the inverse of rule_name)."""
-    found = rule(name)
-    for choice, (build, _) in VERIFICATION_CHOICES.items():
-        if build(found.width) == found.name:
-            return choice, found.width
-    raise ValueError(f"the page's verification menu has no entry for {found.name!r}")
-
-
-def rule_name(choice: str, width: int) -> str:
-    """The rule a verification choice and tree width name."""
-    return VERIFICATION_CHOICES[choice][0](width)
-
-
-def verification_widgets(rule_column, width_column) -> str:
-    """The verification menu and the tree width beside it; returns the chosen rule's name."""
-    ss = st.session_state
-    width = int(ss.get("rm_width", 2))
-    choice = rule_column.selectbox("Verification", list(VERIFICATION_CHOICES), key="rm_verification",
-                                   format_func=lambda c: rule(rule_name(c, width)).short,
-                                   help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
-                                        "decides how many drafts to keep from the whole block; a tree drafts K "
-                                        "children per node (i.i.d. or distinct) and checks them by recursive "
-                                        "rejection sampling, the whole tree scored in one target pass. All exact.")
-    tree = VERIFICATION_CHOICES[choice][1]
-    width_column.select_slider("Tree width", list(range(2, MAX_TREE_WIDTH + 1)), value=width, key="rm_width",
-                               disabled=not tree, help="Drafts per node K (a tree rule only)")
-    return rule_name(choice, int(ss.get("rm_width", width)))
+def verification_widget(column) -> str:
+    """The verification menu (tokenwise, block, trees of width 2..4, i.i.d. or distinct); returns the rule's name."""
+    return column.selectbox("Verification", VERIFICATIONS, key="rm_verification",
+                            format_func=lambda name: rule(name).label,
+                            help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
+                                 "decides how many drafts to keep from the whole block; a tree drafts K children "
+                                 "per node (i.i.d., or distinct: without replacement) and checks them by recursive "
+                                 "rejection sampling, the whole tree scored in one target pass. All exact.")
 
 
 def show_bug(error: BaseException, where: str) -> None:
@@ -283,7 +258,8 @@ def live_view(slot, tokenizer, draft_label: str, settings: GenerationSettings, w
     max_new, races = settings.max_new_tokens, TRIALS if with_plain else 1
     places, throttle = {}, Throttle(0.2)
     for leg, column in zip(legs, columns):
-        title = LEG_TITLES.get(leg) or f"Speculative ({draft_label}, {found.short})"
+        title = LEG_TITLES.get(leg) or (f"{found.short.capitalize()} ({draft_label})" if found.width > 1
+                                        else f"Speculative ({draft_label}, {found.short})")
         column.markdown(f"**{title}{f' ({draft_label}, tokenwise)' if leg == CHAIN else ''}**")
         places[leg] = (column.progress(0.0, text="waiting"), column.empty())
 
@@ -314,15 +290,16 @@ def labeler(tokenizer) -> Callable[[int], str]:
 
 
 def leg_metrics(leg: Leg, container) -> None:
-    """Tokens/s, verification passes and tokens per verification pass of one leg, each with its denominator."""
+    """Tokens/s and tokens per verification pass of one leg, each with its denominator, and the counts."""
     s = leg.summary
-    m = container.columns(3)
+    m = container.columns(2)
     m[0].metric("Tokens/s", f"{s.tokens_per_s:.1f}", help=f"{s.tokens} tokens in {s.wall_s:.2f} s")
-    m[1].metric("Passes", s.target_forwards,
-                help="Target verification passes: each checks a drafted block or tree, or samples one token "
-                     "without a draft (target passes spent drafting are not counted)")
-    m[2].metric("Tokens/pass", f"{s.tokens_per_target_forward:.2f}",
-                help=f"{s.tokens} tokens / {s.target_forwards} target verification passes")
+    m[1].metric("Tokens/pass", f"{s.tokens_per_target_forward:.2f}",
+                help=f"{s.tokens} tokens / {s.target_forwards} target verification passes: each checks a drafted "
+                     "block or tree, or samples one token without a draft (passes spent drafting not counted)")
+    nodes = f", {s.nodes_per_pass:.1f} drafted nodes per pass" if s.tree_width > 1 and s.nodes_per_pass else ""
+    container.caption(f"{s.tokens} tokens in {s.target_forwards} target verification passes, "
+                      f"{s.wall_s:.2f} s{nodes}")
 
 
 def leg_title(name: str, result: dict) -> str:
@@ -331,7 +308,10 @@ def leg_title(name: str, result: dict) -> str:
         return "Plain sampling (exact core)"
     if name == CHAIN:
         return f"Chain ({result['draft']}, tokenwise)"
-    return f"Speculative ({result['draft']}, {rule(result['verification']).label})"
+    found = rule(result["verification"])
+    if found.width > 1:  # short enough for a third of the page on one line
+        return f"{found.short.capitalize()} ({result['draft']})"
+    return f"Speculative ({result['draft']}, {found.label})"
 
 
 def show_race(outcome: RaceResult, result: dict, tokenizer) -> None:

@@ -64,7 +64,7 @@ PRESETS: tuple[ModelPreset, ...] = (
                "target accepts most of them: several tokens per verification pass, which should show as a speedup.",
     ),
     ModelPreset(
-        name="A list whose lines share beginnings: a lookup tree",
+        name="A list whose lines share beginnings (tree)",
         prompt=LIST_PROMPT,
         draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48, verification="multi-distinct:3",
         lesson="Each line of the list begins like two others (\"The red fox ran to the …\"), so where a line "

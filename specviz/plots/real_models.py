@@ -135,9 +135,10 @@ def tokens_per_round_figure(rounds: Sequence[tuple[int, str]], expected: float |
         cue = origin_cue(origin)
         fig.add_trace(go.Bar(name=cue.label, x=x, y=[1 if o == origin else 0 for _, o in rounds],
                              marker=style.bar_marker(cue)))
-    if expected is not None:
-        fig.add_hline(y=expected, line={"color": style.role("theory").color, "dash": "dash"},
-                      annotation_text=f"theory {expected:.2f} per drafting round")
+    if expected is not None:  # a legend entry, not a label over the bars
+        fig.add_trace(go.Scatter(name=f"theory: {expected:.2f} per drafting round", x=[-0.5, max(len(rounds), 1) - 0.5],
+                                 y=[expected, expected], mode="lines", hoverinfo="skip",
+                                 line={"color": style.role("theory").color, "dash": "dash"}))
     fig.update_layout(barmode="stack", xaxis={"title": "round"}, yaxis={"title": "tokens"})
     return style.apply_layout(fig, title="Tokens per round", presenter=presenter)
 

@@ -18,17 +18,17 @@ def test_preset_state_sets_the_widgets_and_clips_early_exit():
     assert state["rm_prompt"] == DEFAULT.prompt and state["rm_depth"] == DEFAULT.depth
     assert draft_from_widgets("bf16", {}, 30) == DraftSpec("bf16")
     assert draft_from_widgets("model", {"rm_draft_model": " x/y "}, 30) == DraftSpec("model", model="x/y")
-    tree = preset_state(PRESETS[1], 30)
-    assert (tree["rm_verification"], tree["rm_width"]) == ("multi-distinct", 3) and "rm_width" not in state
+    assert preset_state(PRESETS[1], 30)["rm_verification"] == "multi-distinct:3" == PRESETS[1].verification
+    assert state["rm_verification"] == "token"
 
 
-def test_the_verification_menu_names_every_rule_it_offers_and_back():
-    from specviz.app.real_models import VERIFICATION_CHOICES, rule_name, verification_choice
+def test_the_verification_menu_offers_every_tree_width_real_models_run():
+    from specviz.app.real_models import VERIFICATIONS
+    from specviz.core.verification import check_verification
 
-    for choice, (_, widened) in VERIFICATION_CHOICES.items():
-        for width in (2, 3, 4) if widened else (1,):
-            assert verification_choice(rule_name(choice, width)) == (choice, width if widened else 1)
-    assert rule_name("multi", 3) == "multi:3" and rule_name("block", 3) == "block"
+    assert VERIFICATIONS[:2] == ("token", "block")
+    assert "multi-distinct:4" in VERIFICATIONS and "multi:2" in VERIFICATIONS
+    assert all(check_verification(name) == name for name in VERIFICATIONS)
 
 
 def test_background_load_reports_stages_and_hands_back_the_result_or_error():

@@ -188,14 +188,14 @@ def test_the_cards_the_chart_and_the_headline_read_the_median_race(tiny_dir):
 
 
 def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(tiny_dir):
-    at = _page(tiny_dir, rm_verification="multi-distinct", rm_width=2, rm_depth=3)
-    assert at.selectbox(key="rm_verification").value == "multi-distinct"
-    assert not at.select_slider(key="rm_width").disabled
+    at = _page(tiny_dir, rm_verification="multi-distinct:2", rm_depth=3)
+    box = at.selectbox(key="rm_verification")
+    assert box.value == "multi-distinct:2" and "tree, 3 i.i.d. drafts per node" in box.options
     at.button(key="rm_generate").click().run()
     assert not at.exception
     text = _texts(at)
     assert "Plain sampling (exact core)" in text and "Chain (lookup:3, tokenwise)" in text
-    assert "Speculative (lookup:3, tree, 2 distinct drafts per node)" in text
+    assert "Tree ×2 distinct (lookup:3)" in text
     assert "the tree" in text and "the chain's speed" in text
     labels = [m.label for m in at.metric]
     assert labels.count("Tokens/s") == 3 and "Nodes/pass" in labels
@@ -209,7 +209,7 @@ def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(ti
 
 
 def test_a_tree_too_big_for_a_model_draft_is_refused_in_one_line(tiny_dir):
-    at = _page(tiny_dir, rm_verification="multi", rm_width=4, rm_depth=5, rm_race=False,
+    at = _page(tiny_dir, rm_verification="multi:4", rm_depth=5, rm_race=False,
                rm_draft="Early exit (first k layers)", rm_layers=1)
     at.button(key="rm_generate").click().run()
     assert not at.exception
