@@ -43,7 +43,7 @@ app.open_on_first_preset(PRESETS[0], target.n_layers)
 top = st.columns([2.6, 2.3, 1.1, 1.0], vertical_alignment="bottom")
 preset_name = top[0].selectbox("Preset", [p.name for p in PRESETS], key="rm_preset", on_change=app.apply_preset)
 verification = app.verification_widget(top[1])
-race_on = top[2].toggle("Race plain", value=True, key="rm_race",
+race_on = top[2].toggle("Race", value=True, key="rm_race",
                         help=f"Race plain target sampling against the speculative run, {TRIALS} times, interleaved "
                              "over consecutive seeds, and compare their speeds (median and spread); a tree also "
                              "races the same draft as a chain")

@@ -115,6 +115,7 @@ class Prediction:
     depths: tuple[int, ...]
     shared_target: bool = False
     drafting_rounds: int = 0
+    nodes: tuple[int, ...] = ()  # each round's drafted nodes (a tree's; empty: chains, nodes = depth)
 
 
 def predict(cost: CostModel, draft: str, depths: Sequence[int], acceptance: float, *,
@@ -138,7 +139,8 @@ def predict(cost: CostModel, draft: str, depths: Sequence[int], acceptance: floa
     return Prediction(speedup=sum(per_round) * cost.pass_s(1) / sum(times),
                       tokens_per_round=sum(per_round[i] for i in chosen) / len(chosen),
                       seconds_per_round=sum(times[i] for i in chosen) / len(chosen), acceptance=acceptance,
-                      depths=tuple(depths), shared_target=shared_target, drafting_rounds=len(drafting))
+                      depths=tuple(depths), shared_target=shared_target, drafting_rounds=len(drafting),
+                      nodes=tuple(sizes) if nodes is not None else ())
 
 
 def agrees(predicted: float, measured: float, tolerance: float = AGREEMENT) -> bool:
@@ -186,11 +188,15 @@ def explain_speedup(cost: CostModel, draft: str, prediction: Prediction, measure
     where = "this GPU" if device_kind in ("cuda", "mps") else "this CPU"
     drafted = [d for d in prediction.depths if d]
     depth = round(statistics.mean(drafted)) if drafted else 1
-    check = cost.pass_ratio(depth + 1)
+    sizes = [n for n, d in zip(prediction.nodes, prediction.depths) if d] or [depth]
+    width = round(statistics.mean(sizes)) + 1  # the drafted nodes and the last committed token
+    check = cost.pass_ratio(width)
     ratio = cost.draft_ratio(draft) if draft in cost.draft_step_s else 0.0
     verdict = verdict_of(spread) if spread is not None else \
         "wins" if measured >= 1.05 else "loses" if measured <= 0.95 else "breaks even"
-    cost_text = (f"a {depth + 1}-token check costs {check:.2f} single passes on {where}" if not prediction.shared_target
+    tree = "" if width == depth + 1 else f" (a tree of {width - 1} nodes)"
+    cost_text = (f"a {width}-token check{tree} costs {check:.2f} single passes on {where}"
+                 if not prediction.shared_target
                  else "the draft is the target itself, so every draft step is a full target pass and the check "
                       "only adds the bonus position")
     lines = [

@@ -107,6 +107,8 @@ def test_wide_passes_are_interpolated_for_trees():
     seconds = round_seconds(wide, "d", 3, nodes=14)
     assert seconds == pytest.approx(3 * 0.01 * wide.pass_ratio(5) + wide.pass_s(15))
     assert round_seconds(wide, "d", 3, nodes=3) == round_seconds(wide, "d", 3)  # a chain
+    tree = predict(wide, "d", [3, 3], 0.5, expected=[2.0, 3.0], nodes=[14, 14])
+    assert "a 15-token check (a tree of 14 nodes) costs" in explain_speedup(wide, "d", tree, measured=1.0)
 
 
 def test_one_definition_of_expected_tokens_per_drafting_round():
