@@ -4,8 +4,9 @@
 
 Serves the app as the end-to-end tests do (tests/e2e/e2e_support.py: `streamlit run app.py` on a free port,
 network cut off, Debian's Chromium), opens Real models, picks each preset, clicks Generate and waits for
-the races, then writes assets/screenshot-real_models-<preset>-race.png (the verdict, the median race's
-legs side by side) and ...-measured.png (what the speculative run measured, scrolled to its heading).
+the races, then writes assets/screenshot-real_models-<preset>-live.png (the races' progress),
+...-race.png (the verdict, the median race's legs side by side) and ...-measured.png (what the
+speculative run measured, scrolled to its heading), and a full-page capture in assets/_e2e_tmp/.
 """
 
 from __future__ import annotations
@@ -39,13 +40,18 @@ def shoot(page, url: str, preset: str, out: Path) -> list[Path]:
     main = page.locator('[data-testid="stMain"]')
     before = sup.runs(page)
     main.get_by_role("button", name="Generate").click()
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stProgress"]', timeout=120_000)
+    page.wait_for_timeout(2500)  # a few rounds in: the bars say which race of how many
+    live = out / f"screenshot-real_models-{preset}-live.png"
+    page.screenshot(path=str(live), animations="disabled", scale="css")
     sup.wait_for_rerun(page, before, timeout=600_000)
     if sup.exceptions(page):
         raise SystemExit(f"{preset}: the page shows an exception: {sup.exceptions(page)}")
     sup.wait_for_charts(page)
     page.mouse.move(0, 0)
     page.wait_for_timeout(500)
-    shots = [out / f"screenshot-real_models-{preset}-race.png", out / f"screenshot-real_models-{preset}-measured.png"]
+    shots = [out / f"screenshot-real_models-{preset}-race.png", out / f"screenshot-real_models-{preset}-measured.png",
+             live]
     page.screenshot(path=str(shots[0]), animations="disabled", scale="css")
     main.get_by_role("heading", name="What the speculative run measured").first.evaluate(
         "el => el.scrollIntoView({block: 'start'})")

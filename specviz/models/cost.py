@@ -246,12 +246,14 @@ class Calibration:
         parts = [f"this run's {kind} took {ratio:.2f}x the calibrated time (median of {self.counts[kind]})"
                  for kind, ratio in self.ratios.items()]
         age = "" if self.age_s is None else f", calibrated {_age_words(self.age_s)}"
-        verdict = ("the machine's load changed since the calibration; it is measured again next time"
-                   if not self.reliable else "the calibration holds")
+        verdict = ("the machine was loaded differently while the calibration was measured than during the races; "
+                   "it is measured again next time" if not self.reliable else "the calibration holds")
         return f"{'; '.join(parts) or 'nothing timed to compare'}{age}: {verdict}"
 
 
 def _age_words(seconds: float) -> str:
+    if seconds < 60:
+        return "moments ago (right after the races)"
     if seconds < 120:
         return f"{seconds:.0f} s ago"
     if seconds < 7200:

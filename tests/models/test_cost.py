@@ -130,6 +130,7 @@ def test_a_calibration_off_from_the_runs_own_passes_is_said_unreliable():
     assert not bad.reliable and bad.ratios["single passes"] == pytest.approx(0.2)
     assert "single passes took 0.20x the calibrated time (median of 5)" in bad.words
     assert "calibrated 10 min ago" in bad.words and "measured again next time" in bad.words
+    assert "moments ago" in check_calibration(loaded, "early-exit:8", [0.04], [], [], now=1010.0).words
     p = predict(loaded, "early-exit:8", [4] * 3, 0.1)
     text = explain_speedup(loaded, "early-exit:8", p, measured=0.19, calibration=bad)
     assert f"The cost model predicts {p.speedup:.2f}x, but it is unreliable here: this run's" in text
