@@ -15,7 +15,7 @@ import streamlit as st
 
 from specviz.core import MAX_DEPTH
 from specviz.core.errors import SpecvizError
-from specviz.core.verification import rule
+from specviz.core.verification import playable_names, rule
 from specviz.models import load_model
 from specviz.models.drafts import MAX_NGRAM, DraftSpec, parse_draft
 from specviz.models.event_data import event_views
@@ -34,9 +34,9 @@ DRAFT_CHOICES = {"Prompt lookup (n-gram, one-hot q)": "lookup", "Early exit (fir
                  "Target re-processed (temperature, top-k)": "target", "Same model in bfloat16": "bf16",
                  "Second model (same tokenizer)": "model"}
 DRAFT_NAMES = {kind: name for name, kind in DRAFT_CHOICES.items()}
-# the page's verification menu, in the registry's names: a new playable rule is one entry here (and one entry in
-# specviz.models.rounds.ROUNDS); a tree is offered at every width real models run
-VERIFICATIONS: tuple[str, ...] = ("token", "block",
+# the page's verification menu, in the registry's names: every fixed playable rule, then the trees at every width
+# real models run; a parameterised rule adds its names here (how its rounds run is its entry in ROUNDS)
+VERIFICATIONS: tuple[str, ...] = (*playable_names(),
                                   *(f"{family}:{k}" for family in ("multi-distinct", "multi")
                                     for k in range(2, MAX_TREE_WIDTH + 1)))
 TREE_NOTE = ("When a tree pays, measured on this 2-core CPU (bench/lookup_tree.py, docs/performance.md): where the "

@@ -12,12 +12,13 @@ the draft as many forwards as a chain of the same depth.
 Prompt lookup under a tree rule drafts the lookup tree (specviz.models.lookup_tree): up to K
 n-gram continuations per node.
 
-A new rule family is one entry in ``ROUNDS`` (a chain or a tree round, or a new shape).
+A new playable family (phase 2's ``ensemble:W``, ``threshold:S,A``, Medusa's typical acceptance) is one
+entry in ``ROUNDS``: the chain or the tree round it drafts, or a new shape with the same five methods
+(check, adapt, support, propose, score); the table's completeness test names a family left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from specviz.core import Block, Categorical, RandomStreams, Rule, Trace, Tree, propose, propose_tree
@@ -148,6 +149,3 @@ ROUNDS: FamilyTable[ChainRound | TreeRound] = FamilyTable(
     "models.rounds", {"token": CHAIN, "block": CHAIN, "tree": TREE}, scope="playable")
 
 
-def tree_rules(width: int) -> Sequence[str]:
-    """The tree rules of this width that real models run: i.i.d. children, and distinct children."""
-    return (f"multi:{width}", f"multi-distinct:{width}")

@@ -75,3 +75,13 @@ def test_a_tree_race_runs_plain_the_chain_and_the_tree(tiny_dir):
 def test_a_tree_real_models_cannot_run_is_refused_before_the_model_loads(tiny_dir, argv, words):
     code, _, err = _run("generate", PROMPT, "--model", tiny_dir, *argv)
     assert code == 2 and words in err and "loading" not in err
+
+
+def test_the_help_names_the_tree_limits_real_models_have():
+    from specviz.cli import parse
+    from specviz.cli.parser import build_parser
+    from specviz.models.rounds import MAX_TREE_NODES, MAX_TREE_WIDTH
+
+    text = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())
+    assert f"trees of K ≤ {MAX_TREE_WIDTH}" in text and f"at most {MAX_TREE_NODES} nodes" in text
+    assert parse(["generate", "x", "--verification", "Multi-Distinct:3"]).verification == "multi-distinct:3"
