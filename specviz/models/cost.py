@@ -25,6 +25,7 @@ AGREEMENT = 0.25  # predicted and measured speedups "agree" within this relative
 CALIBRATION_TOLERANCE = 0.3  # a run's passes within 30% of the calibration's: the calibration holds
 COSTS_FORMAT = 2  # stored calibrations of another format are measured again
 MAX_AGE_S = 7 * 24 * 3600.0  # a stored calibration older than a week is measured again
+WIDE_GRID = (8, 16, 32, 64, 128)  # pass widths measured for trees (a model draft's tree has at most 120 nodes)
 
 
 @dataclass(frozen=True)
@@ -293,9 +294,17 @@ def cache_key(model: str, device: str, max_tokens: int, drafts: Sequence[str], w
 
 
 def wide_sizes(max_tokens: int, widest: int) -> tuple[int, ...]:
-    """The pass widths measured beyond max_tokens up to widest (a tree's nodes + 1): 8, 16, 32, ... and widest."""
-    sizes = [k for k in (8, 16, 32, 64, 128) if max_tokens < k < widest]
-    return tuple(sizes + [widest]) if widest > max_tokens else ()
+    """The pass widths measured beyond max_tokens for passes up to widest tokens (a tree's nodes + 1): the grid
+    8, 16, 32, ... up to the first width that covers widest, so one calibration serves every tree that fits."""
+    if widest <= max_tokens:
+        return ()
+    sizes = []
+    for k in WIDE_GRID:
+        if k > max_tokens:
+            sizes.append(k)
+            if k >= widest:
+                break
+    return tuple(sizes)
 
 
 _MEMORY: dict[str, CostModel] = {}

@@ -96,6 +96,13 @@ def test_measured_costs_are_cached_per_model_and_device(tiny, tmp_path, monkeypa
     assert cost_module.measure_costs(tiny, drafts, max_tokens=3) == measured  # read back from disk
 
 
+def test_wide_passes_are_measured_on_a_fixed_grid_so_one_calibration_serves_every_tree():
+    from specviz.models.cost import wide_sizes
+
+    assert wide_sizes(6, 6) == () and wide_sizes(6, 8) == (8,) and wide_sizes(6, 30) == (8, 16, 32)
+    assert wide_sizes(6, 33) == wide_sizes(6, 64) == (8, 16, 32, 64) and wide_sizes(6, 500) == (8, 16, 32, 64, 128)
+
+
 def test_wide_passes_are_interpolated_for_trees():
     wide = CostModel("m", "cpu", (0.040, 0.046, 0.052), {"d": 0.01}, ((8, 0.070), (16, 0.100)))
     assert wide.pass_s(3) == 0.052 and wide.pass_s(8) == 0.070
