@@ -219,7 +219,7 @@ class Session:
         self.verifier = self.rule.verifier_class(self.owner, tuple(prompt), self.context,  # type: ignore[misc]
                                                  self.target_model, processor=self.processor,
                                                  stop_ids=self.stop_ids)
-        scoring = self.round.support(self.target_model) if self.draft is not None else None  # the self-check
+        scoring = self.round.support(self.target_model, self.draft) if self.draft is not None else None
         self.generation = Generation(tuple(prompt), device=target.device_name, context_id=self.context,
                                      tree_scoring=scoring, verification=self.rule.name)
 

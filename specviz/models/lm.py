@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import time
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -248,8 +249,22 @@ def _shallow(module: nn.Module) -> nn.Module:
     return view
 
 
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def early_exit_view(model: nn.Module, layers: int) -> nn.Module:
-    """The first `layers` decoder layers + the final norm + the LM head, sharing the weights."""
+    """The first `layers` decoder layers + the final norm + the LM head, sharing the weights.
+
+    One view per model and layer count, made once: every session drafting with it shares it (and
+    its tree self-check, which is memoised per model object).
+    """
+    views = _VIEWS.setdefault(model, {})
+    if layers not in views:
+        views[layers] = _early_exit_view(model, layers)
+    return views[layers]
+
+
+def _early_exit_view(model: nn.Module, layers: int) -> nn.Module:
     base_name, base, layers_name = _decoder(model)
     total = len(getattr(base, layers_name))
     if not 1 <= layers <= total:

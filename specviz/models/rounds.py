@@ -91,7 +91,7 @@ class ChainRound:
     def adapt(self, draft: Draft, found: Rule) -> Draft:
         return draft
 
-    def support(self, target: TargetModel) -> TreeSupport | None:
+    def support(self, target: TargetModel, draft: Draft) -> TreeSupport | None:
         """How the target scores this round's draft: a chain needs no tree mask."""
         return None
 
@@ -128,8 +128,11 @@ class TreeRound:
             return LookupTreeDraft(draft.vocab_size, draft.ngram, found.width)
         return draft
 
-    def support(self, target: TargetModel) -> TreeSupport | None:
-        """The target's tree scoring, decided by its self-check (run now, before any generation)."""
+    def support(self, target: TargetModel, draft: Draft) -> TreeSupport | None:
+        """The target's tree scoring, decided by its self-check, and the draft model's: both run now, before
+        any round is timed (once per model object)."""
+        if draft.lm is not None and draft.lm is not target.lm:
+            _ = draft.lm.tree_support  # the draft model's self-check, out of the timed rounds
         return target.lm.tree_support
 
     def propose(self, draft: Draft, prefix: Prefix, streams: RandomStreams, found: Rule, *, depth: int,
