@@ -1,22 +1,33 @@
-"""Does a width-K prompt-lookup tree pay on this CPU? Plain vs chain lookup vs tree lookup, same prompt.
+"""Does a draft tree pay on this machine? Plain vs chain vs tree (width 2 and 3), prompt lookup and a model draft.
 
-    .venv/bin/python bench/lookup_tree.py [--model smollm2] [--max-new-tokens 32] [--repeats 2] [--threads 2]
+    .venv/bin/python bench/lookup_tree.py [--model smollm2] [--max-new-tokens 40] [--repeats 5] [--threads 1]
+                                          [--prompts copy,list] [--drafts lookup:3,early-exit:8] [--device cpu]
 
-On the copy preset's prompt (specviz.models.presets), with its temperature, depth and n-gram: plain
-sampling through the exact core, the lookup chain (tokenwise), and the lookup tree at widths 2 and 3
-(multi-distinct:K, specviz.models.lookup_tree). Rows are interleaved `--repeats` times and the fastest
-of each is kept; speedups are ratios against the plain row of the same run. Besides tokens/s it prints
-tokens per verification pass (committed tokens / target forwards), target forwards per drafting round
-and target tokens scored per round (positions fed to the target, the prompt's prefill left out: a pass
-over more tokens costs more), then what a target pass over k new tokens costs on this machine.
-Prints a text table, then the same table as markdown.
+Two prompts: the copy preset's (specviz.models.presets: the n-gram continuations agree) and a list whose
+lines share beginnings (``LIST_PROMPT``: after "The red fox ran to the" the earlier lines continue
+"barn", "river" and "hill", so the n-gram continuations disagree). For each prompt and draft: plain
+sampling through the exact core, the draft as a chain (tokenwise) and as a tree of width 2 and 3
+(``multi-distinct:K``: the target scores the whole tree in one pass with a tree attention mask).
+Every row runs once per repeat, interleaved (the order rotates each repeat); a row's figure is the
+median over repeats of its wall speedup against plain *in the same repeat* (the machine is shared),
+the same ratio in process CPU time (less sensitive to other processes on a shared machine than wall
+time; run with --threads 1 so that no thread spins waiting for a descheduled one), the tree's wall
+time against the chain's in the same repeat, and its peak memory: on a GPU
+``torch.cuda.max_memory_allocated`` above the run's start, on the CPU the C heap's bytes in live
+allocations (glibc's mallinfo2, where torch's CPU tensors live) above the run's start, sampled every
+2 ms (a short-lived peak between samples can be missed). Tokens per target pass and nodes per pass
+are counts, the same on every repeat. Prints a text table, then the same table as markdown, then
+what a target pass over k tokens costs.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
+import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,88 +37,177 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 from tables import print_markdown  # noqa: E402  (bench/tables.py: run as a script, its folder is on sys.path)
 
-from specviz.models import load_model  # noqa: E402
+from specviz.models import load_model, parse_draft  # noqa: E402
 from specviz.models.cost import measure_costs  # noqa: E402
-from specviz.models.generate import Session  # noqa: E402
-from specviz.models.lookup_tree import LookupTreeSession  # noqa: E402
-from specviz.models.presets import DEFAULT  # noqa: E402
+from specviz.models.generate import GenerationSettings, Session  # noqa: E402
+from specviz.models.presets import DEFAULT, LIST_PROMPT  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
 WIDTHS = (2, 3)
+MODEL_DEPTH = 3  # a model draft's tree is full: width 3 at depth 3 is 39 nodes a round
+PROMPTS = {"copy": DEFAULT.prompt, "list": LIST_PROMPT}
 
 
-def session_for(row: str, target, prompt, settings) -> Session:
-    """The session of one row: 'plain', 'chain' or 'tree:K'."""
-    if row == "plain":
-        return Session(target, None, settings, prompt, top_n=None)
-    if row == "chain":
-        return Session(target, DEFAULT.draft_spec, settings, prompt, top_n=None)
-    return LookupTreeSession(target, settings, prompt, width=int(row.split(":")[1]), ngram=DEFAULT.draft_spec.ngram,
-                             top_n=None)
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                      "fsmblks", "uordblks", "fordblks", "keepcost")]
 
 
-def timed(session: Session) -> dict:
-    """Run the session; its wall time and per-round counts."""
-    began = time.perf_counter()
-    gen = session.run()
-    seconds = time.perf_counter() - began
-    rounds = gen.rounds
-    drafting = [r for r in rounds if not r.plain]
-    forwards = sum(r.target_forwards for r in rounds)
-    return {"seconds": seconds, "tokens": len(gen.tokens), "rounds": len(rounds), "forwards": forwards,
-            "drafting": len(drafting), "drafted": sum(len(r.drafted) for r in drafting),
-            "accepted": sum(r.accepted for r in drafting),
-            "drafting_forwards": sum(r.target_forwards for r in drafting),
-            "scored": session.target_lm.tokens_scored - len(gen.prompt_ids)}  # the prompt's prefill left out
+def heap_in_use() -> int:
+    """Bytes the C heap holds for live allocations (glibc's mallinfo2: in-use chunks + mmapped blocks).
+
+    torch's CPU tensors come from this heap; unlike the resident set size, it drops when they are freed.
+    """
+    info = _MALLINFO2()
+    return int(info.uordblks + info.hblkhd)
 
 
-def per_drafting_round(result: dict, key: str) -> str:
-    """result[key] per drafting round, or '-' when no round drafted."""
-    return f"{result[key] / result['drafting']:.2f}" if result["drafting"] else "-"
+try:
+    _MALLINFO2 = ctypes.CDLL("libc.so.6").mallinfo2
+    _MALLINFO2.restype = _MallInfo2
+except (OSError, AttributeError):  # not glibc: the resident set size instead (it never shrinks: a rough figure)
+    def heap_in_use() -> int:  # type: ignore[misc]
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class PeakMemory:
+    """Peak memory above the start of a run: CUDA's allocator counter, or the C heap in use (sampled)."""
+
+    def __init__(self, device: torch.device):
+        self.device = device
+        self.peak = self.start = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> PeakMemory:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            self.start = torch.cuda.memory_allocated(self.device)
+            return self
+        self.start = self.peak = heap_in_use()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, heap_in_use())
+
+    def __exit__(self, *exc) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            self.peak = torch.cuda.max_memory_allocated(self.device)
+            return
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, heap_in_use())
+
+    @property
+    def mb(self) -> float:
+        return (self.peak - self.start) / 2**20
+
+
+def rows_for(draft: str) -> list[tuple[str, str | None, str]]:
+    """(row name, draft or None, verification) for plain, the chain and the trees of one draft."""
+    return ([("plain", None, "token"), (f"{draft} chain", draft, "token")]
+            + [(f"{draft} tree ×{k}", draft, f"multi-distinct:{k}") for k in WIDTHS])
+
+
+def settings_for(draft: str | None, verification: str, seed: int, tokens: int) -> GenerationSettings:
+    """The copy preset's settings (temperature, depth); a model draft drafts full trees, so a shallower depth."""
+    depth = DEFAULT.depth if draft is None or draft.startswith("lookup") else MODEL_DEPTH
+    return DEFAULT.settings(seed=seed, ignore_eos=True, max_new_tokens=tokens, depth=depth,
+                            verification=verification)
+
+
+def timed(target, prompt, draft: str | None, settings: GenerationSettings) -> dict:
+    """One run: wall time, counts and peak memory."""
+    session = Session(target, None if draft is None else parse_draft(draft), settings, prompt, top_n=None)
+    with PeakMemory(target.device) as memory:
+        began, cpu = time.perf_counter(), time.process_time()
+        gen = session.run()
+        seconds, cpu_seconds = time.perf_counter() - began, time.process_time() - cpu
+    drafting = [r for r in gen.rounds if not r.plain]
+    passes = sum(r.target_forwards for r in gen.rounds)
+    drafting_passes = sum(r.target_forwards for r in drafting)
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "tokens": len(gen.tokens), "passes": passes,
+            "rounds": len(gen.rounds),
+            "nodes_per_pass": sum(r.nodes for r in drafting) / drafting_passes if drafting_passes else 0.0,
+            "accepted": sum(r.accepted for r in drafting) / len(drafting) if drafting else 0.0,
+            "memory_mb": memory.mb, "scoring": gen.tree_scoring.words if gen.tree_scoring else "-"}
+
+
+def bench(target, prompts: dict, drafts: list[str], repeats: int, tokens: int, seed: int) -> list[list[str]]:
+    """Every prompt and draft, rows interleaved per repeat; one table row per (prompt, row)."""
+    table = []
+    for prompt_name, prompt in prompts.items():
+        for draft in drafts:
+            rows = rows_for(draft)
+            runs: dict[str, list[dict]] = {name: [] for name, _, _ in rows}
+            for repeat in range(repeats):
+                shift = repeat % len(rows)
+                for name, row_draft, verification in rows[shift:] + rows[:shift]:
+                    result = timed(target, prompt, row_draft, settings_for(row_draft, verification, seed, tokens))
+                    runs[name].append(result)
+                    print(f"# {prompt_name} {name}: {result['seconds']:.2f} s, {result['tokens']} tokens",
+                          file=sys.stderr, flush=True)
+            table += table_rows(prompt_name, rows, runs)
+    return table
+
+
+def table_rows(prompt_name: str, rows, runs: dict[str, list[dict]]) -> list[list[str]]:
+    """Each row's median speedup against plain in the same repeat, and its counts."""
+    out = []
+    plain = runs["plain"]
+    chain_name = rows[1][0]
+    for name, _, _ in rows:
+        mine = runs[name]
+        speedups = [p["seconds"] / m["seconds"] for p, m in zip(plain, mine)]
+        cpu = [p["cpu_seconds"] / m["cpu_seconds"] for p, m in zip(plain, mine)]
+        over_chain = [c["seconds"] / m["seconds"] for c, m in zip(runs[chain_name], mine)]
+        first = mine[0]
+        out.append([prompt_name, name, f"{first['tokens'] / first['passes']:.2f}",
+                    f"{first['nodes_per_pass']:.1f}" if name != "plain" else "-",
+                    f"{statistics.median(speedups):.2f}x ({min(speedups):.2f}–{max(speedups):.2f})",
+                    f"{statistics.median(cpu):.2f}x",
+                    f"{statistics.median(over_chain):.2f}x" if name != "plain" else "-",
+                    f"{statistics.median(m['memory_mb'] for m in mine):.1f}",
+                    f"{first['accepted']:.2f}" if name != "plain" else "-"])
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2")
-    parser.add_argument("--max-new-tokens", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=2, help="interleaved passes over every row; the best is kept")
+    parser.add_argument("--max-new-tokens", type=int, default=40)
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved runs of every row; medians are shown")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--prompts", default="copy,list", help=f"comma-separated, of {', '.join(PROMPTS)}")
+    parser.add_argument("--drafts", default="lookup:3,early-exit:8", help="comma-separated drafts")
+    parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: the best available)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    target = load_model(args.model)
-    prompt = encode_prompt(target.tokenizer, DEFAULT.prompt, chat=target.is_chat)
-    settings = DEFAULT.settings(seed=args.seed, ignore_eos=True, max_new_tokens=args.max_new_tokens)
-    print(f"# {args.model} on {target.device_name}, {args.threads} threads; preset {DEFAULT.name!r}: "
-          f"{DEFAULT.draft}, depth {settings.depth}, temperature {settings.temperature:g}, "
-          f"{settings.max_new_tokens} new tokens, prompt of {len(prompt)} tokens", file=sys.stderr, flush=True)
-    rows = ["plain", "chain", *(f"tree:{k}" for k in WIDTHS)]
-    best: dict[str, dict] = {}
-    for _ in range(args.repeats):
-        for row in rows:
-            result = timed(session_for(row, target, prompt, settings))
-            print(f"# {row}: {result['seconds']:.2f} s", file=sys.stderr, flush=True)
-            if row not in best or result["seconds"] < best[row]["seconds"]:
-                best[row] = result
-
-    header = ["method", "tokens/s", "vs plain", "tokens per verification pass", "target passes per drafting round",
-              "target tokens scored per round", "drafted nodes per drafting round", "accepted per drafting round"]
-    names = {"plain": "plain sampling (exact core)", "chain": f"lookup chain ({DEFAULT.draft}, tokenwise)"}
-    plain_s = best["plain"]["seconds"]
-    table = []
-    for row in rows:
-        r = best[row]
-        name = names[row] if row in names else f"lookup tree, width {row[5:]} (multi-distinct:{row[5:]})"
-        table.append([name, f"{r['tokens'] / r['seconds']:.1f}", f"{plain_s / r['seconds']:.2f}x",
-                      f"{r['tokens'] / r['forwards']:.2f}", per_drafting_round(r, "drafting_forwards"),
-                      f"{r['scored'] / r['rounds']:.1f}", per_drafting_round(r, "drafted"),
-                      per_drafting_round(r, "accepted")])
+    target = load_model(args.model, args.device)
+    prompts = {name: encode_prompt(target.tokenizer, PROMPTS[name], chat=target.is_chat)
+               for name in args.prompts.split(",")}
+    drafts = args.drafts.split(",")
+    print(f"# {args.model} on {target.device_name} ({target.dtype}), {args.threads} threads; copy preset settings "
+          f"(temperature {DEFAULT.temperature:g}; depth {DEFAULT.depth} for lookup, {MODEL_DEPTH} for a model draft), "
+          f"{args.max_new_tokens} new tokens, {args.repeats} interleaved repeats; prompts of "
+          + ", ".join(f"{name} {len(p)}" for name, p in prompts.items()) + " tokens", file=sys.stderr, flush=True)
+    table = bench(target, prompts, drafts, args.repeats, args.max_new_tokens, args.seed)
+    header = ["prompt", "method", "tokens per target pass", "drafted nodes per pass",
+              "wall speedup vs plain (median, range)", "CPU-time speedup vs plain", "wall vs the chain",
+              "peak memory MB", "accepted per drafting round"]
     widths = [max(len(x[i]) for x in [header, *table]) for i in range(len(header))]
     for line in [header, *table]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)))
-    cost = measure_costs(target, [], max_tokens=9, use_cache=False)  # why more passes, or wider ones, cost more
-    passes = ", ".join(f"{k}: {cost.pass_ratio(k):.2f}" for k in range(1, 10))
+    cost = measure_costs(target, [], max_tokens=9, use_cache=False, widest=40)  # what a wider pass costs
+    passes = ", ".join(f"{k}: {cost.pass_ratio(k):.2f}" for k in (1, 2, 4, 6, 8, 16, 32, 40))
     print(f"a target pass over k new tokens, in single-token passes ({passes}); single pass "
           f"{1000 * cost.pass_s(1):.1f} ms")
     print()

@@ -5,8 +5,11 @@
 For each preset (specviz.models.presets): plain sampling through the exact core on the same prompt and
 settings, the exact speculative run, transformers' assisted generation with the same draft where it has
 one (prompt lookup: `prompt_lookup_num_tokens`; early exit and bfloat16: `assistant_model`), and the
-speedup the cost model (measured in this run) predicts beside the measured one, and the same draft under
-block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation).
+speedup the cost model (measured in this run) predicts beside the measured one, the same draft under
+block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation),
+and the same draft as a tree (``multi-distinct:K``, the whole tree scored in one target pass; widths 2
+and 3 for prompt lookup, 2 for a partial early exit, whose full tree of depth 4 has 30 nodes; none for
+q = p or bfloat16, which accept nearly every draft already).
 Rows are interleaved `--repeats` times and the fastest of each is kept, so a busy moment on a shared
 machine hits every row alike; speedups are ratios against the plain run of the same preset in the same
 run. Every preset is then raced as the page and the command line race it (interleaved over consecutive
@@ -33,13 +36,13 @@ from specviz.models.cost import measure_costs  # noqa: E402
 from specviz.models.drafts import SharedTargetDraft, half_precision_copy  # noqa: E402
 from specviz.models.generate import Session  # noqa: E402
 from specviz.models.lm import early_exit_view  # noqa: E402
-from specviz.models.presets import PRESETS, Preset  # noqa: E402
+from specviz.models.presets import PRESETS, ModelPreset  # noqa: E402
 from specviz.models.race import TRIALS, Leg, prediction_for, race, run_leg, trials_line  # noqa: E402
 from specviz.models.stats import paired_expected_accepted  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
 
-def hf_generate(target, ids: torch.Tensor, preset: Preset, **assist) -> float:
+def hf_generate(target, ids: torch.Tensor, preset: ModelPreset, **assist) -> float:
     """Seconds of transformers' own sampling (optionally assisted) for the preset's token count."""
     n = preset.max_new_tokens
     torch.manual_seed(0)
@@ -49,7 +52,7 @@ def hf_generate(target, ids: torch.Tensor, preset: Preset, **assist) -> float:
     return time.perf_counter() - began
 
 
-def assistant_kwargs(target, preset: Preset) -> dict | None:
+def assistant_kwargs(target, preset: ModelPreset) -> dict | None:
     """transformers' assisted-generation arguments for the preset's draft, or None where it has none."""
     spec = preset.draft_spec
     if spec.kind == "lookup":
@@ -67,7 +70,15 @@ def assistant_kwargs(target, preset: Preset) -> dict | None:
     return {"assistant_model": assistant}
 
 
-def exact_leg(target, preset: Preset, prompt, seed: int, plain: bool,
+def tree_widths(target, preset: ModelPreset) -> tuple[int, ...]:
+    """The tree widths benchmarked for a preset's draft (see the module docstring)."""
+    spec = preset.draft_spec
+    if spec.kind == "lookup":
+        return (2, 3)
+    return (2,) if spec.kind == "early-exit" and spec.layers < target.n_layers else ()
+
+
+def exact_leg(target, preset: ModelPreset, prompt, seed: int, plain: bool,
               verification: str = "token") -> tuple[Leg, Session]:
     session = Session(target, None if plain else preset.draft_spec,
                       preset.settings(seed=seed, ignore_eos=True, verification=verification), prompt, top_n=None,
@@ -97,7 +108,7 @@ def main() -> None:
     prompts = {p.name: encode_prompt(target.tokenizer, p.prompt, chat=target.is_chat) for p in PRESETS}
     print("# measuring the cost model", file=sys.stderr, flush=True)
     cost = measure_costs(target, [p.draft_spec for p in PRESETS], max_tokens=max(p.depth for p in PRESETS) + 1,
-                         use_cache=False)
+                         use_cache=False, widest=40)  # trees' wider passes too
     best: dict[str, dict] = {}
     for _ in range(args.repeats):
         for preset in PRESETS:
@@ -112,33 +123,41 @@ def main() -> None:
             leg, session = exact_leg(target, preset, prompt, 1, plain=False, verification="block")
             keep_best(best, f"{preset.name}|block", leg.summary.wall_s, leg=leg,
                       shared=isinstance(session.draft, SharedTargetDraft))
+            for width in tree_widths(target, preset):
+                leg, session = exact_leg(target, preset, prompt, 1, plain=False,
+                                         verification=f"multi-distinct:{width}")
+                keep_best(best, f"{preset.name}|tree{width}", leg.summary.wall_s, leg=leg,
+                          shared=isinstance(session.draft, SharedTargetDraft))
             assist = assistant_kwargs(target, preset)
             if assist is not None:
                 keep_best(best, f"{preset.name}|hf assisted", hf_generate(target, ids, preset, **assist))
 
-    header = ["preset", "method", "tokens/s", "speedup", "predicted", "tokens per verification pass", "acceptance",
-              "accepted drafts per drafting round"]
+    header = ["preset", "method", "tokens/s", "speedup", "predicted", "tokens per verification pass",
+              "drafted nodes per pass", "acceptance", "accepted drafts per drafting round"]
     table = []
     for preset in PRESETS:
         n = preset.max_new_tokens
         plain_s = best[f"{preset.name}|plain"]["seconds"]
-        rows = [("plain sampling (exact core)", plain_s, "", "1.00", "-", "-"),
-                ("plain sampling (transformers)", best[f"{preset.name}|hf plain"]["seconds"], "", "-", "-", "-")]
-        for key, how in (("exact", "tokenwise"), ("block", "block verification")):
+        rows = [("plain sampling (exact core)", plain_s, "", "1.00", "-", "-", "-"),
+                ("plain sampling (transformers)", best[f"{preset.name}|hf plain"]["seconds"], "", "-", "-", "-", "-")]
+        kinds = [("exact", "tokenwise"), ("block", "block verification")] + [
+            (f"tree{k}", f"tree ×{k} (multi-distinct:{k})") for k in tree_widths(target, preset)]
+        for key, how in kinds:
             exact = best[f"{preset.name}|{key}"]
             s = exact["leg"].summary
             prediction = prediction_for(cost, exact["leg"], shared_target=exact["shared"])
             drafting_rounds = s.rounds - s.plain_rounds
             rows.append((f"exact speculative, {preset.draft}, depth {preset.depth}, {how}", exact["seconds"],
                          f"{prediction.speedup:.2f}x" if prediction else "-", f"{s.tokens_per_target_forward:.2f}",
+                         f"{s.nodes_per_pass:.1f}" if s.nodes_per_pass is not None else "-",
                          f"{s.acceptance_rate:.2f}" if s.acceptance_rate is not None else "-",
                          f"{s.accepted / drafting_rounds:.2f}" if drafting_rounds else "-"))
         if f"{preset.name}|hf assisted" in best:
             rows.append(("transformers assisted, same draft", best[f"{preset.name}|hf assisted"]["seconds"], "",
-                         "-", "-", "-"))
-        for method, seconds, predicted, per_pass, acceptance, accepted in rows:
+                         "-", "-", "-", "-"))
+        for method, seconds, predicted, per_pass, nodes, acceptance, accepted in rows:
             table.append([preset.name, method, f"{n / seconds:.1f}", f"{plain_s / seconds:.2f}x", predicted or "-",
-                          per_pass, acceptance, accepted])
+                          per_pass, nodes, acceptance, accepted])
     race_lines = []
     for preset in PRESETS:  # the page's and the command line's race: interleaved, median and spread
         raced = race(target, prompts[preset.name], preset.draft_spec, preset.settings(seed=1, ignore_eos=True),

@@ -9,16 +9,14 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.app import real_models as app
-from specviz.core.verification import playable_names, rule
-from specviz.models import Session, Settings, TokenizerMismatchError
+from specviz.core.errors import SpecvizError
+from specviz.models import GenerationSettings, Session
 from specviz.models.device import available_devices
-from specviz.models.generate import CHAIN_FAMILIES
 from specviz.models.presets import PRESETS, by_name
-from specviz.models.race import SPECULATIVE, race, run_leg
+from specviz.models.race import SPECULATIVE, TRIALS, race, run_leg
 
 ss = st.session_state
 BUNDLED, CUSTOM = "SmolLM2-135M-Instruct (bundled, offline)", "Hub id, local folder or .gguf file"
-VERIFICATIONS = [name for name in playable_names() if rule(name).family in CHAIN_FAMILIES]  # what a chain drafts
 
 # --- model ----------------------------------------------------------------------------------------------------
 st.title("Real models")
@@ -41,17 +39,14 @@ if target is None:
 label = app.labeler(target.tokenizer)
 app.open_on_first_preset(PRESETS[0], target.n_layers)
 
-# --- preset, Generate ----------------------------------------------------------------------------------------
-top = st.columns([3, 1.5, 1.2, 1], vertical_alignment="bottom")
+# --- preset, verification, Generate --------------------------------------------------------------------------
+top = st.columns([2.6, 2.3, 1.1, 1.0], vertical_alignment="bottom")
 preset_name = top[0].selectbox("Preset", [p.name for p in PRESETS], key="rm_preset", on_change=app.apply_preset)
-verification = top[1].radio("Verification", VERIFICATIONS, key="rm_verification", horizontal=True,
-                            format_func=lambda name: rule(name).short,
-                            help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
-                                 "decides how many drafts to keep from the whole block: never fewer in "
-                                 "expectation, same target pass, still exact")
-race_on = top[2].toggle("Race plain", value=True, key="rm_race",
-                        help="Race plain target sampling against the speculative run, several times, interleaved "
-                             "over consecutive seeds, and compare their speeds (median and spread)")
+verification = app.verification_widget(top[1])
+race_on = top[2].toggle("Race", value=True, key="rm_race",
+                        help=f"Race plain target sampling against the speculative run, {TRIALS} times, interleaved "
+                             "over consecutive seeds, and compare their speeds (median and spread); a tree also "
+                             "races the same draft as a chain")
 clicked = top[3].button("Generate", type="primary", key="rm_generate", width="stretch")
 context = f", context {target.context_length:,} tokens" if target.context_length else ""
 st.caption(f"{by_name(preset_name).lesson} Model: {spec} — {target.n_layers} layers, vocabulary "
@@ -61,11 +56,11 @@ kind, draft = widgets["kind"], widgets["draft"]
 slot = st.empty()  # the live view, then the result, in the same place: right under Generate
 
 
-def settings() -> Settings:
+def settings() -> GenerationSettings:
     """The generation settings the widgets describe."""
-    return Settings(depth=ss.rm_depth, seed=int(ss.rm_seed), max_new_tokens=ss.rm_max_new,
-                    temperature=ss.rm_temperature, top_k=int(ss.rm_top_k), top_p=ss.rm_top_p,
-                    draft_top_k=int(ss.rm_draft_top_k), chat=ss.rm_chat, verification=verification)
+    return GenerationSettings(depth=ss.rm_depth, seed=int(ss.rm_seed), max_new_tokens=ss.rm_max_new,
+                              temperature=ss.rm_temperature, top_k=int(ss.rm_top_k), top_p=ss.rm_top_p,
+                              draft_top_k=int(ss.rm_draft_top_k), chat=ss.rm_chat, verification=verification)
 
 
 def generate() -> dict | None:
@@ -80,7 +75,7 @@ def generate() -> dict | None:
             return None
     chosen = settings()
     try:
-        progress = app.live_view(slot, target.tokenizer, draft.label(), chosen.max_new_tokens, race_on)
+        progress = app.live_view(slot, target.tokenizer, draft.label(), chosen, race_on)
         if race_on:
             result = race(target, ss.rm_prompt, draft, chosen, draft_model=draft_model, progress=progress,
                           keep_raw=True)
@@ -89,9 +84,13 @@ def generate() -> dict | None:
             result = None
             leg = run_leg(SPECULATIVE, Session(target, draft, chosen, ss.rm_prompt, draft_model=draft_model,
                                                top_n=None, keep_raw=True), progress)
-    except (TokenizerMismatchError, ValueError) as error:  # context length, draft, verification: one line each
+    except SpecvizError as error:  # a refusal (context length, draft, verification): one line, the old result stays
         slot.empty()
         st.error(str(error))
+        return None
+    except Exception as error:  # noqa: BLE001 - anything else is a bug: said as one, with a line to copy
+        slot.empty()
+        app.show_bug(error, "Generate")
         return None
     return {"race": result, "leg": leg, "depth": chosen.depth, "spec": spec, "draft": draft.label(),
             "verification": verification}

@@ -14,12 +14,15 @@ from typing import Any
 import streamlit as st
 
 from specviz.core import MAX_DEPTH
-from specviz.core.verification import rule
-from specviz.models import ModelLoadError, load_model
+from specviz.core.errors import SpecvizError
+from specviz.core.verification import playable_names, rule
+from specviz.models import load_model
 from specviz.models.drafts import MAX_NGRAM, DraftSpec, parse_draft
 from specviz.models.event_data import event_views
-from specviz.models.presets import Preset, by_name
-from specviz.models.race import PLAIN, SAME_LAW, SPECULATIVE, Leg, RaceResult, theory_point
+from specviz.models.generate import GenerationSettings
+from specviz.models.presets import ModelPreset, by_name
+from specviz.models.race import CHAIN, PLAIN, SAME_LAW, SPECULATIVE, TRIALS, Leg, RaceResult, theory_point
+from specviz.models.rounds import MAX_TREE_WIDTH
 from specviz.models.stats import TIME_LABELS, Summary, acceptance_words
 from specviz.models.text import token_label, token_pieces
 from specviz.plots import real_models as plots
@@ -31,15 +34,28 @@ DRAFT_CHOICES = {"Prompt lookup (n-gram, one-hot q)": "lookup", "Early exit (fir
                  "Target re-processed (temperature, top-k)": "target", "Same model in bfloat16": "bf16",
                  "Second model (same tokenizer)": "model"}
 DRAFT_NAMES = {kind: name for name, kind in DRAFT_CHOICES.items()}
+# the page's verification menu, in the registry's names: every fixed playable rule, then the trees at every width
+# real models run; a parameterised rule adds its names here (how its rounds run is its entry in ROUNDS_BY_FAMILY)
+VERIFICATIONS: tuple[str, ...] = (*playable_names(),
+                                  *(f"{family}:{k}" for family in ("multi-distinct", "multi")
+                                    for k in range(2, MAX_TREE_WIDTH + 1)))
+TREE_NOTE = ("When a tree pays, measured on this 2-core CPU (bench/lookup_tree.py, docs/performance.md): where the "
+             "n-gram continuations disagree (the list preset) the lookup tree of width 3 commits 5.71 tokens per "
+             "target pass against the chain's 2.86 and runs 1.18–1.35x the chain's speed; where they agree (the copy "
+             "preset) it commits the chain's 5.00 and runs within 4% of it; width 2 on the list gains only 8% per "
+             "pass and runs 0.91–0.95x the chain; an early-exit draft's full tree (13 or 37 nodes a pass) accepts "
+             "no more and runs 0.36–0.69x the chain, since a pass over 16 or 40 tokens costs 2.4 or 4 single "
+             "passes here.")
 
 
 # --- widget state -----------------------------------------------------------------------------------------
-def preset_state(preset: Preset, n_layers: int) -> dict[str, Any]:
+def preset_state(preset: ModelPreset, n_layers: int) -> dict[str, Any]:
     """The page's widget values for a preset (early-exit layers clipped to the model's depth)."""
     spec = parse_draft(preset.draft)
     state: dict[str, Any] = {"rm_prompt": preset.prompt, "rm_draft": DRAFT_NAMES[spec.kind], "rm_depth": preset.depth,
                              "rm_temperature": preset.temperature, "rm_top_k": preset.top_k, "rm_top_p": preset.top_p,
-                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0}
+                             "rm_max_new": preset.max_new_tokens, "rm_draft_top_k": 0,
+                             "rm_verification": rule(preset.verification).name}
     if spec.kind == "early-exit":
         state["rm_layers"] = min(spec.layers, n_layers)
     if spec.kind == "lookup":
@@ -68,12 +84,30 @@ def apply_preset() -> None:
         ss[key] = value
 
 
-def open_on_first_preset(first: Preset, n_layers: int) -> None:
+def open_on_first_preset(first: ModelPreset, n_layers: int) -> None:
     """The first visit opens on the first preset; later visits keep the widgets as they were."""
     st.session_state.rm_n_layers = n_layers
     for key, value in preset_state(first, n_layers).items():
         st.session_state.setdefault(key, value)
     st.session_state.setdefault("rm_preset", first.name)
+
+
+def verification_widget(column) -> str:
+    """The verification menu (tokenwise, block, trees of width 2..4, i.i.d. or distinct); returns the rule's name."""
+    return column.selectbox("Verification", VERIFICATIONS, key="rm_verification",
+                            format_func=lambda name: rule(name).label,
+                            help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
+                                 "decides how many drafts to keep from the whole block; a tree drafts K children "
+                                 "per node (i.i.d., or distinct: without replacement) and checks them by recursive "
+                                 "rejection sampling, the whole tree scored in one target pass. All exact.")
+
+
+def show_bug(error: BaseException, where: str) -> None:
+    """Anything but a refusal is a bug in specviz: said as one, with its type and one line to copy."""
+    line = f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
+    st.error(f"**This is a bug in specviz** ({where} raised {type(error).__name__}); nothing was changed. Please "
+             "report it with this line:")
+    st.code(line, language=None)
 
 
 # --- loading ----------------------------------------------------------------------------------------------
@@ -162,12 +196,17 @@ def get_model(spec: str, device: str | None, what: str = "model"):
 
     try:
         model = follow(model_load(spec, device), report)
-    except ModelLoadError as error:
+    except SpecvizError as error:  # ModelLoadError, a device that is not here: a refusal
         model_load.clear(spec, device)  # a later attempt (a download, a fixed path) starts afresh
         slot.empty()
         st.error(str(error))
         st.info("The rest of the app works without this model. Pick the bundled SmolLM2 (installed by "
                 "`make run`), or give a local folder saved with `save_pretrained`.")
+        return None
+    except Exception as error:  # noqa: BLE001 - anything else is a bug: shown as one, the page goes on
+        model_load.clear(spec, device)
+        slot.empty()
+        show_bug(error, f"loading {spec!r}")
         return None
     slot.empty()
     return model
@@ -205,14 +244,26 @@ def settings_widgets(target) -> dict[str, Any]:
 
 
 # --- live view ----------------------------------------------------------------------------------------------
-def live_view(slot, tokenizer, draft_label: str, max_new: int, with_plain: bool):
+LEG_TITLES = {PLAIN: "Plain sampling", CHAIN: "Chain"}
+
+
+def leg_names(with_plain: bool, tree: bool) -> list[str]:
+    """The legs a run shows, left to right: plain (when racing), the chain (when racing a tree), the run."""
+    return ([PLAIN] if with_plain else []) + ([CHAIN] if with_plain and tree else []) + [SPECULATIVE]
+
+
+def live_view(slot, tokenizer, draft_label: str, settings: GenerationSettings, with_plain: bool):
     """Progress bar and running text per leg, side by side; returns the race's progress callback."""
+    found = rule(settings.verification)
+    legs = leg_names(with_plain, found.width > 1)
     box = slot.container()
-    columns = box.columns(2) if with_plain else [box]
-    legs = ([PLAIN] if with_plain else []) + [SPECULATIVE]
+    columns = box.columns(len(legs)) if len(legs) > 1 else [box]
+    max_new, races = settings.max_new_tokens, TRIALS if with_plain else 1
     places, throttle = {}, Throttle(0.2)
     for leg, column in zip(legs, columns):
-        column.markdown(f"**{'Plain sampling' if leg == PLAIN else f'Speculative ({draft_label})'}**")
+        title = LEG_TITLES.get(leg) or (f"{found.short.capitalize()} ({draft_label})" if found.width > 1
+                                        else f"Speculative ({draft_label}, {found.short})")
+        column.markdown(f"**{title}{f' ({draft_label}, tokenwise)' if leg == CHAIN else ''}**")
         places[leg] = (column.progress(0.0, text="waiting"), column.empty())
 
     def progress(leg: str, session, record) -> None:
@@ -221,8 +272,10 @@ def live_view(slot, tokenizer, draft_label: str, max_new: int, with_plain: bool)
         if not throttle(force=done or record.round_id == 0):
             return
         bar, text = places[leg]
-        bar.progress(min(1.0, len(gen.tokens) / max_new),
-                     text=f"seed {session.settings.seed}: {len(gen.tokens)}/{max_new} tokens")
+        number = session.settings.seed - settings.seed + 1
+        where = f"race {number} of {races}, seed {session.settings.seed}" if races > 1 else \
+            f"seed {session.settings.seed}"
+        bar.progress(min(1.0, len(gen.tokens) / max_new), text=f"{where}: {len(gen.tokens)}/{max_new} tokens")
         text.markdown(plots.tokens_html(token_pieces(tokenizer, gen.tokens), gen.origins), unsafe_allow_html=True)
     return progress
 
@@ -240,32 +293,46 @@ def labeler(tokenizer) -> Callable[[int], str]:
 
 
 def leg_metrics(leg: Leg, container) -> None:
-    """Tokens/s, verification passes and tokens per verification pass of one leg, each with its denominator."""
+    """Tokens/s and tokens per verification pass of one leg, each with its denominator, and the counts."""
     s = leg.summary
-    m = container.columns(3)
+    m = container.columns(2)
     m[0].metric("Tokens/s", f"{s.tokens_per_s:.1f}", help=f"{s.tokens} tokens in {s.wall_s:.2f} s")
-    m[1].metric("Verify passes", s.target_forwards,
-                help="Target verification passes: each checks a drafted block or samples one token without a "
-                     "draft (target passes spent drafting are not counted)")
-    m[2].metric("Tokens/verify pass", f"{s.tokens_per_target_forward:.2f}",
-                help=f"{s.tokens} tokens / {s.target_forwards} verification passes")
+    m[1].metric("Tokens/pass", f"{s.tokens_per_target_forward:.2f}",
+                help=f"{s.tokens} tokens / {s.target_forwards} target verification passes: each checks a drafted "
+                     "block or tree, or samples one token without a draft (passes spent drafting not counted)")
+    nodes = f", {s.nodes_per_pass:.1f} drafted nodes per pass" if s.tree_width > 1 and s.nodes_per_pass else ""
+    container.caption(f"{s.tokens} tokens in {s.target_forwards} target verification passes, "
+                      f"{s.wall_s:.2f} s{nodes}")
+
+
+def leg_title(name: str, result: dict) -> str:
+    """A leg's heading: plain, the chain (same draft, tokenwise) or the speculative run with its rule."""
+    if name == PLAIN:
+        return "Plain sampling (exact core)"
+    if name == CHAIN:
+        return f"Chain ({result['draft']}, tokenwise)"
+    found = rule(result["verification"])
+    if found.width > 1:  # short enough for a third of the page on one line
+        return f"{found.short.capitalize()} ({result['draft']})"
+    return f"Speculative ({result['draft']}, {found.label})"
 
 
 def show_race(outcome: RaceResult, result: dict, tokenizer) -> None:
-    """The verdict banner, both legs of the first race side by side, the explanation."""
+    """The verdict banner, every leg of the median race side by side, the explanation."""
     banner = {"wins": st.success, "loses": st.warning}.get(outcome.verdict, st.info)
     banner(f"**{outcome.line()}**")
-    columns = st.columns(2)
-    title = f"Speculative ({result['draft']}, {rule(result['verification']).label})"
-    for column, one, name in ((columns[0], outcome.plain, "Plain sampling (exact core)"),
-                              (columns[1], outcome.speculative, title)):
-        column.markdown(f"**{name}**")
+    trial = outcome.median_trial
+    names = [n for n in (PLAIN, CHAIN, SPECULATIVE) if n in trial.legs]
+    for column, name in zip(st.columns(len(names)), names):
+        one = trial.legs[name]
+        column.markdown(f"**{leg_title(name, result)}**")
         leg_metrics(one, column)
         column.markdown(plots.tokens_html(token_pieces(tokenizer, one.generation.tokens), one.generation.origins),
                         unsafe_allow_html=True)
-    st.caption(f"Texts and per-run figures: the race with seed {outcome.trials[0].seed}. "
-               + "; ".join(f"seed {t.seed} ({'plain' if t.plain_first else 'speculative'} first) {t.speedup:.2f}x"
-                           for t in outcome.trials) + f". {SAME_LAW}")
+    st.caption(f"Texts and figures above: the median race (seed {trial.seed}; its speedup is the median of "
+               f"{len(outcome.trials)}). Every race: "
+               + "; ".join(f"seed {t.seed} ({t.first} first) {t.speedup:.2f}x" for t in outcome.trials)
+               + f". {SAME_LAW}")
     if outcome.explanation:
         st.info(outcome.explanation)
 
@@ -278,29 +345,57 @@ def show_alone(leg: Leg, result: dict, tokenizer) -> None:
                 unsafe_allow_html=True)
 
 
+def measured_metrics(summary: Summary) -> None:
+    """The speculative run's counts, each with its denominator in its help (short labels: nothing is cut)."""
+    tree = summary.tree_width > 1
+    m = st.columns(5)
+    m[0].metric("Tokens", summary.tokens, help=f"{summary.tokens} tokens in {summary.rounds} rounds")
+    m[1].metric("Accepted", f"{summary.accepted}/{summary.checked_drafts if tree else summary.drafted}",
+                help=(f"{summary.accepted} accepted of {summary.checked_drafts} checked drafts (siblings "
+                      f"included; {summary.drafted} drafted)" if tree else
+                      f"{summary.accepted} of {summary.drafted} drafted tokens committed")
+                + f"; {acceptance_words(summary)}")
+    m[2].metric("Tokens/pass", f"{summary.tokens_per_target_forward:.2f}",
+                help=f"{summary.tokens} tokens / {summary.target_forwards} target verification passes (passes spent "
+                     "drafting are not counted)")
+    if tree:
+        m[3].metric("Nodes/pass", "-" if summary.nodes_per_pass is None else f"{summary.nodes_per_pass:.1f}",
+                    help=f"{summary.nodes} drafted tree nodes scored by the target, per verification pass of a "
+                         "round that drafted")
+    else:
+        m[3].metric("Drafting passes", summary.drafting_forwards,
+                    help="Target passes spent drafting, when the draft is the target itself (q = p, or the target "
+                         "re-processed)")
+    m[4].metric("No-draft rounds", summary.plain_rounds,
+                help="Rounds where prompt lookup found no n-gram match and sampled the target alone")
+
+
 def show_measured(summary: Summary, leg: Leg, outcome: RaceResult | None, draft: str) -> None:
     """What the speculative run measured: counts with their denominators, then the charts."""
     st.subheader("What the speculative run measured")
-    m = st.columns(5)
-    m[0].metric("Tokens", summary.tokens)
-    m[1].metric("Accepted drafts", f"{summary.accepted}/{summary.drafted}",
-                help=f"{summary.accepted} of {summary.drafted} drafted tokens committed; {acceptance_words(summary)}")
-    m[2].metric("Tokens/verify pass", f"{summary.tokens_per_target_forward:.2f}",
-                help=f"{summary.tokens} tokens / {summary.target_forwards} target verification passes (passes spent "
-                     "drafting are not counted)")
-    m[3].metric("Drafting passes", summary.drafting_forwards,
-                help="Target passes spent drafting, when the draft is the target itself (q = p, or the target "
-                     "re-processed)")
-    m[4].metric("No-draft rounds", summary.plain_rounds,
-                help="Rounds where prompt lookup found no n-gram match and sampled the target alone")
-    st.caption(f"Drafts: {summary.accepted} of {summary.drafted} committed ({acceptance_words(summary)}). Theory "
-               f"line in 'Tokens per round': {summary.expected_basis}.")
+    measured_metrics(summary)
+    drafting = summary.rounds - summary.plain_rounds
+    theory = (f"Theory line in 'Tokens per round': {summary.expected_tokens_per_round:.2f} tokens per drafting "
+              f"round ({summary.expected_basis}, over {drafting} drafting rounds)."
+              if summary.expected_tokens_per_round is not None else
+              "No theory line in 'Tokens per round': no formula here covers a tree round.")
+    st.caption(f"Drafts: {acceptance_words(summary)}. {theory}")
+    if summary.tree_scoring is not None:
+        scoring = summary.tree_scoring
+        (st.caption if scoring["one_pass"] else st.warning)(
+            f"Tree scoring: {scoring['words']}; {scoring['reason']}. {TREE_NOTE}")
     if outcome is not None:
         predicted = outcome.prediction.speedup if outcome.prediction else None
-        plain, speculative = outcome.chart_speeds()
-        st.plotly_chart(plots.race_figure(plain, speculative, draft, predicted), key="rm_race_chart", theme=None)
-        st.caption(f"The race chart: the plain runs' median speed over {len(outcome.trials)} races, and that speed "
-                   f"times the median speedup {outcome.speedup:.2f}x (and times the predicted speedup).")
+        speeds = outcome.chart_speeds()
+        names = {PLAIN: "plain sampling", CHAIN: f"chain ({draft})",
+                 SPECULATIVE: f"{rule(outcome.verification).short} ({draft})"}
+        st.plotly_chart(plots.race_figure([(names[k], v) for k, v in speeds.items()], predicted),
+                        key="rm_race_chart", theme=None)
+        st.caption(f"The race chart: each leg's tokens/s in the median race (seed {outcome.median_trial.seed}), the "
+                   "race whose speedup is the median; the cost model's prediction is that speedup's plain speed "
+                   "times the predicted speedup.")
+        if outcome.calibration is not None and not outcome.calibration.reliable:
+            st.warning(f"The cost model is unreliable for this run: {outcome.calibration.words}.")
     c1, c2 = st.columns(2)
     c1.plotly_chart(plots.acceptance_figure(summary.acceptance_by_position, summary.alpha_by_position,
                                             summary.reached), key="rm_acceptance", theme=None)
@@ -314,19 +409,20 @@ def render_round(record, label: Callable[[int], str], top_n: int) -> None:
     """Every event of one round (charts and the exact acceptance test), built only for this round."""
     committed = " ".join(f"{plots.origin_cue(o).glyph} {label(t)!r}" for t, o in zip(record.tokens, record.origins))
     what = "no n-gram match: a plain target sample" if record.plain else \
-        f"drafted {len(record.drafted)}, accepted {record.accepted}"
+        f"drafted a tree of {record.nodes} nodes (depth {record.depth}), accepted {record.accepted}" \
+        if record.shape == "tree" else f"drafted {len(record.drafted)}, accepted {record.accepted}"
     st.markdown(f"**Round {record.round_id}** — {what}; committed {committed}")
     if record.trace is None:
         return
     narrate = {"check": lambda v: plots.check_text(v, label), "block_check": lambda v: plots.block_check_text(v, label),
-               "block_decision": plots.block_decision_text}
-    for view in event_views(record.trace, top_n):
-        if view["kind"] == "draft":
+               "block_decision": plots.block_decision_text, "tree_check": lambda v: plots.tree_check_text(v, label)}
+    for index, view in enumerate(event_views(record.trace, top_n)):
+        if view["kind"] in ("draft", "tree_draft"):
             continue
         view["plain"] = record.plain
         fig = plots.view_figure(view, label)
         if fig is not None:
-            st.plotly_chart(fig, key=f"rm_{record.round_id}_{view['kind']}_{view['position']}", theme=None)
+            st.plotly_chart(fig, key=f"rm_{record.round_id}_{view['kind']}_{index}", theme=None)
         if view["kind"] in narrate:
             st.markdown(narrate[view["kind"]](view))
 

@@ -201,35 +201,6 @@ def read_verification(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}") from None
 
 
-def read_chain_verification(text: str) -> str:
-    """generate --verification: as read_verification, but only the registry's fixed rules (one drafted chain).
-
-    Real models draft one chain per round, so a tree (multi:K) or a rule only theory evaluates is refused
-    here with the chain rules it could use (never the trees generate refuses), before torch loads.
-    """
-    from specviz.core.verification import VerificationError, playable_names, rule
-    from specviz.scenario.document import MAX_RULE_NAME_CHARS
-
-    value = text.strip().lower()
-    if len(value) <= MAX_RULE_NAME_CHARS:  # a longer one is refused by read_verification, by its length
-        try:
-            found = rule(_verification_names().get(value, value))
-        except VerificationError as error:  # the registry's words, then what generate itself takes
-            raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {error}; real models draft one chain "
-                                             f"per round, verified by {chain_verifications()}") from None
-        if found.name not in playable_names():
-            why = "" if found.playable else f" ({found.name!r}, {found.label}, is evaluated by theory only)"
-            raise _refuse(text, f"real models draft one chain per round, verified by {chain_verifications()}{why}")
-    return read_verification(text)
-
-
-def chain_verifications() -> str:
-    """The rules a drafted chain is verified by, in the registry's words: 'token (tokenwise), block (...)'."""
-    from specviz.core.verification import playable_names, rule
-
-    return ", ".join(f"{n} ({rule(n).label})" for n in playable_names())
-
-
 # --- drafts -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DraftOption:

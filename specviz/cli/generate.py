@@ -37,26 +37,30 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
                     "time_s": {"draft_forward": r.draft_forward_s, "draft_exact": r.draft_exact_s,
                                "target_forward": r.target_forward_s, "verify": r.verify_s, "wall": r.wall_s},
                     "target_forwards": r.target_forwards, "draft_target_forwards": r.draft_target_forwards,
-                    "plain": r.plain, "events": label_events(r.events or [])}
+                    "plain": r.plain, "shape": r.shape, "depth": r.depth, "nodes": r.nodes,
+                    "events": label_events(r.events or [])}
                    for r in gen.rounds],
+        "tree_scoring": gen.tree_scoring.to_dict() if gen.tree_scoring is not None else None,
         "summary": summary.to_dict(),
     }
 
 
 def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run one speculative generation and print it."""
-    from specviz.models import DraftSpec, ModelLoadError, Session, Settings, load_model
-    from specviz.models.drafts import TokenizerMismatchError
+    from specviz.core.errors import SpecvizError
+    from specviz.models import DraftSpec, GenerationSettings, Session, load_model
+    from specviz.models.generate import session_rule
     from specviz.models.loading import check_before_load
     from specviz.models.stats import format_summary, summarize
     from specviz.models.text import token_pieces
 
     try:
         spec = DraftSpec(args.draft.kind, **args.draft.fields)
-        settings = Settings(depth=args.depth, seed=args.seed, max_new_tokens=args.max_new_tokens,
+        settings = GenerationSettings(depth=args.depth, seed=args.seed, max_new_tokens=args.max_new_tokens,
                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
                             draft_top_k=args.draft_top_k, chat=not args.no_chat, verification=args.verification)
         check_device(args.device)
+        session_rule(settings, spec.kind)  # a tree too wide or too big for the draft, before any load
         check_before_load(args.model, args.max_new_tokens)  # a folder's config.json rules out what it can
         err.write(f"loading {args.model} ...\n")
         target = load_model(args.model, args.device)
@@ -64,7 +68,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"loaded in {target.load_seconds:.1f}s on {target.device_name}\n")
         session = Session(target, spec, settings, args.prompt, draft_model=draft_model,
                           top_n=args.top_n if args.json else None)
-    except (ModelLoadError, TokenizerMismatchError, ValueError) as error:
+    except SpecvizError as error:  # a refusal: bad input, a model that cannot load (anything else is a bug)
         err.write(f"error: {error}\n")
         return 2
     if args.race:
@@ -87,7 +91,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out: TextIO, err: TextIO) -> int:
     """Plain sampling, then the speculative run, each with progress; both texts, the table, the speedup line."""
-    from specviz.models.race import race, race_table
+    from specviz.models.race import CHAIN, PLAIN, SPECULATIVE, race, race_table
     from specviz.models.text import token_pieces
 
     bars: dict[str, Progress] = {}
@@ -104,7 +108,8 @@ def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out:
     for bar in bars.values():
         bar.close()
     color = use_color(args.color, out)
-    for leg in (result.plain, result.speculative):
+    legs = result.median_trial.legs
+    for leg in (legs[name] for name in (PLAIN, CHAIN, SPECULATIVE) if name in legs):  # plain first, as on the page
         gen = leg.generation
         out.write(f"--- {leg.name} ({leg.label}) ---\n")
         pieces = token_pieces(target.tokenizer, gen.tokens)
@@ -116,17 +121,20 @@ def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out:
 
 
 def check_device(device: str | None) -> None:
-    """Refuse (ValueError) a device this machine does not have, before any model loads."""
+    """Refuse (ModelSettingError) a device this machine does not have, before any model loads."""
     if device in (None, "", "auto"):
         return
     from specviz.models.device import available_devices
+    from specviz.models.errors import ModelSettingError
 
     kind, _, index = device.partition(":")
     if kind not in available_devices():
-        raise ValueError(f"--device {device!r} is not available here (available: {', '.join(available_devices())})")
+        raise ModelSettingError(f"--device {device!r} is not available here "
+                                f"(available: {', '.join(available_devices())})")
     if kind == "cuda" and index:
         import torch
 
         count = torch.cuda.device_count()
         if int(index) >= count:
-            raise ValueError(f"--device {device!r}: this machine has {count} CUDA device(s), cuda:0..cuda:{count - 1}")
+            raise ModelSettingError(f"--device {device!r}: this machine has {count} CUDA device(s), "
+                                    f"cuda:0..cuda:{count - 1}")

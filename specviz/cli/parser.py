@@ -11,10 +11,8 @@ from .args import (
     MAX_TOP_N,
     MIN_TEMPERATURE,
     Parser,
-    chain_verifications,
     draft_usage,
     int_in,
-    read_chain_verification,
     read_device,
     read_draft,
     read_model,
@@ -50,8 +48,10 @@ def _generate(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
     gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
     gen.add_argument("--race", action="store_true", help="race plain target sampling against the speculative run")
-    gen.add_argument("--verification", type=read_chain_verification, default="token",
-                     help=f"{chain_verifications()}; any case (every rule reads the same target pass)")
+    gen.add_argument("--verification", type=read_verification, default="token",
+                     help=f"{verification_allowed()}; every rule reads one target pass per round, a tree all its "
+                          "nodes in one pass; real models draft trees of K ≤ 4 (specviz.models.rounds), a model "
+                          "draft's full tree at most 120 nodes, checked before the model loads")
     gen.add_argument("--top-n", type=int_in(1, MAX_TOP_N), default=10,
                      help=f"entries of each distribution kept in --json (1..{MAX_TOP_N})")
     gen.add_argument("--color", choices=COLOR_CHOICES, default="auto")

@@ -15,6 +15,7 @@ from .errors import (
     MaskError,
     MaskTypeError,
     SupportError,
+    TokenError,
     TokenTypeError,
     TopKError,
     WeightTypeError,
@@ -373,7 +374,7 @@ class Categorical:
     def token_at_draw(self, draw: int) -> int:
         """The token a given integer draw selects (0 <= draw < total)."""
         if not 0 <= draw < self.total:
-            raise ValueError(f"draw {draw} outside 0..{self.total - 1}")
+            raise TokenError(f"draw {draw} outside 0..{self.total - 1}")
         return int(self._ids[self._tickets.position_of(draw)])
 
     # --- derived distributions -------------------------------------------------------------

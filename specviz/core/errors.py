@@ -1,9 +1,10 @@
 """The exception tree: every error specviz raises on purpose is a ``SpecvizError``.
 
 Every class also subclasses the builtin a caller would catch (the one the reference oracle raises,
-ValueError or TypeError; KeyError for a lookup), so code written against the reference keeps
-catching them, while the UI can tell a refused input (a SpecvizError: its message names the field,
-what was given and what is allowed) from a bug (anything else). The whole tree, each class with its
+ValueError or TypeError; KeyError for a lookup; RuntimeError for a model that fails to load), so
+code written against the reference keeps catching them, while the UI can tell a refused input (a
+SpecvizError: its message names the field, what was given and what is allowed) from a bug
+(anything else). The whole tree, each class with its
 module under ``specviz`` and, in brackets, its bases besides the one it hangs from
 (tests/core/test_errors.py checks this drawing against the classes themselves):
 
@@ -20,7 +21,8 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     ├── VocabularyMismatchError          core.errors             [ValueError]
     ├── ProposalError                    core.errors             [ValueError]
     ├── BlockError                       core.errors             [ValueError]
-    │   └── TreeSizeError                core.tree
+    │   ├── TreeSizeError                core.tree
+    │   └── TreePathError                core.tree               [KeyError]
     ├── SessionError                     core.errors             [ValueError]
     │   └── StreamsTypeError             core.errors             [TypeError]
     ├── ProcessorError                   core.errors             [ValueError]
@@ -45,13 +47,11 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     ├── ManyRoundsError                  playground.many_rounds  [ValueError]
     │   └── BlockBugError                playground.many_rounds
     ├── ContextLengthError               models.limits           [ValueError]
+    ├── ModelLoadError                   models.loading          [RuntimeError]
+    ├── ModelSettingError                models.errors           [ValueError]
+    ├── TokenizerMismatchError           models.drafts           [ValueError]
     ├── UnknownFactError                 gallery                 [KeyError]
     └── UsageError                       cli.args                [ValueError]
-
-Not under SpecvizError yet (their owners are moving them; the test lists them to be struck off):
-
-    ModelLoadError                       models.loading          [RuntimeError]
-    TokenizerMismatchError               models.drafts           [ValueError]
 
 A new error class joins this drawing where it hangs; an internal invariant that fails is an
 AssertionError (a bug), never a SpecvizError.

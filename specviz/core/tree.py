@@ -75,6 +75,10 @@ class TreeSizeError(BlockError):
     """A tree would hold more nodes x tokens than MAX_TREE_CELLS (refused before it is drafted)."""
 
 
+class TreePathError(BlockError, KeyError):
+    """A path names no drafted node of the tree (the empty path is the root, which holds no token)."""
+
+
 @dataclass(frozen=True, eq=False)
 class TreeNode:
     """One drafted token: where it sits, the q' it was drawn from, and its children."""
@@ -123,7 +127,7 @@ class Tree:
             node = children[index]
             children = node.children
         if node is None:
-            raise KeyError("the empty path names the root, which holds no drafted token")
+            raise TreePathError("the empty path names the root, which holds no drafted token")
         return node
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from specviz.models.errors import ModelSettingError
+
 
 def available_devices() -> list[str]:
     """Device names usable on this machine, best first."""
@@ -23,7 +25,8 @@ def pick_device(override: str | None = None) -> torch.device:
         return torch.device(available_devices()[0])
     device = torch.device(override)
     if device.type not in available_devices():
-        raise ValueError(f"device {override!r} is not available here (available: {', '.join(available_devices())})")
+        raise ModelSettingError(f"device {override!r} is not available here "
+                                f"(available: {', '.join(available_devices())})")
     return device
 
 

@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from specviz.core import Categorical, Processor, fp32_weights
+from specviz.core.errors import SpecvizError
 from specviz.core.processors import Temperature, TopK, compose
+from specviz.models.errors import ModelSettingError
 from specviz.models.lm import CausalLM, Prefix, early_exit_view
 from specviz.models.loading import LoadedModel
 from specviz.models.target import TargetModel
@@ -19,7 +21,7 @@ KINDS = ("early-exit", "target", "lookup", "bf16", "model")
 MAX_NGRAM = 8  # longest n-gram prompt lookup matches (the command line's --draft lookup:N uses the same bound)
 
 
-class TokenizerMismatchError(ValueError):
+class TokenizerMismatchError(SpecvizError, ValueError):
     """Draft and target do not share one tokenizer, so their token ids mean different things."""
 
 
@@ -58,7 +60,7 @@ def parse_draft(text: str) -> DraftSpec:
             options = dict(part.split("=", 1) for part in arg.split(",") if part)
             unknown = set(options) - {"temperature", "top_k"}
             if unknown:
-                raise ValueError(f"unknown option(s) {sorted(unknown)}")
+                raise ModelSettingError(f"unknown option(s) {sorted(unknown)}")
             return DraftSpec("target", temperature=float(options.get("temperature", 1.0)),
                              top_k=int(options.get("top_k", 0)))
         if kind in ("lookup", "prompt-lookup"):
@@ -67,9 +69,9 @@ def parse_draft(text: str) -> DraftSpec:
             return DraftSpec("bf16")
         if kind == "model" and arg:
             return DraftSpec("model", model=arg)
-    except ValueError as error:
-        raise ValueError(f"bad draft {text!r}: {error}") from error
-    raise ValueError(
+    except ValueError as error:  # int() and float() of the option's text, or check_ngram's refusal
+        raise ModelSettingError(f"bad draft {text!r}: {error}") from error
+    raise ModelSettingError(
         f"bad draft {text!r}: use early-exit:K, target:temperature=T,top_k=K, lookup:N, bf16 or model:HUB_ID_OR_FOLDER"
     )
 
@@ -77,7 +79,8 @@ def parse_draft(text: str) -> DraftSpec:
 def check_ngram(ngram: int) -> int:
     """The n-gram length of prompt lookup, refused outside 1..MAX_NGRAM (a longer one never matches in practice)."""
     if isinstance(ngram, bool) or not isinstance(ngram, int) or not 1 <= ngram <= MAX_NGRAM:
-        raise ValueError(f"the n-gram length N of lookup:N must be a whole number in 1..{MAX_NGRAM}, got {ngram!r}")
+        raise ModelSettingError(f"the n-gram length N of lookup:N must be a whole number in 1..{MAX_NGRAM}, "
+                                f"got {ngram!r}")
     return ngram
 
 
@@ -109,6 +112,9 @@ class Draft:
     def sync(self, committed: Prefix) -> None:
         """Roll back after a round (the target's own cache is synced by the caller)."""
 
+    def prefetch_level(self, root: Prefix, paths: list[tuple[int, ...]]) -> None:
+        """Score q after root + each path in one pass where the draft runs a model (a tree level); else nothing."""
+
 
 class SharedTargetDraft(Draft):
     """q = a processed p: the target's own distribution (early exit at full depth, or the target re-processed)."""
@@ -121,6 +127,9 @@ class SharedTargetDraft(Draft):
 
     def __call__(self, prefix: Prefix) -> Categorical:
         return self.processor(prefix, self.target(prefix))
+
+    def prefetch_level(self, root: Prefix, paths: list[tuple[int, ...]]) -> None:
+        self.target.prefetch_tree(root, paths)
 
 
 class LMDraft(Draft):
@@ -144,6 +153,9 @@ class LMDraft(Draft):
     def sync(self, committed: Prefix) -> None:
         self._dists.clear()
         self.lm.sync(committed)
+
+    def prefetch_level(self, root: Prefix, paths: list[tuple[int, ...]]) -> None:
+        self.lm.prefetch_tree(root, paths)
 
 
 def lookup_token(prefix: Prefix, ngram: int) -> int | None:
@@ -188,7 +200,7 @@ class LookupDraft(Draft):
     def __call__(self, prefix: Prefix) -> Categorical:
         token = lookup_token(prefix, self.ngram)
         if token is None:  # plan() keeps this from happening inside a round
-            raise ValueError("prompt lookup has no n-gram match here: the round should be a plain target sample")
+            raise AssertionError("prompt lookup has no n-gram match here: the round should be a plain target sample")
         return Categorical(self.vocab_size, [token], [1])
 
 
@@ -232,7 +244,8 @@ def build_draft(spec: DraftSpec, target: LoadedModel, target_model: TargetModel,
         return SharedTargetDraft(target_model, compose(*steps), spec.label())
     if spec.kind == "early-exit":
         if not 1 <= spec.layers <= target.n_layers:
-            raise ValueError(f"early exit needs 1..{target.n_layers} layers for {target.name!r}, got {spec.layers}")
+            raise ModelSettingError(f"early exit needs 1..{target.n_layers} layers for {target.name!r}, "
+                                    f"got {spec.layers}")
         if spec.layers == target.n_layers:
             steps = [target_processor] + ([TopK(draft_top_k)] if draft_top_k else [])
             return SharedTargetDraft(target_model, compose(*steps), spec.label())
@@ -243,8 +256,8 @@ def build_draft(spec: DraftSpec, target: LoadedModel, target_model: TargetModel,
                        **shaping)
     if spec.kind == "model":
         if draft_model is None:
-            raise ValueError("a model draft needs its loaded model (draft_model=...)")
+            raise ModelSettingError("a model draft needs its loaded model (draft_model=...)")
         check_same_tokenizer(target, draft_model)
         lm = CausalLM(draft_model.model, vocab, draft_model.device, temperature)
         return LMDraft(lm, spec.label(), **shaping)
-    raise ValueError(f"unknown draft kind {spec.kind!r}; one of {', '.join(KINDS)}")
+    raise ModelSettingError(f"unknown draft kind {spec.kind!r}; one of {', '.join(KINDS)}")

@@ -35,9 +35,18 @@ def event_views(trace: Trace, top_n: int = 10) -> list[dict[str, Any]]:
     views: list[dict[str, Any]] = []
     for e in trace.events:
         base = {"kind": e.kind, "position": e.position}
-        if e.kind == "draft":
+        if e.kind in ("draft", "tree_draft"):
             bars = _bars(_top(e.q, top_n, (e.token,)), e.q)
-            views.append({**base, "token": e.token, "q": bars, "draw": e.draw, "draw_range": e.draw_range})
+            views.append({**base, "token": e.token, "q": bars, "draw": e.draw, "draw_range": e.draw_range,
+                          "path": list(getattr(e, "path", ()))})
+        elif e.kind == "tree_check":
+            tokens = _top(e.p, top_n, (e.token,))
+            tokens += [t for t in _top(e.q, top_n) if t not in tokens]
+            views.append({**base, "token": e.token, "pq": _bars(tokens, e.p, e.q), "p_token": _exact(e.p_token),
+                          "r_token": _exact(e.r_token), "q_token": _exact(e.q_token),
+                          "acceptance": _exact(e.acceptance), "draw": e.draw, "draw_range": e.draw_range,
+                          "accepted": e.accepted, "path": list(e.path), "sibling": e.sibling,
+                          "siblings": e.siblings})
         elif e.kind == "check":
             tokens = _top(e.p, top_n, (e.token,))
             tokens += [t for t in _top(e.q, top_n) if t not in tokens]

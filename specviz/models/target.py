@@ -30,6 +30,10 @@ class TargetModel:
         """One forward over the drafted block, so verify's calls are served from the memo."""
         self.lm.prefetch(prefix, tuple(drafted))
 
+    def prefetch_tree(self, prefix: Prefix, paths: Sequence[tuple[int, ...]]) -> None:
+        """One forward over every node of a draft tree (each path: the drafted tokens from the root to a node)."""
+        self.lm.prefetch_tree(prefix, paths)
+
     def sync(self, committed: Prefix) -> None:
         """Drop memoised positions and roll the KV cache back to the committed prefix."""
         self._dists.clear()

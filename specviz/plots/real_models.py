@@ -81,6 +81,12 @@ def view_figure(view: dict[str, Any], label: Label, *, presenter: bool = False) 
         verdict = "accepted" if view["accepted"] else "rejected"
         return bars_figure(view["pq"], label, names=[("target p", "p"), ("draft q", "q")], token=token,
                            presenter=presenter, title=f"Check at {where}: {label(token)!r} {verdict}")
+    if kind == "tree_check":
+        verdict = "accepted" if view["accepted"] else "rejected"
+        return bars_figure(view["pq"], label, names=[("target p", "p"), ("draft q", "q")], token=token,
+                           presenter=presenter, title=f"Tree check at depth {view['position']}, child "
+                                                   f"{view['sibling'] + 1} of {view['siblings']}: {label(token)!r} "
+                                                   f"{verdict}")
     if kind == "block_check":
         verdict = "draw hits" if view["hit"] else "draw misses"
         return bars_figure(view["pq"], label, names=[("target p", "p"), ("draft q", "q")], token=token,
@@ -129,9 +135,10 @@ def tokens_per_round_figure(rounds: Sequence[tuple[int, str]], expected: float |
         cue = origin_cue(origin)
         fig.add_trace(go.Bar(name=cue.label, x=x, y=[1 if o == origin else 0 for _, o in rounds],
                              marker=style.bar_marker(cue)))
-    if expected is not None:
-        fig.add_hline(y=expected, line={"color": style.role("theory").color, "dash": "dash"},
-                      annotation_text=f"theory {expected:.2f}")
+    if expected is not None:  # a legend entry, not a label over the bars
+        fig.add_trace(go.Scatter(name=f"theory: {expected:.2f} per drafting round", x=[-0.5, max(len(rounds), 1) - 0.5],
+                                 y=[expected, expected], mode="lines", hoverinfo="skip",
+                                 line={"color": style.role("theory").color, "dash": "dash"}))
     fig.update_layout(barmode="stack", xaxis={"title": "round"}, yaxis={"title": "tokens"})
     return style.apply_layout(fig, title="Tokens per round", presenter=presenter)
 
@@ -150,16 +157,18 @@ def time_split_figure(parts: dict[str, float], labels: dict[str, str], *, presen
     return style.apply_layout(fig, title="Time split", presenter=presenter, height=260)
 
 
-def race_figure(plain_tps: float, speculative_tps: float, label: str, predicted: float | None = None, *,
+def race_figure(legs: Sequence[tuple[str, float]], predicted: float | None = None, *,
                 presenter: bool = False) -> go.Figure:
-    """Tokens per second of both legs of the race, and the speed the cost model predicted."""
-    names = ["plain sampling", f"speculative ({label})"]
-    values = [plain_tps, speculative_tps]
-    colors = [PLAIN.color, style.origin("accepted").color]
-    patterns = [PLAIN.pattern, ""]
+    """Tokens per second of each leg of one race (plain first, the speculative run last), and the speed the
+    cost model predicted for the speculative run; the title states each leg's speed over plain."""
+    names = [name for name, _ in legs]
+    values = [tps for _, tps in legs]
+    plain = values[0]
+    colors = [PLAIN.color] + [style.OKABE_ITO["sky_blue"]] * (len(legs) - 2) + [style.origin("accepted").color]
+    patterns = [PLAIN.pattern] + ["."] * (len(legs) - 2) + [""]
     if predicted is not None:
         names.append("predicted by the cost model")
-        values.append(predicted * plain_tps)
+        values.append(predicted * plain)
         colors.append(style.role("theory").color)
         patterns.append("/")
     fig = go.Figure(go.Bar(x=values, y=names, orientation="h", text=[f"{v:.1f}" for v in values],
@@ -167,8 +176,9 @@ def race_figure(plain_tps: float, speculative_tps: float, label: str, predicted:
                            marker={"color": colors, "pattern": {"shape": patterns, "fgcolor": "#FFFFFF"}},
                            hovertemplate="%{y}: %{x:.1f} tokens/s<extra></extra>"))
     fig.update_layout(xaxis={"title": "tokens per second"}, yaxis={"autorange": "reversed"}, showlegend=False)
-    return style.apply_layout(fig, title=f"The race: {speculative_tps / plain_tps:.2f}x" if plain_tps else "The race",
-                              presenter=presenter, height=260)
+    ratios = ", ".join(f"{name.split(' (')[0]} {tps / plain:.2f}x" for name, tps in legs[1:]) if plain else ""
+    return style.apply_layout(fig, title=f"The median race, vs plain: {ratios}" if ratios else "The race",
+                              presenter=presenter, height=230 + 30 * max(0, len(names) - 3))
 
 
 def tokens_html(pieces: Sequence[str], origins: Sequence[str]) -> str:
@@ -197,6 +207,22 @@ def check_text(view: dict[str, Any], label: Label) -> str:
         f"q(x) = {short_prob(view['q_token']['float'])}, acceptance min(1, p/q) = {short_prob(a['float'])}. "
         f"Exact test: draw {short_int(view['draw'])} {relation} numerator {short_int(numerator)} "
         f"(the draw is uniform on 0 … {short_int(view['draw_range'] - 1)}) → {verdict}."
+    )
+
+
+def tree_check_text(view: dict[str, Any], label: Label) -> str:
+    """Recursive rejection sampling's test at one child in words: r(x), q'(x), the acceptance, the draw."""
+    a = view["acceptance"]
+    numerator = int(a["exact"].split("/")[0])
+    accepted = view["accepted"]
+    first = view["sibling"] == 0
+    r_words = "r = p before any rejection" if first else "r: the residual left by the rejected siblings"
+    return (
+        f"Child {view['sibling'] + 1} of {view['siblings']}, drafted {label(view['token'])!r}: "
+        f"r(x) = {short_prob(view['r_token']['float'])} ({r_words}), q'(x) = {short_prob(view['q_token']['float'])}, "
+        f"acceptance min(1, r/q') = {short_prob(a['float'])}. Exact test: draw {short_int(view['draw'])} "
+        f"{'<' if accepted else '>='} numerator {short_int(numerator)} (uniform on 0 … "
+        f"{short_int(view['draw_range'] - 1)}) → {'**accepted**' if accepted else '**rejected**'}."
     )
 
 

@@ -28,8 +28,6 @@ REGISTRY = "specviz/core/verification.py"
 # Files whose owners are moving their family comparisons into layer tables: each entry must still read
 # `.family`, so that a converted file is struck off here.
 KNOWN_FAMILY_READS: set[str] = {
-    "specviz/models/generate.py",
-    "views/real_models.py",
 }
 
 

@@ -120,7 +120,7 @@ def test_real_models_races_plain_sampling_at_the_default_preset(app_url, app_pag
     text = sup.main_text(page)
     assert "speedup:" in text and "Plain sampling (exact core)" in text, text[-800:]
     assert "Speculative (lookup:3, tokenwise)" in text, text[-800:]
-    assert "Tokens/verify pass" in text and "Verify passes" in text
+    assert "Tokens/pass" in text and "target verification passes" in text
     assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3
     sup.wait_for_charts(page)
     sup.screenshot(page, "real_models-race")

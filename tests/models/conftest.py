@@ -22,11 +22,16 @@ def tiny(tiny_dir):
 
 
 @pytest.fixture(scope="session")
-def tiny_llama(tmp_path_factory):
+def tiny_llama_dir(tmp_path_factory):
     """A Llama-shaped tiny model (the SmolLM2 architecture), vocabulary 50257, two layers."""
+    return save_tiny(tmp_path_factory.mktemp("tiny-llama"), arch="llama")
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(tiny_llama_dir):
     from specviz.models import load_model
 
-    return load_model(str(save_tiny(tmp_path_factory.mktemp("tiny-llama"), arch="llama")), "cpu")
+    return load_model(str(tiny_llama_dir), "cpu")
 
 
 @pytest.fixture(scope="session")

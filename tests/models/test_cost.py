@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.models.cost import CostModel, agrees, cache_key, explain, predict, round_seconds, round_tokens
+from specviz.models.cost import CostModel, agrees, cache_key, explain_speedup, predict, round_seconds, round_tokens
 from specviz.theory import expected_tokens
 
 # a CPU-like device: a 6-token pass costs 1.6 single passes; the early-exit draft 0.25 of a pass
@@ -61,17 +61,17 @@ def test_prediction_on_made_up_timings():
 def test_agreement_and_explanation():
     assert agrees(2.0, 2.4) and not agrees(1.0, 2.0) and not agrees(1.0, 0.0)
     p = predict(CPU, "early-exit:8", [4] * 10, 0.06)
-    text = explain(CPU, "early-exit:8", p, measured=p.speedup)
+    text = explain_speedup(CPU, "early-exit:8", p, measured=p.speedup)
     assert "loses" in text and "costs 0.25 of a target pass per token" in text and "accepted 6% of the time" in text
     assert "a 5-token check costs 1.45 single passes on this CPU" in text and "within 25%" in text
-    off = explain(CPU, "early-exit:8", p, measured=2 * p.speedup)
+    off = explain_speedup(CPU, "early-exit:8", p, measured=2 * p.speedup)
     assert "off by more than 25%" in off
-    assert "exact verification's own time (30% of" in explain(CPU, "early-exit:8", p, measured=2 * p.speedup,
+    assert "exact verification's own time (30% of" in explain_speedup(CPU, "early-exit:8", p, measured=2 * p.speedup,
                                                              verify_share=0.3)
-    spread = explain(CPU, "early-exit:8", p, measured=0.9, spread=(0.8, 1.1), races=3, counts=(3, 50))
+    spread = explain_speedup(CPU, "early-exit:8", p, measured=0.9, spread=(0.8, 1.1), races=3, counts=(3, 50))
     assert "shows no measurable difference here (median 0.90x over 3 interleaved races, spread 0.80x to 1.10x)" \
         in spread and "had 3 of 50 checked drafts accepted (6%)" in spread
-    win = explain(GPU, "lookup:3", predict(GPU, "lookup:3", [5, 0], 0.9), measured=2.0, plain_rounds=1,
+    win = explain_speedup(GPU, "lookup:3", predict(GPU, "lookup:3", [5, 0], 0.9), measured=2.0, plain_rounds=1,
                   device_kind="cuda")
     assert "wins" in win and "this GPU" in win and "1 of 2 rounds found no n-gram match" in win
 
@@ -94,3 +94,73 @@ def test_measured_costs_are_cached_per_model_and_device(tiny, tmp_path, monkeypa
     monkeypatch.setattr(cost_module, "_MEMORY", {})
     monkeypatch.setattr(cost_module, "_fastest_time", lambda *a, **k: pytest.fail("re-measured a cached model"))
     assert cost_module.measure_costs(tiny, drafts, max_tokens=3) == measured  # read back from disk
+
+
+def test_wide_passes_are_measured_on_a_fixed_grid_so_one_calibration_serves_every_tree():
+    from specviz.models.cost import wide_sizes
+
+    assert wide_sizes(6, 6) == () and wide_sizes(6, 8) == (8,) and wide_sizes(6, 30) == (8, 16, 32)
+    assert wide_sizes(6, 33) == wide_sizes(6, 64) == (8, 16, 32, 64) and wide_sizes(6, 500) == (8, 16, 32, 64, 128)
+
+
+def test_wide_passes_are_interpolated_for_trees():
+    wide = CostModel("m", "cpu", (0.040, 0.046, 0.052), {"d": 0.01}, ((8, 0.070), (16, 0.100)))
+    assert wide.pass_s(3) == 0.052 and wide.pass_s(8) == 0.070
+    assert wide.pass_s(12) == pytest.approx(0.085) and wide.pass_s(40) == 0.100  # the widest beyond the grid
+    assert CostModel.from_dict(wide.to_dict()) == wide
+    with pytest.raises(ValueError, match="wider than 3 tokens"):
+        CostModel("m", "cpu", (0.04, 0.05, 0.06), {}, ((2, 0.1),))
+    # a tree of 14 nodes at depth 3: three draft levels of ~5 nodes, one check over 15 tokens
+    seconds = round_seconds(wide, "d", 3, nodes=14)
+    assert seconds == pytest.approx(3 * 0.01 * wide.pass_ratio(5) + wide.pass_s(15))
+    assert round_seconds(wide, "d", 3, nodes=3) == round_seconds(wide, "d", 3)  # a chain
+    tree = predict(wide, "d", [3, 3], 0.5, expected=[2.0, 3.0], nodes=[14, 14])
+    assert "a 15-token check (a tree of 14 nodes) costs" in explain_speedup(wide, "d", tree, measured=1.0)
+
+
+def test_one_definition_of_expected_tokens_per_drafting_round():
+    """Issue 24: the chart said 5.58 and the explanation 5.54; both now read the rounds' own expectations."""
+    p = predict(CPU, "lookup:3", [5, 0, 3], 0.9, expected=[5.5, None, 3.25])
+    assert p.tokens_per_round == pytest.approx((5.5 + 3.25) / 2) and p.drafting_rounds == 2  # plain rounds left out
+    text = explain_speedup(CPU, "lookup:3", p, measured=2.0, basis="the test's basis")
+    assert f"a drafting round commits {p.tokens_per_round:.2f} tokens in expectation (the test's basis, over 2 " \
+           "drafting rounds)" in text
+
+
+def test_a_calibration_off_from_the_runs_own_passes_is_said_unreliable():
+    from specviz.models.cost import check_calibration
+
+    good = check_calibration(CPU, "early-exit:8", [0.041, 0.039, 0.040], [(5, 0.058)], [0.011], now=CPU.measured_at)
+    assert good.reliable and good.ratios["single passes"] == pytest.approx(1.0) and good.age_s is None
+    loaded = CostModel("m", "cpu", (0.2,) * 6, {"early-exit:8": 0.05}, measured_at=1000.0)  # measured while busy
+    bad = check_calibration(loaded, "early-exit:8", [0.04] * 5, [(5, 0.06)], [0.01], now=1000.0 + 600)
+    assert not bad.reliable and bad.ratios["single passes"] == pytest.approx(0.2)
+    assert "single passes took 0.20x the calibrated time (median of 5)" in bad.words
+    assert "calibrated 10 min ago" in bad.words and "measured again next time" in bad.words
+    assert "moments ago" in check_calibration(loaded, "early-exit:8", [0.04], [], [], now=1010.0).words
+    p = predict(loaded, "early-exit:8", [4] * 3, 0.1)
+    text = explain_speedup(loaded, "early-exit:8", p, measured=0.19, calibration=bad)
+    assert f"The cost model predicts {p.speedup:.2f}x, but it is unreliable here: this run's" in text
+
+
+def test_stale_or_old_format_calibrations_are_measured_again(tiny, tmp_path, monkeypatch):
+    import json
+    import time
+
+    from specviz.models import cost as cost_module
+    from specviz.models.drafts import parse_draft
+
+    monkeypatch.setenv("SPECVIZ_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(cost_module, "_MEMORY", {})
+    assert not cost_module.fresh({"model": "m"}) and not cost_module.fresh({"format": 2, "measured_at": 0})
+    assert cost_module.fresh({"format": 2, "measured_at": time.time() - 60})
+    drafts = [parse_draft("lookup:3")]
+    key = cache_key(tiny.name, tiny.device_name, 2, ["lookup:3"])
+    old = CostModel(tiny.name, tiny.device_name, (9.0, 9.0), {"lookup:3": 0.0}).to_dict()  # the format before
+    (tmp_path / "costs.json").write_text(json.dumps({key: old, "other": old}))
+    measured = cost_module.measure_costs(tiny, drafts, max_tokens=2, repeats=1)
+    assert measured.target_pass_s != (9.0, 9.0) and measured.measured_at > 0
+    stored = json.loads((tmp_path / "costs.json").read_text())
+    assert set(stored) == {key} and stored[key]["format"] == cost_module.COSTS_FORMAT  # the stale entries left
+    cost_module.forget_calibration(measured)
+    assert json.loads((tmp_path / "costs.json").read_text()) == {} and not cost_module._MEMORY

@@ -36,7 +36,7 @@ def test_lookup_token():
     assert lookup_token((4,), 2) is None
     q = LookupDraft(100, 2)((5, 6, 5))
     assert q.support_size == 1 and q.prob(6) == 1
-    with pytest.raises(ValueError, match="no n-gram match"):
+    with pytest.raises(AssertionError, match="no n-gram match"):
         LookupDraft(100, 2)((1, 2, 3))
 
 
@@ -66,3 +66,17 @@ def test_tokenizer_mismatch_is_refused(tiny, tmp_path):
     with pytest.raises(TokenizerMismatchError) as info:
         check_same_tokenizer(tiny, other)
     assert "50257" in str(info.value) and "1000" in str(info.value)
+
+
+def test_refusals_are_specviz_errors_and_keep_their_builtin_bases():
+    """Issue 27 item 3: the page tells a refusal (SpecvizError) from a bug by the class alone."""
+    from specviz.core.errors import SpecvizError
+    from specviz.models import ContextLengthError, ModelLoadError, ModelSettingError, TokenizerMismatchError
+
+    assert issubclass(ModelLoadError, SpecvizError) and issubclass(ModelLoadError, RuntimeError)
+    assert issubclass(TokenizerMismatchError, SpecvizError) and issubclass(TokenizerMismatchError, ValueError)
+    assert issubclass(ModelSettingError, SpecvizError) and issubclass(ModelSettingError, ValueError)
+    assert issubclass(ContextLengthError, SpecvizError)
+    for text in ("magic", "lookup:0", "target:bogus=1", "early-exit:x"):
+        with pytest.raises(ModelSettingError, match=f"bad draft {text!r}"):
+            parse_draft(text)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from specviz.models import DraftSpec, Session, Settings, TokenizerMismatchError, generate, load_model, parse_draft
+from specviz.models import (
+    DraftSpec,
+    GenerationSettings,
+    ModelSettingError,
+    Session,
+    TokenizerMismatchError,
+    generate,
+    load_model,
+    parse_draft,
+)
 from specviz.models.lm import CausalLM
 from specviz.models.stats import format_summary, summarize
 from specviz.models.tiny import save_tiny
@@ -14,7 +23,8 @@ PROMPT = "w1 w2 w3 w1 w2"
 
 
 def _run(model, draft: str, **settings):
-    return generate(model, PROMPT, parse_draft(draft), Settings(**{"max_new_tokens": 12, **settings}), keep_raw=True)
+    return generate(model, PROMPT, parse_draft(draft), GenerationSettings(**{"max_new_tokens": 12, **settings}),
+                    keep_raw=True)
 
 
 def test_trace_records_every_step(tiny):
@@ -101,15 +111,16 @@ def test_draft_top_k_cuts_q(tiny):
 
 def test_second_model_draft(tiny, tmp_path):
     same = load_model(str(save_tiny(tmp_path / "twin", arch="gpt2", seed=1)), "cpu")
-    gen = generate(tiny, PROMPT, DraftSpec("model", model="twin"), Settings(max_new_tokens=6), draft_model=same)
+    gen = generate(tiny, PROMPT, DraftSpec("model", model="twin"), GenerationSettings(max_new_tokens=6),
+                   draft_model=same)
     assert len(gen.tokens) == 6
     other = load_model(str(save_tiny(tmp_path / "other", arch="gpt2", vocab_size=500)), "cpu")
     with pytest.raises(TokenizerMismatchError):
-        Session(tiny, DraftSpec("model", model="other"), Settings(), PROMPT, draft_model=other)
+        Session(tiny, DraftSpec("model", model="other"), GenerationSettings(), PROMPT, draft_model=other)
 
 
 def test_stop_token_ends_generation(tiny):
-    session = Session(tiny, parse_draft("early-exit:1"), Settings(max_new_tokens=50, seed=1), PROMPT)
+    session = Session(tiny, parse_draft("early-exit:1"), GenerationSettings(max_new_tokens=50, seed=1), PROMPT)
     session.stop_ids = frozenset(range(tiny.vocab_size))  # any token stops
     session.verifier.stop_ids = session.stop_ids
     gen = session.run()
@@ -130,7 +141,7 @@ def test_summary(tiny):
 
 def test_depth_outside_the_core_range_is_refused(tiny):
     with pytest.raises(ValueError, match="depth"):
-        Session(tiny, parse_draft("lookup"), Settings(depth=9), PROMPT)
+        Session(tiny, parse_draft("lookup"), GenerationSettings(depth=9), PROMPT)
 
 
 def test_q_equals_p_counts_verification_passes_apart_from_drafting(tiny):
@@ -144,7 +155,7 @@ def test_q_equals_p_counts_verification_passes_apart_from_drafting(tiny):
 
 def test_lookup_drafts_only_on_a_match_and_otherwise_samples_the_target(tiny):
     prompt = (1, 2, 3, 4, 5, 6, 7, 8)  # no repeated token: no n-gram match at first
-    session = Session(tiny, parse_draft("lookup:3"), Settings(depth=4, seed=5, max_new_tokens=10), prompt,
+    session = Session(tiny, parse_draft("lookup:3"), GenerationSettings(depth=4, seed=5, max_new_tokens=10), prompt,
                       keep_raw=True)
     gen = session.run()
     assert gen.rounds[0].plain and gen.rounds[0].drafted == () and gen.origins[0] == "target"
@@ -162,9 +173,9 @@ def test_lookup_drafts_only_on_a_match_and_otherwise_samples_the_target(tiny):
 
 
 def test_plain_sampling_is_reproducible_by_seed_and_uses_the_exact_core(tiny):
-    a = generate(tiny, PROMPT, None, Settings(max_new_tokens=8, seed=4), keep_raw=True)
-    b = generate(tiny, PROMPT, None, Settings(max_new_tokens=8, seed=4))
-    c = generate(tiny, PROMPT, None, Settings(max_new_tokens=8, seed=5))
+    a = generate(tiny, PROMPT, None, GenerationSettings(max_new_tokens=8, seed=4), keep_raw=True)
+    b = generate(tiny, PROMPT, None, GenerationSettings(max_new_tokens=8, seed=4))
+    c = generate(tiny, PROMPT, None, GenerationSettings(max_new_tokens=8, seed=5))
     assert a.tokens == b.tokens != c.tokens
     assert set(a.origins) == {"target"} and all(r.plain and r.target_forwards == 1 for r in a.rounds)
     bonus = a.rounds[0].trace.events[0]
@@ -177,24 +188,28 @@ def test_the_verifier_is_chosen_in_one_place(tiny):
     from specviz.core.verification import rule
     from specviz.models.generate import verifier_class
 
-    assert rule("token").verifier_class is Verifier and verifier_class(Settings()) is Verifier
-    assert type(Session(tiny, parse_draft("lookup"), Settings(), PROMPT).verifier) is Verifier
+    assert rule("token").verifier_class is Verifier and verifier_class(GenerationSettings()) is Verifier
+    assert type(Session(tiny, parse_draft("lookup"), GenerationSettings(), PROMPT).verifier) is Verifier
     with pytest.raises(VerificationError, match="verification must be one of .*got 'nope'"):
-        Session(tiny, parse_draft("lookup"), Settings(verification="nope"), PROMPT)
+        Session(tiny, parse_draft("lookup"), GenerationSettings(verification="nope"), PROMPT)
     with pytest.raises(VerificationError, match="'exact-match'.*evaluated by theory only"):
-        Session(tiny, parse_draft("lookup"), Settings(verification="exact-match"), PROMPT)
+        Session(tiny, parse_draft("lookup"), GenerationSettings(verification="exact-match"), PROMPT)
 
 
-def test_a_tree_rule_is_refused_on_real_models_in_words():
+def test_tree_rules_run_on_real_models_and_theory_only_rules_are_refused_in_words(tiny):
+    from specviz.core import TreeVerifier
     from specviz.core.errors import VerificationError
     from specviz.models.generate import verifier_class
 
-    try:
-        verifier_class(Settings(verification="multi:2"))
-    except VerificationError as error:  # before the core has a tree verifier: "theory only"; after: "a tree"
-        assert "'multi:2'" in str(error)
-    else:
-        pytest.fail("multi:2 was accepted for a chain of drafts")
+    assert verifier_class(GenerationSettings(verification="multi:2")) is TreeVerifier
+    with pytest.raises(VerificationError, match="'exact-match'.*evaluated by theory only.*'multi-distinct:K'"):
+        verifier_class(GenerationSettings(verification="exact-match"))
+    with pytest.raises(ModelSettingError, match=r"early-exit draft drafts a full tree of 363 nodes per round "
+                                                r"\(3\^1 \+ 3\^2 \+ 3\^3 \+ 3\^4 \+ 3\^5\); real models score at most "
+                                                r"120 nodes in one pass"):
+        Session(tiny, parse_draft("early-exit:1"), GenerationSettings(depth=5, verification="multi:3"), PROMPT)
+    with pytest.raises(ModelSettingError, match="depth must be a whole number in 1..5, got 0"):
+        Session(tiny, parse_draft("lookup"), GenerationSettings(depth=0), PROMPT)
 
 
 def test_block_verification_runs_on_the_same_target_pass(tiny):
@@ -202,7 +217,7 @@ def test_block_verification_runs_on_the_same_target_pass(tiny):
     from specviz.models.event_data import event_views
     from specviz.models.generate import verifier_class
 
-    assert verifier_class(Settings(verification="block")) is BlockVerifier
+    assert verifier_class(GenerationSettings(verification="block")) is BlockVerifier
     gen = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
     again = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")
     assert gen.tokens == again.tokens and len(gen.tokens) == 12
@@ -240,3 +255,15 @@ def test_paired_expected_accepted_reads_the_block_runs_own_blocks(tiny):
     one = paired_expected_accepted(type(gen)(gen.prompt_ids, rounds=[gen.rounds[0]]))
     assert one[0] == a[0] + a[0] * a[1] + a[0] * a[1] * a[2] and one[1] == sum(i * w for i, w in enumerate(taus))
     assert paired_expected_accepted(_run(tiny, "early-exit:1", depth=3, seed=3)) is None  # tokenwise: no block trace
+
+
+@pytest.mark.parametrize("verification, shape", [("ensemble:0.5", "chain"), ("threshold:0.5,0.8", "chain"),
+                                                  ("threshold:1,1,2", "tree"), ("typical:0.09", "chain")])
+def test_the_engine_rules_run_on_a_real_model_one_target_pass_a_round(tiny_llama, verification, shape):
+    gen = _run(tiny_llama, "early-exit:1", verification=verification, depth=3)
+    drafting = [r for r in gen.rounds if not r.plain]
+    assert drafting and {r.shape for r in drafting} == {shape}
+    assert all(r.target_forwards == 1 for r in gen.rounds)
+    assert gen.verification == verification and len(gen.tokens) == 12
+    kinds = {e.kind for r in gen.rounds for e in r.trace.events}
+    assert kinds & {"check", "threshold_check"}  # the rule's own checks, recorded into the same trace

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from specviz.core.errors import SpecvizError
-from specviz.models import ModelLoadError, Session, Settings, generate, load_model, parse_draft
+from specviz.models import GenerationSettings, ModelLoadError, Session, generate, load_model, parse_draft
 from specviz.models.drafts import MAX_NGRAM, LookupDraft
 from specviz.models.limits import ContextLengthError, check_context, context_limit, limit_before_load
 from specviz.models.loading import check_before_load
@@ -41,17 +41,17 @@ def test_loaded_models_know_their_limit(tiny, tiny_llama):
 def test_a_generation_exactly_at_the_limit_runs_with_drafts(tiny):
     """prompt + max_new_tokens = limit: the draft depth adds nothing (the last rounds draft fewer tokens)."""
     prompt = tuple(range(1, 201))
-    gen = generate(tiny, prompt, parse_draft("early-exit:1"), Settings(depth=4, seed=1, max_new_tokens=LIMIT - 200,
-                                                                      ignore_eos=True), top_n=None)
+    gen = generate(tiny, prompt, parse_draft("early-exit:1"),
+                   GenerationSettings(depth=4, seed=1, max_new_tokens=LIMIT - 200, ignore_eos=True), top_n=None)
     assert len(gen.tokens) == LIMIT - 200
 
 
 def test_beyond_the_limit_is_refused_before_generating(tiny):
     prompt = tuple(range(1, 201))
     with pytest.raises(ContextLengthError, match="200 tokens.*57.*257.*256"):
-        Session(tiny, parse_draft("early-exit:1"), Settings(depth=4, max_new_tokens=57), prompt)
+        Session(tiny, parse_draft("early-exit:1"), GenerationSettings(depth=4, max_new_tokens=57), prompt)
     with pytest.raises(ContextLengthError):
-        Session(tiny, None, Settings(max_new_tokens=1), tuple(range(1, 300)))
+        Session(tiny, None, GenerationSettings(max_new_tokens=1), tuple(range(1, 300)))
 
 
 def test_check_before_load_reads_config_json_only(tiny_dir, tmp_path):

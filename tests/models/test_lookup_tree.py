@@ -9,16 +9,10 @@ from hypothesis import strategies as st
 
 from specviz.core.errors import BlockError, VerificationError
 from specviz.core.tree import TreeVerifier
-from specviz.models import Session, Settings, parse_draft
+from specviz.models import GenerationSettings, ModelSettingError, Session, parse_draft
 from specviz.models.drafts import lookup_token
 from specviz.models.lm import CausalLM
-from specviz.models.lookup_tree import (
-    LookupTreeDraft,
-    LookupTreeSession,
-    leaf_paths,
-    lookup_candidates,
-    tree_targets,
-)
+from specviz.models.lookup_tree import LookupTreeDraft, lookup_candidates
 
 # w1 w2 is followed by w3, w4 and w5: three candidates at the root, most recent first
 PROMPT = "w1 w2 w3 w1 w2 w4 w1 w2 w5 w1 w2"
@@ -26,6 +20,12 @@ PROMPT = "w1 w2 w3 w1 w2 w4 w1 w2 w5 w1 w2"
 
 def _ids(text: str) -> tuple[int, ...]:
     return tuple(int(word[1:]) for word in text.split())
+
+
+def _tree(model, width: int, distinct: bool = True, **settings):
+    rule = f"multi-distinct:{width}" if distinct else f"multi:{width}"
+    base = {"depth": 3, "seed": 5, "max_new_tokens": 12, "ignore_eos": True, "verification": rule, **settings}
+    return Session(model, parse_draft("lookup:2"), GenerationSettings(**base), PROMPT, keep_raw=True)
 
 
 def test_candidates_longest_suffix_then_recency_without_repeats():
@@ -39,26 +39,28 @@ def test_candidates_longest_suffix_then_recency_without_repeats():
     assert lookup_candidates((1, 2, 3), 3, 2) == ()
     q = LookupTreeDraft(100, 2, 3)(prefix)
     assert q.support_size == 3 and all(q.prob(t) == q.prob(5) for t in (3, 4, 5))
-    with pytest.raises(ValueError, match="no n-gram match"):
+    with pytest.raises(AssertionError, match="no n-gram match"):
         LookupTreeDraft(100, 2, 3)((1, 2, 3))
 
 
 @pytest.mark.parametrize("width", [0, 5, True, 2.0, "2"])
-def test_width_outside_one_to_four_is_refused(width, tiny):
+def test_width_outside_one_to_four_is_refused(width):
     with pytest.raises(BlockError, match=r"lookup tree width \(candidates per node\) must be an int in 1\.\.4"):
         LookupTreeDraft(100, 2, width)
-    with pytest.raises(BlockError, match=f"got {width!r}"):
-        LookupTreeSession(tiny, Settings(), PROMPT, width=width)
+    with pytest.raises(BlockError, match=f"got {width!r}"):  # issue 25: width 0 returned 3 candidates
+        lookup_candidates(_ids(PROMPT), 2, width)
 
 
-def test_ngram_outside_its_bounds_and_another_rule_are_refused(tiny):
-    with pytest.raises(ValueError, match="lookup:N must be a whole number in 1..8, got 9"):
-        LookupTreeSession(tiny, Settings(), PROMPT, width=2, ngram=9)
-    with pytest.raises(VerificationError, match="verification 'block' does not verify a lookup tree of width 2: "
-                                                "use 'token' \\(the default\\) or 'multi-distinct:2'"):
-        LookupTreeSession(tiny, Settings(verification="block"), PROMPT, width=2)
-    session = LookupTreeSession(tiny, Settings(verification="multi-distinct:2"), PROMPT, width=2)
-    assert session.settings.verification == "multi-distinct:2" and session.label == "lookup-tree:3,width=2"
+def test_ngram_outside_its_bounds_and_a_too_wide_tree_are_refused(tiny):
+    with pytest.raises(ModelSettingError, match="lookup:N must be a whole number in 1..8, got 9"):
+        LookupTreeDraft(100, 9, 2)
+    with pytest.raises(ModelSettingError, match=r"'multi:5': real models draft trees of width K in 1..4, got K = 5"):
+        _tree(tiny, 5, distinct=False)
+    with pytest.raises(VerificationError, match="K must be a whole number in 1..8"):
+        _tree(tiny, 9)
+    session = _tree(tiny, 2)
+    assert session.rule.name == "multi-distinct:2" and isinstance(session.draft, LookupTreeDraft)
+    assert session.label == "lookup:2" and isinstance(session.verifier, TreeVerifier)
 
 
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=30), st.integers(1, 4), st.integers(1, 4))
@@ -76,12 +78,12 @@ def test_candidates_are_distinct_followers_of_one_suffix_length(tokens, ngram, w
 
 
 def test_width_one_is_the_chain_path_token_for_token(tiny):
-    """Width 1: the same one-hot q, the same proposal draws, tokenwise draw for draw, the same target pass."""
+    """Width 1: the same one-hot q, the same proposal draws, tokenwise draw for draw, one target pass per round."""
     drafting = 0
     for seed in range(1, 7):
-        settings = Settings(depth=3, seed=seed, max_new_tokens=10, ignore_eos=True)
+        settings = GenerationSettings(depth=3, seed=seed, max_new_tokens=10, ignore_eos=True)
         chain = Session(tiny, parse_draft("lookup:2"), settings, PROMPT, keep_raw=True).run()
-        tree = LookupTreeSession(tiny, settings, PROMPT, width=1, ngram=2, keep_raw=True).run()
+        tree = _tree(tiny, 1, seed=seed, max_new_tokens=10).run()
         assert tree.tokens == chain.tokens and tree.origins == chain.origins
         for a, b in zip(chain.rounds, tree.rounds, strict=True):
             assert (a.drafted, a.accepted, a.target_forwards) == (b.drafted, b.accepted, b.target_forwards)
@@ -91,56 +93,35 @@ def test_width_one_is_the_chain_path_token_for_token(tiny):
 
 
 def test_tree_p_at_every_node_is_the_targets_p_on_that_prefix(tiny_llama):
-    settings = Settings(depth=3, seed=2, max_new_tokens=6, temperature=0.7, ignore_eos=True)
-    session = LookupTreeSession(tiny_llama, settings, PROMPT, width=3, ngram=2, keep_raw=True)
-    assert isinstance(session.verifier, TreeVerifier) and session.settings.verification == "multi-distinct:3"
+    session = _tree(tiny_llama, 3, seed=2, max_new_tokens=6, temperature=0.7)
     gen = session.run()
     cold = CausalLM(tiny_llama.model, tiny_llama.vocab_size, tiny_llama.device, 0.7)
     events = [e for r in gen.rounds for e in r.trace.events if e.kind in ("tree_check", "correction", "bonus")]
     assert any(e.kind == "tree_check" and e.sibling == 2 for e in events)  # a third candidate was checked
     for event in events:
-        np.testing.assert_allclose(event.p.to_numpy(), cold.probs_uncached(event.prefix), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(event.p.to_numpy(), cold.probs_uncached(event.prefix), rtol=0, atol=1e-5)
 
 
-def test_tree_targets_cover_every_node(tiny_llama):
-    from specviz.core import Owner, RandomStreams, identity_processor, propose_tree
-    from specviz.models.lm import CausalLM as LM
-    from specviz.models.target import TargetModel
-
-    prefix = _ids(PROMPT)
-    target = TargetModel(LM(tiny_llama.model, tiny_llama.vocab_size, tiny_llama.device))
-    tree = propose_tree(LookupTreeDraft(tiny_llama.vocab_size, 2, 2), prefix, RandomStreams(1, Owner("t", 0), 0),
-                        depth=3, width=2, distinct=True, context_id="t")
-    ps = tree_targets(target, identity_processor, prefix, tree)
-    paths = leaf_paths(tree)
-    assert target.lm.forwards == len(paths) and len(paths) >= 2
-    nodes = {tuple(tree.node(node.path[:i + 1]).token for i in range(len(node.path))) for node in tree.nodes()}
-    assert set(ps) == nodes | {()}
-    assert target.lm.tokens_scored == len(prefix) + len(nodes)  # every node is fed once
-    cold = LM(tiny_llama.model, tiny_llama.vocab_size, tiny_llama.device)
-    for key, p in ps.items():
-        np.testing.assert_allclose(p.to_numpy(), cold.probs_uncached(prefix + key), rtol=1e-4, atol=1e-6)
-
-
-@pytest.mark.parametrize("width", [2, 4])
-def test_tree_rounds_commit_valid_tokens_along_a_drafted_path(tiny, width):
-    settings = Settings(depth=3, seed=5, max_new_tokens=12, ignore_eos=True)
-    gen = LookupTreeSession(tiny, settings, PROMPT, width=width, ngram=2, keep_raw=True).run()
-    again = LookupTreeSession(tiny, settings, PROMPT, width=width, ngram=2).run()
+@pytest.mark.parametrize(("width", "distinct"), [(2, True), (4, True), (3, False)])
+def test_tree_rounds_commit_valid_tokens_along_a_drafted_path_in_one_pass(tiny, width, distinct):
+    gen = _tree(tiny, width, distinct).run()
+    again = _tree(tiny, width, distinct).run()
     assert gen.tokens == again.tokens and len(gen.tokens) == 12
+    assert gen.tree_scoring is not None and gen.tree_scoring.one_pass
     assert all(0 <= t < tiny.vocab_size for t in gen.tokens)
+    assert sum(r.target_forwards for r in gen.rounds) == len(gen.rounds)  # one target pass per round
     for record in gen.rounds:
         if record.plain:
             continue
         drafts = record.trace.of_kind("tree_draft")
-        assert [e.token for e in drafts] == list(record.drafted)
+        assert [e.token for e in drafts] == list(record.drafted) and record.nodes == len(drafts)
         siblings = {}
         for e in drafts:
             siblings.setdefault(e.path[:-1], []).append(e.token)
-        assert all(len(set(v)) == len(v) <= width for v in siblings.values())  # distinct, at most K
+        assert all(len(v) <= width for v in siblings.values())
+        if distinct:
+            assert all(len(set(v)) == len(v) for v in siblings.values())
         accepted = [e.path for e in record.trace.of_kind("tree_check") if e.accepted]
         assert len(accepted) == record.accepted <= 3
         by_path = {e.path: e.token for e in drafts}
         assert [by_path[p] for p in accepted] == list(record.tokens[: record.accepted])
-        parents = {e.path[:-1] for e in drafts}
-        assert record.target_forwards == sum(e.path not in parents for e in drafts)  # one pass per leaf

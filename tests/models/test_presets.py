@@ -11,9 +11,12 @@ def test_presets_tell_the_story_in_order():
     assert DEFAULT is PRESETS[0] and DEFAULT.draft_spec.kind == "lookup"
     assert 0.3 <= DEFAULT.temperature <= 0.5 and "Repeat this text" in DEFAULT.prompt
     kinds = [p.draft_spec.kind for p in PRESETS]
-    assert kinds == ["lookup", "early-exit", "early-exit", "bf16"]
-    assert PRESETS[2].draft_spec.layers == 30  # SmolLM2's full depth: q = p
+    assert kinds == ["lookup", "lookup", "early-exit", "early-exit", "bf16"]
+    assert PRESETS[3].draft_spec.layers == 30  # SmolLM2's full depth: q = p
     assert by_name(PRESETS[1].name) is PRESETS[1]
+    tree = PRESETS[1]
+    assert tree.verification == "multi-distinct:3" and tree.settings().verification == "multi-distinct:3"
+    assert "The red fox ran to the barn." in tree.prompt and DEFAULT.settings().verification == "token"
     with pytest.raises(ValueError, match="unknown preset"):
         by_name("nope")
     settings = DEFAULT.settings(seed=7)

@@ -46,9 +46,12 @@ def test_plain_samples_have_their_own_cue_and_chart_title():
 
 
 def test_race_figure():
-    fig = plots.race_figure(20.0, 45.0, "lookup:3", predicted=2.5)
+    fig = plots.race_figure([("plain sampling", 20.0), ("speculative (lookup:3)", 45.0)], predicted=2.5)
     assert list(fig.data[0].x) == [20.0, 45.0, 50.0]
-    assert "2.25x" in fig.layout.title.text
+    assert fig.layout.title.text == "The median race, vs plain: speculative 2.25x"
+    three = plots.race_figure([("plain sampling", 20.0), ("chain (lookup:3)", 40.0), ("tree ×2 (lookup:3)", 50.0)])
+    assert list(three.data[0].y) == ["plain sampling", "chain (lookup:3)", "tree ×2 (lookup:3)"]
+    assert three.layout.title.text == "The median race, vs plain: chain 2.00x, tree ×2 2.50x"
 
 
 def test_block_check_and_decision_texts_name_every_number():

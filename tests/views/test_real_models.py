@@ -55,7 +55,7 @@ def test_the_race_runs_and_shows_both_legs(tiny_dir):
     assert "Plain sampling (exact core)" in text and "Speculative (lookup:3, tokenwise)" in text
     assert "The cost model predicts" in text
     labels = [m.label for m in at.metric]
-    assert labels.count("Tokens/s") == 2 and "Tokens/verify pass" in labels
+    assert labels.count("Tokens/s") == 2 and "Tokens/pass" in labels
     assert at.session_state["rm_summary"].tokens == 8
     assert "Real model, lookup:3" in at.session_state["theory_speedups"]
 
@@ -76,9 +76,9 @@ def test_full_depth_early_exit_reads_depth_plus_one_per_verification_pass(tiny_d
     at.button(key="rm_generate").click().run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    accepted, total = metrics["Accepted drafts"].split("/")
+    accepted, total = metrics["Accepted"].split("/")
     assert accepted == total and int(total) > 0
-    assert metrics["Tokens/verify pass"] == "4.00"
+    assert metrics["Tokens/pass"] == "4.00"
     assert int(metrics["Drafting passes"]) > 0
 
 
@@ -129,7 +129,8 @@ def test_the_verdict_is_the_median_of_interleaved_races_with_its_spread(tiny_dir
     captions = "\n".join(c.value for c in at.caption)
     assert "seed 1 (plain first)" in captions and "seed 2 (speculative first)" in captions
     assert "same law, different sample" in captions
-    assert f"{outcome.speculative.summary.accepted} of {outcome.speculative.summary.drafted} committed" in captions
+    s = outcome.speculative.summary
+    assert f"{s.accepted} of {s.checks} checked drafts" in captions
 
 
 def test_beyond_the_context_length_is_refused_in_one_line(tiny_dir):
@@ -156,13 +157,74 @@ def test_the_page_and_the_command_line_report_the_same_run(tiny_dir):
                  "--color", "never"], out=out, err=err)
     assert code == 0, err.getvalue()
     lines = out.getvalue().splitlines()
-    s = outcome.speculative.summary
-    per_pass = next(line for line in lines if line.startswith("tokens per verification pass")).split()
-    assert per_pass[-1] == f"{s.tokens_per_target_forward:.2f}"
     races = next(line for line in lines if line.startswith("races: "))
     assert [part.split(")")[0] for part in races.split("seed ")[1:]] == \
         [f"{t.seed} ({'plain' if t.plain_first else 'speculative'} first" for t in outcome.trials]
-    spec_metrics = [m.value for m in at.metric if m.label == "Tokens/verify pass"]
-    assert f"{s.tokens_per_target_forward:.2f}" in spec_metrics
+    # which race is the median one depends on timing: compare the page's race of the command line's median seed
+    seed = int(next(line for line in lines if line.startswith("median race, seed")).split()[3])
+    s = next(t for t in outcome.trials if t.seed == seed).speculative.summary
+    per_pass = next(line for line in lines if line.startswith("tokens per verification pass")).split()
+    assert per_pass[-1] == f"{s.tokens_per_target_forward:.2f}"
     target_passes = next(line for line in lines if line.startswith("target verification passes")).split()
     assert target_passes[-1] == str(s.target_forwards)
+    shown = outcome.speculative.summary
+    assert f"{shown.tokens_per_target_forward:.2f}" in [m.value for m in at.metric if m.label == "Tokens/pass"]
+
+
+def test_the_cards_the_chart_and_the_headline_read_the_median_race(tiny_dir):
+    """Issue 24: the cards showed the seed-1 race while the headline and the chart showed the median race."""
+    at = _page(tiny_dir)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    outcome = at.session_state["rm_result"]["race"]
+    median = outcome.median_trial
+    cards = [m.value for m in at.metric if m.label == "Tokens/s"]
+    assert cards == [f"{median.plain.tokens_per_s:.1f}", f"{median.speculative.tokens_per_s:.1f}"]
+    assert f"{median.speedup:.2f}x" in outcome.line()
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"the median race (seed {median.seed}" in captions
+    labels = [m.label for m in at.metric]
+    assert all(len(label) <= 15 for label in labels), labels  # short enough for 1280 px (issue 24: cut labels)
+
+
+def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(tiny_dir):
+    at = _page(tiny_dir, rm_verification="multi-distinct:2", rm_depth=3)
+    box = at.selectbox(key="rm_verification")
+    assert box.value == "multi-distinct:2" and "tree, 3 i.i.d. drafts per node" in box.options
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    text = _texts(at)
+    assert "Plain sampling (exact core)" in text and "Chain (lookup:3, tokenwise)" in text
+    assert "Tree ×2 distinct (lookup:3)" in text
+    assert "the tree" in text and "the chain's speed" in text
+    labels = [m.label for m in at.metric]
+    assert labels.count("Tokens/s") == 3 and "Nodes/pass" in labels
+    captions = "\n".join(c.value for c in at.caption)
+    assert "Tree scoring: one target pass per round (tree attention mask)" in captions
+    assert "When a tree pays" in captions
+    leg = at.session_state["rm_result"]["leg"]
+    assert leg.summary.target_forwards == leg.summary.rounds
+    at.slider(key="rm_round").set_value(1).run() if len(leg.generation.rounds) > 1 else None
+    assert not at.exception
+
+
+def test_a_tree_too_big_for_a_model_draft_is_refused_in_one_line(tiny_dir):
+    at = _page(tiny_dir, rm_verification="multi:4", rm_depth=5, rm_race=False,
+               rm_draft="Early exit (first k layers)", rm_layers=1)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "1364 nodes per round" in error and "at most 120 nodes" in error
+
+
+def test_a_bug_is_reported_as_one_with_a_line_to_copy(tiny_dir, monkeypatch):
+    import specviz.models.race as race_module
+
+    def broken(*args, **kwargs):
+        raise KeyError("a missing key")
+    monkeypatch.setattr(race_module, "race", broken)
+    at = _page(tiny_dir)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    assert any("This is a bug in specviz" in e.value and "KeyError" in e.value for e in at.error)
+    assert any(c.value == "KeyError: 'a missing key'" for c in at.code)

@@ -1,0 +1,9 @@
+"""The models layer's refusals: every one a SpecvizError (the page shows it as a refusal, not a bug)."""
+
+from __future__ import annotations
+
+from specviz.core.errors import SpecvizError
+
+
+class ModelSettingError(SpecvizError, ValueError):
+    """A real-model setting is out of range: depth, draft, early-exit layers, tree width or size, races."""
