@@ -12,7 +12,6 @@ from specviz.playground.lecture import Entry, Lecture
 
 COMPARE_TAB = "⚖️ Compare"
 SHARE_TAB = "🔗 Share, download, load"
-JUMP_KEYS = ("pg_jump_rejection", "pg_jump_correction", "pg_jump_bonus", "pg_jump_round_end")
 
 
 def scenario(name="far apart", **changes):
@@ -80,9 +79,9 @@ def test_jump_to_moves_to_each_target():
     timeline = state.timeline_for(s)
     expected_kind = {jump.FIRST_REJECTION: CheckEvent, jump.NEXT_CORRECTION: CorrectionEvent,
                      jump.NEXT_BONUS: BonusEvent, jump.ROUND_END: ResultEvent}
-    for target, key in zip(jump.TARGETS, JUMP_KEYS, strict=True):
+    for target in jump.TARGETS:
         before = at.session_state["pg_state"].step
-        at.button(key=key).click().run()
+        at.menu_button(key="pg_jump").click(target).run()
         assert not at.exception, at.exception
         now = at.session_state["pg_state"].step
         assert now == jump.find(timeline.events, before, target)
@@ -92,9 +91,20 @@ def test_jump_to_moves_to_each_target():
 
 def test_jump_without_a_target_says_so():
     at = app(share.scenario_to_query(scenario("p = q", seed=2), 0))
-    at.button(key="pg_jump_correction").click().run()
+    at.menu_button(key="pg_jump").click(jump.NEXT_CORRECTION).run()
     assert at.session_state["pg_state"].step == 0
     assert any("No correction to jump to" in i.value for i in at.info)
+
+
+def test_round_end_at_a_rounds_end_says_so():
+    s = scenario("close", seed=1)
+    at = app(share.scenario_to_query(s, 0))
+    at.menu_button(key="pg_jump").click(jump.ROUND_END).run()
+    end = at.session_state["pg_state"].step
+    assert isinstance(state.timeline_for(s).events[end], ResultEvent)
+    at.menu_button(key="pg_jump").click(jump.ROUND_END).run()
+    assert at.session_state["pg_state"].step == end
+    assert any(f"Already at the end of round 0 (step {end + 1})" in i.value for i in at.info)
 
 
 # --- lecture scripts --------------------------------------------------------------------------------------
@@ -187,3 +197,59 @@ def test_many_rounds_says_it_does_not_simulate_a_tree():
     open_tab(at, "📊 Many rounds")
     assert any("Many rounds** simulates tokenwise and block verification only" in i.value for i in at.info)
     assert not [b for b in at.button if b.key == "pg_many_run"]
+
+
+def query_of(at) -> dict[str, str]:
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in dict(at.query_params).items()}
+
+
+def test_the_banner_counts_steps_from_1_like_the_step_counter():
+    at = load_lecture(app(), two_entries())
+    assert "entry 1/2 · rejection · steps 2 to 4" in captions(at)  # step 1..3 of the file, shown from 1
+    assert any(c.value.startswith("Step 2 · round 0") for c in at.caption)
+
+
+def test_a_reload_keeps_the_lecture_by_its_id_in_the_link():
+    talk = two_entries()
+    at = load_lecture(app(), talk)
+    step(at, 3)  # into the second entry
+    query = query_of(at)
+    assert query["lecture"] and query["entry"] == "1" and query["verification"] == "block"
+    again = app(query)  # a reload: a new session reads the same link
+    assert again.session_state["pg_lecture"] == talk and again.session_state["pg_lecture_entry"] == 1
+    assert "entry 2/2 · bonus" in captions(again)
+    step(again)
+    assert again.session_state["pg_state"].step == 1
+    assert not any("lecture script is no longer" in i.value for i in again.info)
+
+
+def test_a_lecture_link_the_server_no_longer_knows_opens_its_scenario_and_says_so():
+    query = share.scenario_to_query(scenario("far apart", seed=1), 2) | {"lecture": "0" * 16, "entry": "1"}
+    at = app(query)
+    assert "pg_lecture" not in at.session_state and at.session_state["pg_state"].step == 2
+    assert "lecture script is no longer on the server" in page_text(at) + " ".join(i.value for i in at.info)
+
+
+def test_presenter_alone_in_the_link_opens_presenter_mode():
+    at = app({"presenter": "1"})
+    assert at.session_state["pg_presenter"] is True
+    assert query_of(at)["presenter"] == "1" and "vocab" in query_of(at)
+
+
+def test_collected_entries_are_listed_reordered_and_removed():
+    at = app(share.scenario_to_query(scenario("far apart", seed=1), 2))
+    open_tab(at, SHARE_TAB)
+    at.button(key="pg_lecture_add").click().run()
+    assert "**My lecture** (1 entry," in page_text(at) and "1 entries" not in page_text(at)
+    at.session_state["pg_seed"] = "7"
+    at.run()
+    at.button(key="pg_lecture_add").click().run()
+    drafted = at.session_state["pg_lecture_draft"]
+    assert [e.scenario.seed for e in drafted] == [1, 7] and "**My lecture** (2 entries," in page_text(at)
+    assert "far apart · tokenwise · depth 3 · seed 7" in page_text(at)
+    at.button(key="pg_lecture_mine_up_1").click().run()
+    assert [e.scenario.seed for e in at.session_state["pg_lecture_draft"]] == [7, 1]
+    at.button(key="pg_lecture_mine_remove_0").click().run()
+    assert [e.scenario.seed for e in at.session_state["pg_lecture_draft"]] == [1]
+    at.button(key="pg_lecture_mine_open_0").click().run()
+    assert at.session_state["pg_scenario"].seed == 1 and at.session_state["pg_state"].step == 2

@@ -1,20 +1,81 @@
 """The Playground's lecture scripts: walking a script's entries, the lecture banner, and the Share tab's section
-(load a script, download an example, collect one of your own).
+(load a script, download an example, collect one of your own: view, reorder and remove its entries).
 
 The logic is in ``specviz.playground.lecture``; these functions read and write the typed session state
 and draw the widgets. Step and Back (``transport``) call ``walk`` while a lecture runs.
+
+A loaded lecture survives a reload: the link carries its id (``lecture=…&entry=…``, ``LINK_KEYS``) and the
+server keeps the script itself in a bounded store (``keep`` and ``kept``), for as long as the server process
+runs (``make serve``'s sticky sessions bring a reload back to the same process). The link stays short; a
+server that restarted says so and opens the link's scenario without the lecture.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 
 import streamlit as st
 
-from ...playground import explain, lecture
+from ...core.verification import rule
+from ...playground import explain, lecture, presets
 from ...playground.lecture import Cursor, Entry, Lecture
 from . import links, messages
 from .session import Keys, PlaygroundSession, Tab, session
+
+LINK_KEYS = ("lecture", "entry")  # the link's keys of a running lecture (read by links, not by share)
+STORE_SIZE = 64  # lectures the server keeps for reloads (the oldest goes first)
+_STORE: OrderedDict[str, Lecture] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def lecture_id(talk: Lecture) -> str:
+    """The lecture's id: a digest of its file, so the same script has the same id in every session."""
+    return hashlib.sha256(lecture.lecture_to_json(talk).encode()).hexdigest()[:16]
+
+
+def keep(talk: Lecture) -> str:
+    """Keep the lecture for reloads (bounded: the least recently used goes first); its id."""
+    key = lecture_id(talk)
+    with _LOCK:
+        _STORE[key] = talk
+        _STORE.move_to_end(key)
+        while len(_STORE) > STORE_SIZE:
+            _STORE.popitem(last=False)
+    return key
+
+
+def kept(key: str) -> Lecture | None:
+    with _LOCK:
+        talk = _STORE.get(key)
+        if talk is not None:
+            _STORE.move_to_end(key)
+        return talk
+
+
+def link_query(pg: PlaygroundSession) -> dict[str, str]:
+    """The link's lecture keys while a lecture runs (none otherwise)."""
+    if pg.lecture is None or not pg.lecture_id:
+        return {}
+    return {"lecture": pg.lecture_id, "entry": str(pg.lecture_entry)}
+
+
+def reopen(pg: PlaygroundSession, params: dict[str, str]) -> str:
+    """A link's lecture back in the session (a reload); '' or one line saying why it could not be."""
+    key = params.get("lecture", "")
+    if not key:
+        return ""
+    talk = kept(key)
+    if talk is None:
+        return ("This link's lecture script is no longer on the server (it was restarted): the link's scenario "
+                "is open; load the script again in the Share tab to walk it.")
+    entry = params.get("entry", "0")
+    index = int(entry) if entry.isdigit() else 0
+    pg.lecture, pg.lecture_id = talk, key
+    pg.lecture_entry = min(index, len(talk.entries) - 1)
+    return ""
 
 
 def open_entry(pg: PlaygroundSession, index: int, step: int) -> None:
@@ -44,6 +105,14 @@ def end_lecture() -> None:
     pg = session()
     pg.lecture = None
     pg.lecture_entry = 0
+    pg.lecture_id = ""
+
+
+def progress(talk: Lecture, index: int) -> str:
+    """'Lecture “title” · entry 2/5 · title · steps 3 to 10', steps counted from 1 as the step counter counts."""
+    entry = talk.entries[index]
+    head = f"Lecture “{talk.title}” · " if talk.title else "Lecture · "
+    return f"{head}entry {talk.entry_title(index)} · steps {entry.step + 1} to {lecture.entry_end(entry) + 1}"
 
 
 def _entry_button(delta: int) -> None:
@@ -58,7 +127,7 @@ def banner(row) -> None:
     if pg.lecture is None:
         return
     talk: Lecture = pg.lecture
-    row.caption(f"🎓 **{lecture.progress(talk, Cursor(pg.lecture_entry, pg.state.step))}**")
+    row.caption(f"🎓 **{progress(talk, pg.lecture_entry)}**")
     row.button("◀", key=Keys.lecture_previous, on_click=_entry_button, args=(-1,),
                disabled=pg.lecture_entry == 0, help="The previous lecture entry, at its first step")
     row.button("▶", key=Keys.lecture_next, on_click=_entry_button, args=(1,),
@@ -88,6 +157,7 @@ def start(talk: Lecture) -> None:
     """Open a checked lecture at its first entry's step."""
     pg = session()
     pg.lecture = talk
+    pg.lecture_id = keep(talk)
     open_entry(pg, 0, talk.entries[0].step)
     pg.tab = Tab.animation  # the animation, where PageDown walks the lecture
 
@@ -97,6 +167,56 @@ def _add_step() -> None:
     drafted = list(pg.lecture_draft)
     drafted.append(Entry(pg.scenario, pg.state.step, title=f"entry {len(drafted) + 1}"))
     pg.lecture_draft = drafted
+
+
+def _move_entry(index: int, delta: int) -> None:
+    """Swap a collected entry with its neighbour (delta -1: up, +1: down); 0 removes it."""
+    pg = session()
+    drafted = list(pg.lecture_draft)
+    if delta == 0:
+        drafted.pop(index)
+    else:
+        other = index + delta
+        drafted[index], drafted[other] = drafted[other], drafted[index]
+    pg.lecture_draft = drafted
+
+
+def _open_collected(index: int) -> None:
+    """Show a collected entry in the animation (its scenario at its step)."""
+    pg = session()
+    entry = pg.lecture_draft[index]
+    links.open_scenario(entry.scenario, entry.step, "lecture entry")
+    pg.tab = Tab.animation
+    pg.full_rerun = True
+
+
+def describe(entry: Entry) -> str:
+    """'far apart · block verification · depth 3 · seed 1 · step 5' (steps counted from 1)."""
+    scenario = entry.scenario
+    name = presets.matching_preset(scenario) or "custom weights"
+    return (f"{name} · {rule(scenario.verification).label} · depth {scenario.depth} · seed {scenario.seed} · "
+            f"step {entry.step + 1}")
+
+
+def entries_word(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def collected_entries(drafted: list[Entry]) -> None:
+    """The collected entries, in lecture order, each with open, up, down and remove."""
+    st.markdown(f"**My lecture** ({entries_word(len(drafted))}, in the order PageDown walks them)")
+    base = Keys.lecture_mine
+    for index, entry in enumerate(drafted):
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        row.markdown(f"{index + 1}. **{entry.title}**: {describe(entry)}")
+        row.button("Show", key=f"{base}_open_{index}", on_click=_open_collected, args=(index,),
+                   help="Open this entry's scenario at its step in the animation")
+        row.button("↑", key=f"{base}_up_{index}", on_click=_move_entry, args=(index, -1), disabled=index == 0,
+                   help="Move this entry up")
+        row.button("↓", key=f"{base}_down_{index}", on_click=_move_entry, args=(index, 1),
+                   disabled=index + 1 == len(drafted), help="Move this entry down")
+        row.button("✕", key=f"{base}_remove_{index}", on_click=_move_entry, args=(index, 0),
+                   help="Remove this entry")
 
 
 def lecture_section() -> None:
@@ -116,6 +236,7 @@ def lecture_section() -> None:
                   help="Collect entries for a lecture script of your own, then download it")
     drafted = pg.lecture_draft
     if drafted:
-        right.download_button(f"⬇ My lecture ({len(drafted)} entries)",
+        right.download_button(f"⬇ My lecture ({entries_word(len(drafted))})",
                               lecture.lecture_to_json(Lecture(tuple(drafted), title="My lecture")),
                               file_name="specviz-lecture.json", mime="application/json", key=Keys.lecture_mine)
+        collected_entries(drafted)
