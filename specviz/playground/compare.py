@@ -97,7 +97,7 @@ def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]
 
 def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
     """The rule's decisions on the shared block, one short line each (numbers exact)."""
-    from ..narration.block import fraction_text
+    from ..narration.block import fraction_text, names
 
     lines = []
     for e in side.trace.events:
@@ -107,8 +107,8 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
             lines.append(f"position {e.position}: {x} min(1, p/q) = {fraction_text(e.acceptance)}; draw "
                          f"{e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
         elif isinstance(e, BlockCheckEvent):
-            i = e.position + 1  # w_i and h_i count drafts kept: the check at position i − 1
-            lines.append(f"position {e.position}: {x} w_{i} = {fraction_text(e.weight)}, h_{i} "
+            n = names(e.position)  # w_k and h_k: computed at position k, as the narration names them
+            lines.append(f"position {e.position}: {x} {n.weight} = {fraction_text(e.weight)}, {n.stop} "
                          f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
                          f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
         elif e.kind == "block_decision":

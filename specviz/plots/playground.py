@@ -27,6 +27,7 @@ from ..core.trace import (
     ScaledCorrectionEvent,
     StopEvent,
 )
+from ..narration.block import names as block_names
 from . import style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
@@ -165,7 +166,7 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
     """p and q after the previous drafts, the drafted x outlined with its ratio and the running weight."""
     vocab = style.token_labels(vocab)
     p, q = probs(event.p), probs(event.q)
-    i = event.position + 1
+    weight = block_names(event.position).weight
     data = [
         _bars("target p", style.role("p"), vocab, p, highlight=event.token, offsetgroup="p", symbol="p"),
         _bars("draft q", style.role("q"), vocab, q, highlight=event.token, offsetgroup="q", symbol="q"),
@@ -173,22 +174,22 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
     mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
                  f"x = {vocab[event.token]}: p/q = {_short(event.p_token / event.q_token)}", presenter)
     return style.figure(data, style.layout(
-        title=f"Block check at position {event.position}: p vs q, w_{i} = {_short(event.weight)}",
+        title=f"Block check at position {event.position}: p vs q, {weight} = {_short(event.weight)}",
         presenter=presenter, barmode="group",
         annotations=[mark], **_token_axes(vocab)))
 
 
 def stop_draw_strip(event: BlockCheckEvent) -> DrawStrip:
     """The position's draw against its stop probability h_i: a hit makes keeping i drafts the candidate."""
-    h, i = event.stop_probability, event.position + 1
+    h, stop = event.stop_probability, block_names(event.position).stop
     segments = []
     if h > 0:
-        segments.append((f"hit: u < h_{i} = {_short(h)}", Fraction(0), h, "accepted"))
+        segments.append((f"hit: u < {stop} = {_short(h)}", Fraction(0), h, "accepted"))
     if h < 1:
         segments.append(("no hit", h, Fraction(1), "correction"))
     chosen = 0 if event.hit else len(segments) - 1
     return draw_strip(segments, event.draw, event.draw_range, chosen=chosen,
-                      title=f"Stop draw vs h_{i} = {_short(h)}")
+                      title=f"Stop draw vs {stop} = {_short(h)}")
 
 
 def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
@@ -205,18 +206,27 @@ def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, pr
     taus = tau_distribution(event.stop_probabilities)
     bars = _bars("P(τ = i)", style.origin("accepted"), ticks, taus, highlight=tau, symbol="P(τ = i)")
     bars.update(x=xs, hovertemplate="keep %{x}: P(τ = i) = %{customdata}<extra></extra>")
+    # keeping i ≥ 1 drafts means the last hit is at position i − 1: its h_{i−1} and w_{i−1} stand at x = i
+    # (positions from 0, as everywhere); at i = 0 the start's level (w = 1)
+    at = ["the start" if i == 0 else f"position {i - 1}" for i in xs]
+    h_names = ["h" if i == 0 else block_names(i - 1).stop for i in xs]
+    w_names = ["w" if i == 0 else block_names(i - 1).weight for i in xs]
     data = [
         bars,
-        # h_i as a thick black tick across its column: a level, read against the bar of P(τ = i)
-        _trace("scatter", name="h_i (stop)", x=xs, y=[float(h) for h in event.stop_probabilities],
-               mode="markers", customdata=[_exact(h) for h in event.stop_probabilities],
-               hovertemplate="keep %{x}: h = %{customdata}<extra></extra>",
+        # h as a thick black tick across its column: a level, read against the bar of P(τ = i)
+        _trace("scatter", name="h_{τ−1} (stop)", x=xs,
+               y=[float(h) for h in event.stop_probabilities], mode="markers",
+               customdata=[[f"{name} = {_exact(h)}", where]
+                           for name, h, where in zip(h_names, event.stop_probabilities, at, strict=True)],
+               hovertemplate="keep %{x} (%{customdata[1]}): %{customdata[0]}<extra></extra>",
                marker={"symbol": "line-ew-open", "size": 40, "color": style.OKABE_ITO["black"],
                        "line": {"width": 4, "color": style.OKABE_ITO["black"]}}),
-        _trace("scatter", name="w_i (weight)", x=xs, y=[float(w) for w in event.weights],
-               mode="lines+markers", customdata=[_exact(w) for w in event.weights],
-               hovertemplate="keep %{x}: w = %{customdata}<extra></extra>", marker=style.scatter_marker("q", 12),
-               line={"color": style.role("q").color, "dash": "dot", "width": 2}),
+        _trace("scatter", name="w_{τ−1} (weight)", x=xs, y=[float(w) for w in event.weights],
+               mode="lines+markers",
+               customdata=[[f"{name} = {_exact(w)}", where]
+                           for name, w, where in zip(w_names, event.weights, at, strict=True)],
+               hovertemplate="keep %{x} (%{customdata[1]}): %{customdata[0]}<extra></extra>",
+               marker=style.scatter_marker("q", 12), line={"color": style.role("q").color, "dash": "dot", "width": 2}),
     ]
     hits = ", ".join(str(k) for k, hit in enumerate(event.hits) if hit)
     hit_text = f"hits at position{'s' if ',' in hits else ''} {hits}" if hits else "no hit"

@@ -108,13 +108,25 @@ def test_jump_to_the_first_rejection(app_url, app_page, page, recorder):
     app_page("playground")
     sup.open_page(page, link(app_url, FAR.with_changes(seed=3), 0))
     page.locator(".st-key-pg_jump button").first.click()
+    page.get_by_role("menuitem", name="First rejection").wait_for()
     sup.screenshot(page, "playground-jump")  # the menu open beside Step
     before = sup.runs(page)
-    page.locator(".st-key-pg_jump_rejection button:visible").first.click()
+    page.get_by_role("menuitem", name="First rejection").click()
     sup.wait_for_rerun(page, before)
     sup.wait_for_charts(page)
     assert "rejected" in headline(page)
     assert re.search(r"[?&]step=\d+", page.url)
+    assert page.get_by_role("menuitem").count() == 0, "the jump menu stays open over the figure"
+    sup.screenshot(page, "playground-jump-after")  # the menu closed, the figure clear
+    for _ in range(2):  # the round's end, then Round end again where it already is: it says so
+        page.locator(".st-key-pg_jump button").first.click()
+        before = sup.runs(page)
+        page.get_by_role("menuitem", name="Round end").click()
+        sup.wait_for_rerun(page, before)
+        sup.wait_for_charts(page)
+    assert position(page)[2].lower().startswith("round result")
+    page.get_by_text("Already at the end of round 0").wait_for()
+    sup.screenshot(page, "playground-round-end")
     assert_clean(page, recorder, "after a jump")
 
 
