@@ -359,7 +359,8 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
         margin["l"] = max(margin["l"], y_margin)
     if legend:
         names = [t.get("name", "") for t in traces if t.get("showlegend") is not False and len(t.get("x", [0]))]
-        margin["t"] += (size + 20) * _legend_rows(names, size, width - margin["l"] - margin["r"])
+        legend_size = layout.get("legend", {}).get("font", {}).get("size", size)  # a figure's own legend font
+        margin["t"] += (legend_size + 20) * _legend_rows(names, legend_size, width - margin["l"] - margin["r"])
     fig.layout.margin = margin
     return fig
 
