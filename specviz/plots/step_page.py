@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Literal
 import plotly.graph_objects as go  # noqa: F401 - the field types
 
 from ..scenario import Scenario
-from . import draw_strip, step_html
+from . import draw_strip, step_html, style
 from . import playground as figures
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it
     from ..playground.narrative import StepView
 
 PRESENTER_CHART_HEIGHT = 420  # the plots' presenter height is 470: 50 px go to the committed text
+# the main chart's width at 1280 px per layout and mode (its title is wrapped to it, never clipped)
+CHART_WIDTH = {("split", False): 480, ("wide", False): 820, ("split", True): 640, ("even", True): 540}
 ROUNDS_SHOWN = {False: 8, True: 4}  # finished rounds in the table (presenter mode shows fewer, larger)
 Layout = Literal["split", "even", "wide"]
 
@@ -58,6 +60,8 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
                                          presenter=presenter)
     if presenter:  # a little shorter, so the committed text fits beneath it on a 1280x800 screen
         figure.update_layout(height=PRESENTER_CHART_HEIGHT)
+    layout = layout_of(event.kind, presenter)
+    style.fit_title(figure, CHART_WIDTH[layout, presenter], presenter)
     history = None
     if not presenter and view.history:
         points = [(h.round_id, h.accepted, h.ending) for h in view.history]
@@ -73,5 +77,5 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
         rounds=step_html.rounds_html(view.history, scenario.verification, last=ROUNDS_SHOWN[presenter]),
         stats=step_html.stats_html(view.stats),
         history=history,
-        layout=layout_of(event.kind, presenter),
+        layout=layout,
     )

@@ -266,10 +266,11 @@ SHARE_NAME = "r's share of p"  # P(every earlier sibling at the node was rejecte
 
 def _share_bar(share: Fraction, meaning: str) -> dict:
     """The residual's share of p as its own series: one horizontal bar on [0, 1] above the token bars."""
+    inside = share >= Fraction(3, 5)  # room for its label inside the bar; else just beyond its end
     return {"type": "bar", "orientation": "h", "name": SHARE_NAME, "x": [float(share)], "y": ["share"],
-            "xaxis": "x3", "yaxis": "y3", "width": 0.8, "text": [f"{SHARE_NAME} = {_short(share)}"],
-            "textposition": "inside" if share >= Fraction(1, 2) else "outside", "insidetextanchor": "start",
-            "textfont": {"color": "#FFFFFF" if share >= Fraction(1, 2) else style.OKABE_ITO["black"]},
+            "xaxis": "x3", "yaxis": "y3", "width": 0.8, "text": [f"{SHARE_NAME} {_equals(share)}"],
+            "textposition": "inside" if inside else "outside", "insidetextanchor": "start", "constraintext": "none",
+            "textfont": {"color": "#FFFFFF" if inside else style.OKABE_ITO["black"]},
             "cliponaxis": False, "customdata": [_fmt(share)], "showlegend": False,
             "hovertemplate": f"{SHARE_NAME} ({meaning}) = %{{customdata}}<extra></extra>",
             "marker": {"color": style.OKABE_ITO["black"], "opacity": 0.55, "line": {"color": "#000000", "width": 1}}}
@@ -333,6 +334,12 @@ def _panel_top(round_events: Sequence[Event], upto: int) -> float:
     if event.kind == "correction":
         values += [float(v) for v in _probs(event.residual)]
     return min(1.05, 1.15 * max(values))
+
+
+def _equals(value: Fraction) -> str:
+    """'= 9/13' or '≈ 0.5452' (a value too long to show whole)."""
+    text = _short(value)
+    return text if text.startswith("≈") else f"= {text}"
 
 
 def _short(value: Fraction) -> str:

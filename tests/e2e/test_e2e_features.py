@@ -71,7 +71,7 @@ def test_pagedown_walks_a_lecture_across_two_scenarios(presenter, app_url, app_p
         seen.append((position(page)[0] - 1, query(page).get("verification", "token")))
     assert seen == [(1, "token"), (2, "token"), (3, "token"), (0, "block"), (1, "block")]
     assert query(page)["p"] == ",".join(str(w) for w in second.scenario.target.start)
-    assert "entry 2/2 · every draft kept" in sup.main_text(page)
+    assert "entry 2/2 · steps 1 to 3 · every draft kept" in sup.main_text(page)
     assert_clean(page, recorder, "walking the lecture")
     sup.screenshot(page, "playground-lecture" + ("-presenter" if presenter else ""))
     press(page, "PageUp")

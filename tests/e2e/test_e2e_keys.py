@@ -105,7 +105,7 @@ def test_keys_after_a_lecture_is_loaded_and_after_a_reload(app_url, app_page, pa
     app_page("playground")
     sup.open_page(page, link(app_url, presets.default_scenario(), 0))
     load_lecture(page, TALK, tmp_path)  # the file chooser leaves the focus where it was
-    assert position(page)[0] == 2 and "entry 1/2 · a rejection · steps 2 to 9" in sup.main_text(page)
+    assert position(page)[0] == 2 and "entry 1/2 · steps 2 to 9 · a rejection" in sup.main_text(page)
     assert_keys_step_once(page, "a lecture loaded")
     query, shown = sup.query_of(page.url), position(page)[0]
     assert query.get("lecture") and query.get("entry") == "0", page.url
@@ -113,11 +113,11 @@ def test_keys_after_a_lecture_is_loaded_and_after_a_reload(app_url, app_page, pa
     sup.wait_for_app(page)
     sup.wait_for_charts(page)
     page.locator(".st-key-pg_lecture_end").wait_for(timeout=30_000)
-    assert "entry 1/2 · a rejection" in sup.main_text(page), "the reload dropped the lecture"
+    assert "entry 1/2 · steps 2 to 9 · a rejection" in sup.main_text(page), "the reload dropped the lecture"
     assert position(page)[0] == shown, "the reload moved the step"
     assert_keys_step_once(page, "a reload")
     while position(page)[0] < 9:  # to the entry's end (step 9, the file's until = 8) ...
         assert press(page, "PageDown") == 1
     press(page, "PageDown")  # ... then PageDown opens the next entry at its first step
-    assert "entry 2/2 · every draft kept" in sup.main_text(page) and position(page)[0] == 1
+    assert "entry 2/2 · steps 1 to 4 · every draft kept" in sup.main_text(page) and position(page)[0] == 1
     assert_clean(page, recorder, "keys in a lecture, before and after a reload")

@@ -140,7 +140,7 @@ def test_a_lecture_script_walks_across_entries_with_step_and_back():
     at.button(key="pg_back").click().run()
     at.button(key="pg_back").click().run()
     assert at.session_state["pg_scenario"] == first.scenario and at.session_state["pg_state"].step == 3
-    assert "entry 1/2 · rejection" in captions(at)
+    assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)
 
 
 def test_a_bad_lecture_file_names_entry_and_field():
@@ -156,7 +156,7 @@ def test_a_bad_lecture_file_names_entry_and_field():
 
 def test_end_lecture_and_add_this_step():
     at = load_lecture(app(), two_entries())
-    assert "entry 1/2 · rejection" in captions(at)  # loading opens the animation with the lecture's line
+    assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)  # loading opens the animation with the lecture's line
     at.button(key="pg_lecture_end").click().run()
     assert at.session_state["pg_lecture"] is None
     before = at.session_state["pg_state"].step
@@ -205,7 +205,7 @@ def query_of(at) -> dict[str, str]:
 
 def test_the_banner_counts_steps_from_1_like_the_step_counter():
     at = load_lecture(app(), two_entries())
-    assert "entry 1/2 · rejection · steps 2 to 4" in captions(at)  # step 1..3 of the file, shown from 1
+    assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)  # step 1..3 of the file, shown from 1
     assert any(c.value.startswith("Step 2 · round 0") for c in at.caption)
 
 
@@ -217,7 +217,7 @@ def test_a_reload_keeps_the_lecture_by_its_id_in_the_link():
     assert query["lecture"] and query["entry"] == "1" and query["verification"] == "block"
     again = app(query)  # a reload: a new session reads the same link
     assert again.session_state["pg_lecture"] == talk and again.session_state["pg_lecture_entry"] == 1
-    assert "entry 2/2 · bonus" in captions(again)
+    assert "entry 2/2 · steps 1 to 2 · bonus" in captions(again)
     step(again)
     assert again.session_state["pg_state"].step == 1
     assert not any("lecture script is no longer" in i.value for i in again.info)

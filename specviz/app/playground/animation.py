@@ -40,9 +40,10 @@ def show_step(page: StepPage, presenter: bool) -> None:
     """Lay out one step's page: caption line, headline, chart beside (or above) the draw and the words, the
     committed text, then the finished rounds, the statistics and (outside presenter mode) the history."""
     # the caption line also holds the "jump to" menu, right under Step (the transport row is full at 1280 px)
-    line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    # one line, never wrapped: a lecture's banner shortens its words to the room left (numbers first)
+    line = st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False)
     transport.jump_box(line)  # first rejection, next correction, next bonus, round end
-    line.caption(page.caption)
+    line.caption(page.caption, width="content")
     lecture.banner(line)  # a lecture's entry and the buttons to the others, on the same line
     st.subheader(page.headline)
     if page.layout == "wide":  # the residual's two panels span the page; draw and words beneath
@@ -56,7 +57,7 @@ def show_step(page: StepPage, presenter: bool) -> None:
         draw_box.container(key=Keys.draw_chart).markdown(page.draw_svg, unsafe_allow_html=True)
     # the narration with its exact values (folded), the committed text and the rounds table are each one
     # markdown element: every element is redrawn on each Step, and fewer make the step land sooner
-    side.markdown(page.narration, unsafe_allow_html=True)
+    side.container(key=Keys.narration).markdown(page.narration, unsafe_allow_html=True)
     # presenter mode: under the chart, where the first screen still shows it; else the page's full width
     (main if presenter else st).container(key=Keys.committed).markdown(page.committed, unsafe_allow_html=True)
     left, right = st.columns([1, 1] if presenter else [3, 2])  # six columns of rounds need the room

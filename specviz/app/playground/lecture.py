@@ -109,10 +109,13 @@ def end_lecture() -> None:
 
 
 def progress(talk: Lecture, index: int) -> str:
-    """'Lecture “title” · entry 2/5 · title · steps 3 to 10', steps counted from 1 as the step counter counts."""
+    """'entry 2/5 · steps 3 to 10 · title · Lecture “title”': the numbers first, then the words (the banner
+    shortens the words to its line, never the numbers); steps counted from 1 as the step counter counts."""
     entry = talk.entries[index]
-    head = f"Lecture “{talk.title}” · " if talk.title else "Lecture · "
-    return f"{head}entry {talk.entry_title(index)} · steps {entry.step + 1} to {lecture.entry_end(entry) + 1}"
+    words = [entry.title] if entry.title else []
+    words += [f"lecture “{talk.title}”"] if talk.title else []
+    return " · ".join([f"entry {index + 1}/{len(talk.entries)}",
+                       f"steps {entry.step + 1} to {lecture.entry_end(entry) + 1}", *words])
 
 
 def _entry_button(delta: int) -> None:
@@ -127,7 +130,10 @@ def banner(row) -> None:
     if pg.lecture is None:
         return
     talk: Lecture = pg.lecture
-    row.caption(f"🎓 **{progress(talk, pg.lecture_entry)}**")
+    text = progress(talk, pg.lecture_entry)
+    # one line beside the step's caption: the words end in "…" where the line is too short (the full text
+    # is the hover), so the banner never pushes the step down a line
+    row.container(key=Keys.lecture_banner).caption(f"🎓 **{text}**", help=text)
     row.button("◀", key=Keys.lecture_previous, on_click=_entry_button, args=(-1,),
                disabled=pg.lecture_entry == 0, help="The previous lecture entry, at its first step")
     row.button("▶", key=Keys.lecture_next, on_click=_entry_button, args=(1,),

@@ -211,6 +211,7 @@ class Keys:
     lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
+    lecture_banner = PREFIX + "lecture_banner"  # the banner's line of text (it shortens itself to its line)
     jump_menu = PREFIX + "jump"  # the "jump to" menu: its value is the chosen target
     narration = PREFIX + "narration"  # the step's sentences (presenter mode's fit is measured by it)
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
