@@ -249,7 +249,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
     data = [_trace(
         "scatter", name="drafted", x=[e.position for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
         text=[vocab[e.token] for e in drafts], textposition="top center", marker=style.scatter_marker("q", 22),
-        hovertemplate="position %{x}: drafted %{text}<extra></extra>")]
+        cliponaxis=False, hovertemplate="position %{x}: drafted %{text}<extra></extra>")]  # labels never clipped
     decision = next((e for e in events if isinstance(e, BlockDecisionEvent)), None)
     for name in ("accepted", "correction", "bonus"):
         chosen = [(e.position, e.token) for e in events
@@ -262,7 +262,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
         data.append(_trace(
             "scatter", name=cue.label, x=[x for x, _ in chosen], y=["committed"] * len(chosen),
             mode="markers+text", text=[vocab[t] for _, t in chosen], textposition="bottom center",
-            marker=style.scatter_marker(cue, 24),
+            marker=style.scatter_marker(cue, 24), cliponaxis=False,
             hovertemplate=f"position %{{x}}: {cue.label} %{{text}}<extra></extra>"))
     rejected = [e for e in events if isinstance(e, CheckEvent) and not e.accepted]
     if decision is not None:
@@ -465,3 +465,28 @@ def history_figure(rounds: Sequence[tuple[int, int, str]], depth: int, expected:
         title="Tokens per round", presenter=presenter, height=320 if not presenter else 380, barmode="stack",
         xaxis={"range": [-0.5, last_x], "title": {"text": "round"}, "dtick": 1 if last_x <= 20 else 5},
         yaxis={"range": [0, depth + 1.5], "title": {"text": "tokens committed"}, "fixedrange": True}))
+
+
+def seed_difference_figure(differences: dict[int, int], more: str, less: str, *,
+                           presenter: bool = False) -> go.Figure:
+    """Seeds by how many more drafts rule ``more`` kept than rule ``less`` on the same drafts and streams.
+
+    differences: {kept by ``more`` − kept by ``less``: number of seeds}. Bars right of 0 are seeds where
+    ``more`` kept more (green), left of it seeds where it kept fewer (vermillion), 0 where both kept as many.
+    """
+    xs = sorted(differences)
+    count = sum(differences.values())
+    colours = [style.origin("accepted").color if x > 0 else style.origin("correction").color if x < 0
+               else style.GREY for x in xs]
+    bars = _trace("bar", name="seeds", x=xs, y=[differences[x] for x in xs], text=[str(differences[x]) for x in xs],
+                  textposition="outside", cliponaxis=False,
+                  marker={"color": colours, "line": {"color": style.OKABE_ITO["black"], "width": 1}},
+                  hovertemplate=f"{more} kept %{{x}} more: %{{y}} of {count} seeds<extra></extra>")
+    width = max([abs(x) for x in xs] + [1])
+    return style.figure([bars], style.layout(
+        title=f"{count} seeds: drafts kept, {more} − {less}", presenter=presenter, height=300 if not presenter else 360,
+        showlegend=False,
+        xaxis={"range": [-width - 0.6, width + 0.6], "dtick": 1, "fixedrange": True,
+               "title": {"text": f"{more} − {less} (the same drafts, the same streams)"}},
+        yaxis={"range": [0, max(differences.values(), default=1) * 1.25], "title": {"text": "seeds"},
+               "fixedrange": True}))

@@ -42,9 +42,10 @@ class StepPage:
     rounds: str  # the finished rounds (HTML table)
     stats: str  # measured against theory (markdown table in HTML) with its caveat
     history: go.Figure | None  # tokens per round (outside presenter mode, once a round has finished)
-    # split: chart and words side by side (3 : 2); even: 1 : 1 (a presenter's block check narrates w_i, ρ_i,
-    # h_i); wide: the chart spans the page (the residual's two panels), words and draw beneath
+    # split: chart and words side by side (3 : 2); even: 1 : 1 (a presenter's block check narrates w_k, ρ_k,
+    # h_k); wide: the chart spans the page (the residual's two panels), words and draw beneath
     layout: Layout
+    filename: str = "specviz-step"  # a downloaded figure's name: 'specviz-block-step-4'
 
 
 def layout_of(event_kind: str, presenter: bool) -> Layout:
@@ -78,4 +79,11 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
         stats=step_html.stats_html(view.stats),
         history=history,
         layout=layout,
+        filename=filename(scenario, view.step),
     )
+
+
+def filename(scenario: Scenario, step: int) -> str:
+    """A downloaded figure's file name: the rule and the step as the counter shows it ('specviz-block-step-4')."""
+    rule = "".join(ch if ch.isalnum() else "-" for ch in scenario.verification)
+    return f"specviz-{rule}-step-{step + 1}"

@@ -182,7 +182,43 @@ def test_the_side_by_side_tab_shows_both_rules_on_the_same_drafts():
         assert side.summary() in text
         for line in compare.trace_lines(side, s.vocab):
             assert line.replace("<", "&lt;") in text or line in text
-    assert len(at.get("plotly_chart")) == 2
+    assert [c.key for c in at.get("plotly_chart")] == ["pg_compare_seeds_chart"]  # the seeds' differences
+    assert "(empty)" not in text and "from the start of the text" in text  # tokens as the Playground prints them
+    assert compare.tokens_text(s.vocab, c.drafts) in text
+    assert any("Same streams, different draws" in cap.value for cap in at.caption)
+
+
+def test_compare_shows_the_exact_expectations_and_the_seeds_honestly():
+    """Sun et al.'s example: 10/9 against 11/9 drafts per round exactly; over 40 seeds a quarter differ, and block
+    keeps fewer in half of those (the tab says so); at seed 10 tokenwise keeps 2 of 2, block 0 of 2."""
+    from specviz import gallery
+
+    example = gallery.BY_SLUG["block-verification"].scenario.with_changes(seed=10)
+    at = app(share.scenario_to_query(example, 0))
+    open_tab(at, COMPARE_TAB)
+    assert not at.exception and not at.error
+    text = page_text(at) + "\n".join(cap.value for cap in at.caption)
+    assert "2 of 2 drafts accepted" in text and "0 of 2 drafts kept" in text
+    assert "E[drafts accepted] = 10/9" in text and "E[drafts kept] = 11/9" in text
+    at.radio(key="pg_compare_seeds").set_value(40).run()
+    text = page_text(at)
+    assert "Over 40 seeds (10 to 49)" in text and "block verification kept more at" in text
+    assert "tokenwise kept more at" in text
+
+
+def test_compare_in_tree_mode_compares_the_tree_too_and_says_what_is_compared():
+    s = scenario("far apart", seed=3, depth=3, verification="multi:2")
+    at = app(share.scenario_to_query(s, 0))
+    open_tab(at, COMPARE_TAB)
+    assert not at.exception and not at.error
+    text = page_text(at)
+    from specviz.playground import compare
+
+    c = compare.compare(s, (), 0)
+    assert [side.rule.name for side in c.sides] == ["token", "block", "multi:2"] and not c.same_drafts
+    assert "drafts a tree of its own from the same proposal stream" in text
+    assert c.side("multi:2").summary() in text and "drafted nodes accepted" in text
+    assert {ch.key for ch in at.get("plotly_chart")} == {"pg_compare_tree", "pg_compare_seeds_chart"}
 
 
 def test_a_link_wider_than_the_switch_is_refused_in_words():

@@ -13,10 +13,10 @@ import streamlit as st
 from ...playground import narrative
 from ...plots import step_page
 from ...plots.step_page import StepPage
+from .. import figure_config
 from . import lecture, links, messages, transport
 from .session import Keys, session
 
-NO_BAR = {"displayModeBar": False}
 
 
 def animation(presenter: bool) -> None:
@@ -52,7 +52,7 @@ def show_step(page: StepPage, presenter: bool) -> None:
     else:  # presenter mode: distributions left, the draw and the numbers right, all on one 1280x800 screen
         main, side = st.columns([1, 1] if page.layout == "even" else [3, 2])
         draw_box = side
-    main.plotly_chart(page.figure, key=Keys.main_chart, config=NO_BAR, theme=None)
+    main.plotly_chart(page.figure, key=Keys.main_chart, config=figure_config.config(page.filename), theme=None)
     if page.draw_svg is not None:
         draw_box.container(key=Keys.draw_chart).markdown(page.draw_svg, unsafe_allow_html=True)
     # the narration with its exact values (folded), the committed text and the rounds table are each one
@@ -64,4 +64,5 @@ def show_step(page: StepPage, presenter: bool) -> None:
     left.markdown(page.rounds, unsafe_allow_html=True)
     right.markdown(page.stats, unsafe_allow_html=True)
     if page.history is not None:
-        st.plotly_chart(page.history, key=Keys.history_chart, config=NO_BAR, theme=None)
+        st.plotly_chart(page.history, key=Keys.history_chart, config=figure_config.config(f"{page.filename}-history"),
+                        theme=None)

@@ -104,6 +104,7 @@ class PlaygroundSession:
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
     tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
     tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
+    compare_seeds: int = _widget("compare_seeds", 40)  # Compare: the seeds the same round is played under
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
@@ -215,6 +216,7 @@ class Keys:
     jump_menu = PREFIX + "jump"  # the "jump to" menu: its value is the chosen target
     narration = PREFIX + "narration"  # the step's sentences (presenter mode's fit is measured by it)
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
+    compare_chart_tree, compare_chart_seeds = PREFIX + "compare_tree", PREFIX + "compare_seeds_chart"
 
 
 EDITOR_TABLES = ("fixed", "tokens", "p", "q")
