@@ -23,8 +23,8 @@ from fractions import Fraction
 from functools import lru_cache
 
 from .. import narration
-from ..core.errors import SpecvizError
 from ..core import Block, Result, Trace
+from ..core.errors import SpecvizError
 from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, Event, TreeCheckEvent
 from ..core.tree import Tree
 from ..core.verification import Rule, rule

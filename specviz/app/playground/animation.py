@@ -18,7 +18,6 @@ from . import lecture, links, messages, transport
 from .session import Keys, session
 
 
-
 def animation(presenter: bool) -> None:
     """The fragment body: the transport buttons, then the step's page (its charts, words, text and rounds)."""
     pg = session()

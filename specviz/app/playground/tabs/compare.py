@@ -24,10 +24,10 @@ def _value(value) -> str:
 def intro(result: compare.Comparison, vocab: tuple[str, ...]) -> str:
     """What is compared, in words: the round, its prefix, the shared drafts (and a tree's own)."""
     chain = next(s for s in result.sides if s.chain is not None)
+    drafted = compare.tokens_text(vocab, chain.chain)
     text = (f"**Round {result.round_id}** (the animation's round), drafted {compare.prefix_text(vocab, result.prefix)}. "
-            f"Tokenwise and block verification verify the same drafted block, **{compare.tokens_text(vocab, chain.chain)}**, "
-            "with the same acceptance and correction streams (seed, request and round): every difference comes from "
-            "the rule.")
+            f"Tokenwise and block verification verify the same drafted block, **{drafted}**, with the same "
+            "acceptance and correction streams (seed, request and round): every difference comes from the rule.")
     for side in result.sides:
         if side.chain is None:
             text += (f" The tree (**{side.rule.label}**) drafts a tree of its own from the same proposal stream "
@@ -87,9 +87,9 @@ def many_seeds(pg: PlaygroundSession, scenario, result: compare.Comparison, pres
                     unsafe_allow_html=True)
         token, block = expected["token"], expected["block"]
         if token.kept is not None and block.kept is not None:
-            st.caption(f"Exactly, block verification keeps at least as many drafts on average (E = {_value(block.kept)} "
-                       f"against {_value(token.kept)}; Sun et al. 2025); at a single seed either rule can keep more, as "
-                       "the counts above show.")
+            st.caption(f"Exactly, block verification keeps at least as many drafts on average (E = "
+                       f"{_value(block.kept)} against {_value(token.kept)}; Sun et al. 2025); at a single seed either "
+                       "rule can keep more, as the counts above show.")
     figure = figures.seed_difference_figure(seeds.differences("block", "token"), "block", "tokenwise",
                                             presenter=presenter)
     right.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
