@@ -484,9 +484,9 @@ def seed_difference_figure(differences: dict[int, int], more: str, less: str, *,
                   hovertemplate=f"{more} kept %{{x}} more: %{{y}} of {count} seeds<extra></extra>")
     width = max([abs(x) for x in xs] + [1])
     return style.figure([bars], style.layout(
-        title=f"{count} seeds: drafts kept, {more} − {less}", presenter=presenter, height=300 if not presenter else 360,
+        title=f"Drafts kept over {count} seeds", presenter=presenter, height=300 if not presenter else 360,
         showlegend=False,
         xaxis={"range": [-width - 0.6, width + 0.6], "dtick": 1, "fixedrange": True,
-               "title": {"text": f"{more} − {less} (the same drafts, the same streams)"}},
+               "title": {"text": f"kept by {more} − by {less}"}},
         yaxis={"range": [0, max(differences.values(), default=1) * 1.25], "title": {"text": "seeds"},
                "fixedrange": True}))

@@ -144,6 +144,7 @@ def title_space(title: str | None, presenter: bool = False) -> int:
     return TITLE_PAD + round(text) + TITLE_PAD
 
 
+MODEBAR = 64  # px the mode bar (its download buttons) takes at the top right: a title stays left of it
 TITLE_CHAR = 0.45  # a title glyph's width as a share of its font size (measured: 0.42 in Chromium, a margin kept)
 
 
@@ -152,7 +153,7 @@ def wrap_title(title: str, width: float, presenter: bool = False) -> str:
     ('w_2 = 1/1296') always stay whole on one line (plotly clips a title at the figure's edge instead)."""
     if "<br>" in title:
         return title
-    limit = max(8, int((width - 16) / (TITLE_CHAR * font_size(presenter) * TITLE_SCALE)))
+    limit = max(8, int((width - 16 - MODEBAR) / (TITLE_CHAR * font_size(presenter) * TITLE_SCALE)))
     if len(title) <= limit:
         return title
     lines: list[str] = []

@@ -46,7 +46,7 @@ def side_column(side: compare.Side, expected: compare.Expected, scenario, presen
     if side.chain is None:  # the tree at the end of its round
         events = side.trace.events
         figure = tree.tree_figure(events, len(events) - 1, scenario.vocab, presenter=presenter,
-                                  title=f"{side.rule.label}: the round's tree")
+                                  title="The round's tree")
         st.plotly_chart(figure, key=key, config=figure_config.config(f"specviz-compare-{side.rule.name}"),
                         theme=None)
     st.markdown(step_html.bullets(compare.trace_lines(side, scenario.vocab)))
@@ -59,8 +59,8 @@ def side_column(side: compare.Side, expected: compare.Expected, scenario, presen
 
 def seeds_table(seeds: compare.OverSeeds, expected: dict[str, compare.Expected], labels: dict[str, str]) -> str:
     """Exact expectations beside the means measured over the seeds (with their standard errors)."""
-    head = ("<tr><th>rule</th><th>drafts kept, exact</th><th>measured over the seeds (± 1 s.e.)</th>"
-            "<th>tokens, exact</th><th>measured</th></tr>")
+    head = ("<tr><th>rule</th><th>E[drafts kept], exact</th><th>mean over the seeds (± 1 s.e.)</th>"
+            "<th>E[tokens], exact</th><th>mean over the seeds</th></tr>")
     body = ""
     for name, label in labels.items():
         exact = expected[name]
@@ -80,20 +80,20 @@ def many_seeds(pg: PlaygroundSession, scenario, result: compare.Comparison, pres
     names = tuple(s.rule.name for s in result.sides)
     seeds = compare.over_seeds(scenario, result.prefix, result.round_id, count, names)
     expected = compare.expectations(scenario, result.prefix, names)
+    st.markdown(compare.seeds_sentence(seeds))
+    st.markdown(seeds_table(seeds, expected, {s.rule.name: s.rule.label for s in result.sides}),
+                unsafe_allow_html=True)
     left, right = st.columns([3, 2])
-    with left:
-        st.markdown(compare.seeds_sentence(seeds))
-        st.markdown(seeds_table(seeds, expected, {s.rule.name: s.rule.label for s in result.sides}),
-                    unsafe_allow_html=True)
-        token, block = expected["token"], expected["block"]
-        if token.kept is not None and block.kept is not None:
-            st.caption(f"Exactly, block verification keeps at least as many drafts on average (E = "
-                       f"{_value(block.kept)} against {_value(token.kept)}; Sun et al. 2025); at a single seed either "
-                       "rule can keep more, as the counts above show.")
     figure = figures.seed_difference_figure(seeds.differences("block", "token"), "block", "tokenwise",
                                             presenter=presenter)
-    right.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
-                       theme=None)
+    left.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
+                      theme=None)
+    token, block = expected["token"], expected["block"]
+    if token.kept is not None and block.kept is not None:
+        right.caption(f"Each bar counts the seeds at which block verification kept that many more drafts than "
+                      f"tokenwise (fewer, left of 0) on the same drafts and streams. Exactly, block keeps at least as "
+                      f"many on average (E = {_value(block.kept)} against {_value(token.kept)}; Sun et al. 2025); at a "
+                      "single seed either rule can keep more, as the counts show.")
 
 
 def compare_tab(presenter: bool) -> None:
