@@ -289,3 +289,15 @@ def test_collected_entries_are_listed_reordered_and_removed():
     assert [e.scenario.seed for e in at.session_state["pg_lecture_draft"]] == [1]
     at.button(key="pg_lecture_mine_open_0").click().run()
     assert at.session_state["pg_scenario"].seed == 1 and at.session_state["pg_state"].step == 2
+
+
+def test_the_weights_are_enlarged_in_presenter_mode():
+    at = app(share.scenario_to_query(scenario("far apart"), 0) | {"presenter": "1"})
+    open_tab(at, "✏️ p and q weights, mask, stop tokens")
+    assert not at.exception and not at.error
+    large = [m.value for m in at.markdown if "specviz-weights-large" in m.value]
+    assert large and "<table" in large[0] and "p normalized" in large[0] and "q normalized" in large[0]
+    assert [e.label for e in at.expander] == ["Edit the weights (the editors, at their usual size)"]
+    normal = app(share.scenario_to_query(scenario("far apart"), 0))
+    open_tab(normal, "✏️ p and q weights, mask, stop tokens")
+    assert not any("specviz-weights-large" in m.value for m in normal.markdown) and not normal.expander
