@@ -207,7 +207,8 @@ DECK_JS = """
   const sections = [...document.querySelectorAll('section')];
   const at = () => sections.findIndex(s => s.getBoundingClientRect().top > -window.innerHeight / 2);
   document.addEventListener('keydown', (event) => {
-    const forward = ['ArrowRight', 'PageDown', ' '].includes(event.key), back = ['ArrowLeft', 'PageUp'].includes(event.key);
+    const forward = ['ArrowRight', 'PageDown', ' '].includes(event.key);
+    const back = ['ArrowLeft', 'PageUp'].includes(event.key);
     if (!forward && !back) return;
     event.preventDefault();
     const next = Math.min(Math.max(at() + (forward ? 1 : -1), 0), sections.length - 1);
