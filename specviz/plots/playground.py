@@ -383,6 +383,7 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     if tree.is_tree_round(round_events):  # margins reserved as for the other charts: one drawing pass
         settle_margins(main, presenter=presenter, width=820 if isinstance(event, CorrectionEvent) and not presenter
                        else None)
+        main.layout.margin.l = tree.TREE_MARGIN  # no y axis on the tree's side: its columns get the room
         return main, draw
     full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)

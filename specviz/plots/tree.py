@@ -138,7 +138,7 @@ def _fmt(value: Fraction) -> str:
     return exact(value)
 
 
-ROW_BUDGET = {False: 10, True: 9}  # rows a tree may take before subtrees off the checked path fold
+ROW_BUDGET = {False: 10, True: 8}  # rows a tree may take before subtrees off the checked path fold
 
 
 def focus_of(round_events: Sequence[Event], upto: int) -> Path:
@@ -347,20 +347,42 @@ def _short(value: Fraction) -> str:
 
 
 # --- the figure ---------------------------------------------------------------------------------------------
-PLOT_WIDTH = {False: 484, True: 664}  # the step chart's plot width at 1280 px (plots.playground._MAIN_WIDTH)
-MARKER = 20  # a node's marker, px (the ring around the step's node is 36)
+# the tree chart's plot area at 1280 px (measured in Chromium: the figure less its margins; the tree has no
+# y axis, so its left margin is small: TREE_MARGIN)
+PLOT_WIDTH = {False: 400, True: 555}
+TREE_MARGIN = 16
+MARKER, RING = 20, 36  # px: a node's marker, and the ring around the step's node
 
 
-def label_size(tree: TreeAtStep, labels: list[str], size: int, columns_px: float) -> int:
-    """The node labels' font size: the projector's, or smaller where an inner node's label would run into the
-    markers of the column to its right (a column is ``columns_px`` wide); never below 11 px."""
+def _label_text(node: Node, labels: list[str]) -> str:
+    return labels[node.token] + (f" ▸+{node.folded}" if node.folded else "")
+
+
+def label_layout(tree: TreeAtStep, labels: list[str], size: int, columns_px: float) -> list[tuple[int, int]]:
+    """(font size, offset marker size) of each shown node's label, root excluded, in ``tree.nodes`` order.
+
+    A label starts right of an invisible marker (plotly sets text off by its marker's size): as wide as the
+    ring on the step's node, else a little wider than a node. An inner node's label must end before the
+    markers of its children in the next column (the ring, where the step's node is one of them), so it
+    shrinks to its column where it must; a leaf's label has its row to itself. Never below 11 px.
+    """
     inner = {parent for parent, _ in tree.edges}
-    longest = max((len(labels[n.token]) for n in tree.nodes if n.path in inner and n.token >= 0), default=1)
-    room = columns_px - MARKER - 10  # from this marker's edge to the next column's marker (the en space)
-    return max(11, min(round(size * 0.8), int(room / (0.56 * longest + 0.5))))
+    current = tree.current
+    out = []
+    for node in tree.nodes:
+        if node.path == ():
+            continue
+        own = RING + 2 if node.path == current else MARKER + 6
+        font = round(size * 0.8)
+        if node.path in inner:
+            beside = RING if current is not None and current[:-1] == node.path else MARKER
+            room = columns_px - own / 2 - beside / 2 - 3
+            font = min(font, int(room / (0.56 * max(1, len(_label_text(node, labels))))))
+        out.append((max(11, font), own))
+    return out
 
 
-def _node_traces(tree: TreeAtStep, labels: list[str], size: int, text_size: int | None = None) -> list[dict]:
+def _node_traces(tree: TreeAtStep, labels: list[str], size: int, columns_px: float) -> list[dict]:
     spots = {n.path: n for n in tree.nodes}
     data: list[dict] = []
     on_path = set(tree.accepted) | {()}
@@ -375,22 +397,27 @@ def _node_traces(tree: TreeAtStep, labels: list[str], size: int, text_size: int 
         data.append({"type": "scatter", "mode": "lines", "x": xs, "y": ys, "hoverinfo": "skip", "showlegend": False,
                      "line": {"color": style.origin("accepted").color if thick else style.LIGHT_GREY,
                               "width": 5 if thick else 2}})
-    text_size = text_size or max(11, round(size * 0.8))
+    text_size = max(11, round(size * 0.8))
     for state, (label, colour, symbol) in STATES.items():
         nodes = [n for n in tree.nodes if n.state == state]
         if not nodes:  # the legend names the states on screen (one row where it can)
             continue
         open_ = symbol.endswith("open")
         data.append({
-            "type": "scatter", "name": label, "mode": "markers+text", "x": [n.x for n in nodes], "cliponaxis": False,
-            # an en space first: the label starts clear of the ring around the step's node
-            "y": [n.y for n in nodes], "text": [f"\u2002{labels[n.token]}" + (f" ▸+{n.folded}" if n.folded else "")
-                                                 for n in nodes],
-            "textposition": "middle right",
-            "textfont": {"size": text_size, "color": style.OKABE_ITO["black"]},
-            "customdata": [n.hover for n in nodes], "hovertemplate": "%{customdata}<extra></extra>",
-            "marker": {"symbol": symbol, "size": 20 if state != "unchecked" else 14, "color": colour,
+            "type": "scatter", "name": label, "mode": "markers", "x": [n.x for n in nodes], "cliponaxis": False,
+            "y": [n.y for n in nodes], "customdata": [n.hover for n in nodes],
+            "hovertemplate": "%{customdata}<extra></extra>",
+            "marker": {"symbol": symbol, "size": MARKER if state != "unchecked" else 14, "color": colour,
                        "line": {"color": colour if open_ else style.OKABE_ITO["black"], "width": 3 if open_ else 1}}})
+    # the labels, one trace: placed right of an invisible marker as wide as the ring, so that every label
+    # starts clear of the ring round the step's node (plotly sets text off by its marker's size)
+    shown = [n for n in tree.nodes if n.path != ()]
+    placed = label_layout(tree, labels, size, columns_px)
+    data.append({"type": "scatter", "name": "labels", "mode": "markers+text", "showlegend": False, "hoverinfo": "skip",
+                 "x": [n.x for n in shown], "y": [n.y for n in shown], "cliponaxis": False,
+                 "text": [_label_text(n, labels) for n in shown], "textposition": "middle right",
+                 "textfont": {"size": [font for font, _ in placed], "color": style.OKABE_ITO["black"]},
+                 "marker": {"size": [offset for _, offset in placed], "opacity": 0, "color": "#FFFFFF"}})
     root = spots[()]
     data.append({"type": "scatter", "mode": "markers+text", "x": [root.x], "y": [root.y], "text": ["prefix"],
                  "cliponaxis": False,
@@ -401,7 +428,7 @@ def _node_traces(tree: TreeAtStep, labels: list[str], size: int, text_size: int 
         now = spots[tree.current]
         data.append({"type": "scatter", "name": "this step", "mode": "markers", "x": [now.x], "y": [now.y],
                      "hoverinfo": "skip", "showlegend": False,
-                     "marker": {"symbol": "circle-open", "size": 36, "color": style.OKABE_ITO["black"],
+                     "marker": {"symbol": "circle-open", "size": RING, "color": style.OKABE_ITO["black"],
                                 "line": {"color": style.OKABE_ITO["black"], "width": 3}}})
     return data
 
@@ -413,11 +440,11 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     tree = tree_at(round_events, upto, vocab, budget=ROW_BUDGET[presenter])
     size = style.font_size(presenter)
     panel, axis_title, panel_title = _panel(round_events, upto, labels)
-    split = 0.56 if panel else 1.0
+    split = 0.6 if panel else 1.0
     leaves = max((n.y for n in tree.nodes), default=0.0)
-    x_range = [-0.3, max(n.x for n in tree.nodes) + (0.9 if panel else 0.6)]
+    x_range = [-0.25, max(n.x for n in tree.nodes) + 0.6]
     column = PLOT_WIDTH[presenter] * ((split - 0.04) if panel else 1) / (x_range[1] - x_range[0])
-    data = _node_traces(tree, labels, size, label_size(tree, labels, size, column)) + panel
+    data = _node_traces(tree, labels, size, column) + panel
     axes = {
         "xaxis": {"domain": [0, split - 0.04 if panel else 1], "range": x_range,
                   "tickvals": list(range(tree.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(tree.depth)],

@@ -160,7 +160,8 @@ def test_every_shown_leaf_has_its_own_row_and_no_marker_lies_on_a_label(width, d
                 assert here in shown and all(tuple(e.path) in shown for e in siblings)
             folded_somewhere |= any(n.folded for n in at.nodes)
             fig = treeplot.tree_figure(events, upto, s.vocab, presenter=presenter)
-            assert all(t.textfont.size >= 11 for t in fig.data if getattr(t, "mode", "") == "markers+text")
+            assert all(min(t.textfont.size if isinstance(t.textfont.size, (tuple, list)) else [t.textfont.size]) >= 11
+                       for t in fig.data if getattr(t, "mode", "") == "markers+text")
     assert folded_somewhere == (width ** depth > budget - 1)
 
 
