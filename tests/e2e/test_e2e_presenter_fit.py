@@ -1,5 +1,5 @@
 """Presenter mode fits a 1280x800 projector at every step: every event kind of a round of each playable rule
-(the registry's ``playable_names()``, and draft trees of width 2 and 3 at depth 3), walked with PageDown as a
+(the registry's ``playable_names()``, and draft trees of width 2, 3 and 4 at their largest depths), walked as a
 lecture (so the lecture's banner is on screen), in Chromium. At each step the chart, the draw, the verdict,
 every bullet of the narration and the committed text end within 800 px, and the chart's title is not clipped.
 
@@ -23,8 +23,9 @@ from specviz.playground.lecture import Entry, Lecture
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-RULES = (*playable_names(), "multi:2", "multi:3")
-DEPTH = 3
+# (rule, depth): every playable rule of the registry at depth 3, and the draft trees at their largest depth under
+# the 40-node limit: width 2 at depth 4 (30 nodes), width 3 at depth 3 (39), width 4 at depth 2 (20)
+RULES = (*((name, 3) for name in playable_names()), ("multi:2", 4), ("multi:3", 3), ("multi:4", 2))
 SCREEN = sup.VIEWPORT["height"]
 LONG_TITLE = "a rejection, its correction and the residual"  # a lecturer's entry title, of a real length
 
@@ -50,13 +51,13 @@ MEASURE_JS = """() => {
 }"""
 
 
-def rounds_to_walk(verification: str) -> list[tuple[object, int, int]]:
+def rounds_to_walk(verification: str, depth: int) -> list[tuple[object, int, int]]:
     """(scenario, first step, last step) of the rounds that show every event kind the rule has: a round with a
     rejection (far apart) and a round that ends in a bonus (close), each the first such round of its timeline."""
     walks = []
     for preset, wanted in (("far apart", "correction"), ("close", "bonus")):
         scenario = presets.apply_preset(presets.default_scenario(), preset).with_changes(
-            verification=verification, depth=DEPTH, seed=4)
+            verification=verification, depth=depth, seed=4)
         timeline = state.timeline_for(scenario)
         timeline.ensure_rounds(12)
         found = next((r for r in range(len(timeline.rounds))
@@ -74,12 +75,12 @@ def step_once(page) -> None:
     sup.wait_for_charts(page)
 
 
-@pytest.mark.parametrize("verification", RULES)
-def test_presenter_mode_fits_every_event_kind_with_the_lecture_banner(verification, app_url, app_page, fresh_page,
-                                                                     recorder, tmp_path):
+@pytest.mark.parametrize("verification, depth", RULES, ids=[f"{rule}-depth{depth}" for rule, depth in RULES])
+def test_presenter_mode_fits_every_event_kind_with_the_lecture_banner(verification, depth, app_url, app_page,
+                                                                     fresh_page, recorder, tmp_path):
     page = fresh_page  # a fresh profile: presenter mode's collapsed sidebar, not one a test opened
     app_page("playground")
-    walks = rounds_to_walk(verification)
+    walks = rounds_to_walk(verification, depth)
     assert walks, f"{verification}: no round to walk"
     talk = Lecture(tuple(Entry(s, first, until=last, title=LONG_TITLE) for s, first, last in walks),
                    title="Presenter fit")
