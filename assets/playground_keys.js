@@ -8,11 +8,11 @@
 //
 // PageDown, Space and → press Step; PageUp and ← press Back; the listener takes them before Streamlit's own
 // shortcut (→ ←) sees them, so each press is one click. A key is left to the page where it means something
-// else: in a text field, a select box or a data grid, and on a control reached with the keyboard (Tab), where
-// Space presses a button or flips a toggle and the arrows move a slider, a radio or the tabs. A control that was
-// clicked with the mouse (a sidebar toggle, a radio, a slider, a button) does not keep the keys: the clicker
-// steps, and the control loses its focus so that Space does not flip it as well. Stepping replaces the
-// browser-history entry instead of adding one per step.
+// else: in a text field, a select box or a data grid, on a control reached with the keyboard (Tab), where Space
+// presses a button or flips a toggle, and → ← on a slider, a radio or the tabs, which move by them. A control
+// that was clicked with the mouse (a sidebar toggle, a radio, a slider, a button) does not keep the clicker's
+// keys (PageDown, PageUp, Space): they step, and the control loses its focus so that Space does not flip it.
+// Stepping replaces the browser-history entry instead of adding one per step.
 (() => {
   const STEP_KEYS = __STEP_KEYS__, BACK_KEYS = __BACK_KEYS__;
   const STEP_BUTTON = "__KEY_FORWARD__", BACK_BUTTON = "__KEY_BACK__";
@@ -24,6 +24,11 @@
     || (el.tagName === "INPUT" && TEXT_INPUTS.includes((el.type || "text").toLowerCase()))
     || !!el.closest('[data-testid="stDataFrame"], [data-testid="stDataEditor"], [role="grid"], '
                     + '[role="combobox"], [role="listbox"], [role="menu"]'));
+  // a slider, a radio or the tabs move by the arrows, clicked or not: there → and ← stay theirs (PageDown,
+  // PageUp and Space still step)
+  const ARROWS = ["ArrowRight", "ArrowLeft"];
+  const movesByArrows = (el) => !!el.closest('input[type="range"], [role="slider"], input[type="radio"], '
+                                             + '[role="radio"], [role="radiogroup"], [role="tab"], [role="tablist"]');
   // how the focus got where it is: Tab (the keyboard) or a click (:focus-visible cannot tell: a clicked toggle's
   // label hands the focus to its input, which then matches it)
   let tabbed = false;
@@ -36,7 +41,8 @@
     if (!forward && !back) return;
     const el = w.document.activeElement;
     const focused = el && el !== w.document.body && el !== w.document.documentElement;
-    if (focused && (typing(el) || byKeyboard())) return;  // the control's own key
+    // the control's own key: typing, a control reached with Tab, or the arrows of a control that moves by them
+    if (focused && (typing(el) || byKeyboard() || (ARROWS.includes(event.key) && movesByArrows(el)))) return;
     const button = w.document.querySelector(".st-key-" + (forward ? STEP_BUTTON : BACK_BUTTON)
                                             + " button:not([disabled])");
     if (!button) return;  // another tab is open: the keys do what they always do

@@ -93,11 +93,18 @@ def test_keys_right_after_a_sidebar_toggle_radio_or_slider(app_url, app_page, pa
     assert_keys_step_once(page, "the Mode radio")
     slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text="Depth").first
     thumb = slider.get_by_role("slider").first
-    before = sup.runs(page)
-    thumb.click(force=True)  # a mouse click on the thumb (its input lies under it): focus there, value unchanged
+    thumb.click(force=True)  # a mouse click on the slider (its input lies under the thumb): the focus goes there
     sup.wait_for_app(page)
-    assert sup.runs(page) >= before
-    assert_keys_step_once(page, "a click on the depth slider")
+    page.wait_for_timeout(600)
+    sup.wait_for_app(page)
+    depth = int(thumb.input_value())
+    assert depth < 5 and page.evaluate("document.activeElement.type") == "range"
+    before = sup.runs(page)
+    page.keyboard.press("ArrowRight")  # the arrows are the slider's: it moves, the animation does not step
+    sup.wait_for_rerun(page, before)
+    page.wait_for_url(re.compile(rf"[?&]depth={depth + 1}(&|$)"))
+    assert thumb.input_value() == str(depth + 1) and position(page)[0] == 1
+    assert_keys_step_once(page, "a click on the depth slider")  # PageDown steps (and lets go of the slider)
     assert_clean(page, recorder, "keys after sidebar widgets")
 
 

@@ -158,7 +158,7 @@ def collected_entries(drafted: list[Entry]) -> None:
     base = Keys.lecture_mine
     for index, entry in enumerate(drafted):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-        row.markdown(f"{index + 1}. **{entry.title}**: {describe(entry)}")
+        row.markdown(f"**{index + 1}.** {entry.title}: {describe(entry)}")  # not a markdown list: one line
         row.button("Show", key=f"{base}_open_{index}", on_click=_open_collected, args=(index,),
                    help="Open this entry's scenario at its step in the animation")
         row.button("↑", key=f"{base}_up_{index}", on_click=_move_entry, args=(index, -1), disabled=index == 0,

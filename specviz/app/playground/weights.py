@@ -43,6 +43,7 @@ def large_tables(pg: PlaygroundSession) -> str:
     tables, vocab, fp32 = pg.tables, pg.table_vocab, bool(pg.fp32)
     if not tables.markov:
         frame = form.fixed_frame(tables, vocab, fp32)
+        frame.index = [style.token_label(label) for label in vocab]  # ‘.’ quoted, as the charts show it
         for column in (form.ALLOW_COL, form.STOP_COL):
             frame[column] = ["✓" if flag else "" for flag in frame[column]]
         parts = [frame.to_html(escape=True, border=0)]
