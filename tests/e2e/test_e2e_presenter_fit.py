@@ -53,9 +53,10 @@ MEASURE_JS = """() => {
 
 def rounds_to_walk(verification: str, depth: int) -> list[tuple[object, int, int]]:
     """(scenario, first step, last step) of the rounds that show every event kind the rule has: a round with a
-    rejection (far apart) and a round that ends in a bonus (close), each the first such round of its timeline."""
+    rejection (far apart), a round that ends in a bonus (close) and one a stop token ends (stop-heavy), each the
+    first such round of its timeline."""
     walks = []
-    for preset, wanted in (("far apart", "correction"), ("close", "bonus")):
+    for preset, wanted in (("far apart", "correction"), ("close", "bonus"), ("stop-heavy", "stop")):
         scenario = presets.apply_preset(presets.default_scenario(), preset).with_changes(
             verification=verification, depth=depth, seed=4)
         timeline = state.timeline_for(scenario)
