@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .args import UsageError
+from .export import cmd_export
 from .generate import check_device, cmd_generate, cmd_race, generation_json
 from .parser import build_parser
 from .play import cmd_play
@@ -42,6 +43,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return cmd_generate(args, out, err)
         if args.command == "play":
             return cmd_play(args, out, err)
+        if args.command == "export":
+            return cmd_export(args, out, err)
     except BrokenPipeError:  # a reader such as `head` stopped reading: stop quietly, as other tools do
         if out is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit

@@ -23,6 +23,7 @@ from .args import (
     read_verification,
     verification_allowed,
 )
+from .export import add_parser as _export
 
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -80,4 +81,5 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _generate(sub)
     _play(sub)
+    _export(sub)
     return parser

@@ -46,6 +46,7 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     │   └── LectureTypeError             playground.lecture      [TypeError]
     ├── ManyRoundsError                  playground.many_rounds  [ValueError]
     │   └── BlockBugError                playground.many_rounds
+    ├── ExportError                      plots.export            [ValueError]
     ├── ContextLengthError               models.limits           [ValueError]
     ├── ModelLoadError                   models.loading          [RuntimeError]
     ├── ModelSettingError                models.errors           [ValueError]

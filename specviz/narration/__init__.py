@@ -308,21 +308,22 @@ def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | in
     if isinstance(event, CheckEvent):
         x = vocab[event.token]
         values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("min(1, p(x)/q(x))", event.acceptance)]
-    elif isinstance(event, BlockCheckEvent):
-        x, i = vocab[event.token], event.position + 1
-        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), (f"w_{i - 1}", event.previous_weight),
-                   (f"w_{i}", event.weight), (f"h_{i}", event.stop_probability)]
+    elif isinstance(event, BlockCheckEvent):  # named by position, as the narration names them (block.names)
+        x, n = vocab[event.token], block_explain.names(event.position)
+        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token)]
+        values += [(n.before, event.previous_weight)] if event.position else []
+        values += [(n.weight, event.weight), (n.stop, event.stop_probability)]
         if event.residual_mass is not None:
-            values.append((f"ρ_{i}", event.residual_mass))
+            values.append((n.mass, event.residual_mass))
     elif isinstance(event, BlockDecisionEvent):
-        values += [(f"w_{i}", w) for i, w in enumerate(event.weights)]
-        values += [(f"h_{i}", h) for i, h in enumerate(event.stop_probabilities)]
+        values += [(f"w_{k}", w) for k, w in enumerate(event.weights[1:])]
+        values += [(f"h_{k}", h) for k, h in enumerate(event.stop_probabilities[1:])]
     elif isinstance(event, DraftEvent):
         values.append((f"q({vocab[event.token]})", event.q.prob(event.token)))
     elif isinstance(event, CorrectionEvent):
         values += [("residual mass", event.residual_mass), (f"r({vocab[event.token]})", event.residual.prob(token))]
         if isinstance(event, ScaledCorrectionEvent):
-            values.append(("scale w_τ", event.scale))
+            values.append((f"scale w = {block_explain.scale_name(event.position)}", event.scale))
     elif isinstance(event, BonusEvent):
         values.append((f"p({vocab[event.token]})", event.p.prob(event.token)))
     return values

@@ -7,8 +7,12 @@ whole trace. Pure functions: events in, text out. A caller that abbreviates long
 Playground, the command line) passes its own ``Formats``; the default writes every digit.
 
 One counting convention everywhere (``POSITIONS``): draft positions count from 0, as rounds and the
-Playground's positions do; the weights w_i, the stop probabilities h_i and τ count drafts *kept*, as in
-Sun et al.: keeping i drafts keeps positions 0..i−1, so the check at position k computes w_{k+1} and h_{k+1}.
+Playground's positions do, and a quantity computed at a position carries that position's index: the check at
+position k computes the running weight w_k (after the draft x_k; the weight before position 0 is 1), the scaled
+residual mass ρ_k and the stop probability h_k. τ counts drafts *kept*: a last hit at position k keeps
+positions 0..k, τ = k + 1 drafts. (Sun et al. count drafts from 1: their w_i, ρ_i and h_i are w_{i−1}, ρ_{i−1}
+and h_{i−1} here; the trace's events keep the paper's arrays.) ``names`` gives each quantity its name at a
+position, for the narration, the figures and the folded exact values alike.
 """
 
 from __future__ import annotations
@@ -22,8 +26,29 @@ from ..core.block_verifier import tau_distribution
 from ..core.trace import BlockCheckEvent, BlockDecisionEvent, Event, ScaledCorrectionEvent
 
 Narration = tuple[str, list[str]]
-POSITIONS = ("Positions count from 0; w_i, h_i and τ count drafts kept (keeping i drafts keeps positions "
-             "0..i−1, so the check at position k computes w_{k+1} and h_{k+1}).")
+POSITIONS = ("Positions count from 0, and w_k, ρ_k and h_k are computed at position k (the weight before "
+             "position 0 is 1); τ counts drafts kept: a last hit at position k keeps positions 0..k, τ = k + 1.")
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names of a block check's quantities at one position: w before it, w, ρ and h after it."""
+
+    before: str  # 'w_1', or '1' at position 0
+    weight: str  # 'w_2'
+    mass: str  # 'ρ_2'
+    stop: str  # 'h_2'
+
+
+def names(position: int) -> Names:
+    """What the check at ``position`` (from 0) calls its quantities: w_{k-1} (1 at 0), w_k, ρ_k, h_k."""
+    return Names("1" if position == 0 else f"w_{position - 1}", f"w_{position}", f"ρ_{position}",
+                 f"h_{position}")
+
+
+def scale_name(kept: int) -> str:
+    """The weight of the scaled residual after τ = kept drafts: w_{τ−1} (the last kept position's), 1 at τ = 0."""
+    return "1" if kept == 0 else f"w_{kept - 1}"
 
 
 def fraction_text(value: Fraction | int, digits: int = 4) -> str:
@@ -63,37 +88,42 @@ def _tok(vocab: Sequence[str], token: int) -> str:
 
 
 def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
-    i = event.position + 1
+    k, n = event.position, names(event.position)
     x = vocab[event.token]
     ratio = event.p_token / event.q_token
     verdict = "hit" if event.hit else "no hit"
-    kept = "the first draft" if i == 1 else f"the first {i} drafts"
-    head = f"Round {event.round_id}, block check at position {event.position}: keep {kept}? {verdict}"
+    kept = "the first draft" if k == 0 else f"the drafts up to position {k}"
+    head = f"Round {event.round_id}, block check at position {k}: keep {kept}? {verdict}"
+    if k == 0:
+        running = (f"Running weight, from 1 before the first draft: {n.weight} = min(1, p/q) = "
+                   f"min(1, {f.exact(ratio)}) = {f.fraction(event.weight)}.")
+    else:
+        running = (f"Running weight {n.weight} = min(1, {n.before} · p/q) = min(1, "
+                   f"{f.exact(event.previous_weight)} · {f.exact(ratio)}) = {f.fraction(event.weight)}.")
     lines = [
         f"Drafted x = {_tok(vocab, event.token)}: p({x}) = {f.fraction(event.p_token)}, "
         f"q({x}) = {f.fraction(event.q_token)}, so p/q = {f.exact(ratio)}.",
-        f"Running weight w_{i} = min(1, w_{i - 1} · p/q) = min(1, {f.exact(event.previous_weight)} · "
-        f"{f.exact(ratio)}) = {f.fraction(event.weight)}.",
+        running,
     ]
     if event.last:
-        lines.append(f"The block's last draft: the whole block is kept with h_{i} = w_{i} = "
+        lines.append(f"The block's last draft: the whole block is kept with {n.stop} = {n.weight} = "
                      f"{f.fraction(event.stop_probability)}.")
     else:
         mass = event.residual_mass
         denominator = mass + 1 - event.weight
-        residual = f"Scaled residual mass ρ_{i} = Σ (w_{i}·p − q)+ = {f.fraction(mass)}"
+        residual = f"Scaled residual mass {n.mass} = Σ ({n.weight}·p − q)+ = {f.fraction(mass)}"
         if denominator:
-            lines.append(f"{residual}; stop probability h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i}) = "
+            lines.append(f"{residual}; stop probability {n.stop} = {n.mass} / ({n.mass} + 1 − {n.weight}) = "
                          f"{_operand(mass, f.exact)} / ({f.exact(mass)} + 1 − {f.exact(event.weight)}) = "
                          f"{f.fraction(event.stop_probability)}.")
         else:
-            lines.append(f"{residual}, and ρ_{i} + 1 − w_{i} = 0: nothing to resample here, so h_{i} = 0 "
+            lines.append(f"{residual}, and {n.mass} + 1 − {n.weight} = 0: nothing to resample here, so {n.stop} = 0 "
                          "(a later position is then kept for certain).")
     compare = "<" if event.hit else "≥"
     outcome = (f"a hit: keep {kept} unless a later draw hits" if event.hit else "no hit")
     h = event.stop_probability
-    lines.append(f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} h_{i}, i.e. draw "
-                 f"{f.exact(event.draw)} {compare} {f.exact(h.numerator)} (h_{i}'s numerator): {outcome}.")
+    lines.append(f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {n.stop}, i.e. draw "
+                 f"{f.exact(event.draw)} {compare} {f.exact(h.numerator)} ({n.stop}'s numerator): {outcome}.")
     return head, lines
 
 
@@ -102,18 +132,21 @@ def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Na
     head = f"Round {event.round_id}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
     marks = ", ".join(f"{k} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
     taus = tau_distribution(event.stop_probabilities)
+    last = g - 1
     lines = [
-        f"Stop draws by position (from 0): {marks}. τ = the drafts up to and including the last position whose "
-        f"draw hit, or 0 when none did: τ = {tau}.",
-        "Weights w = (" + ", ".join(f.exact(w) for w in event.weights) + "), stop probabilities h = ("
-        + ", ".join(f.exact(h) for h in event.stop_probabilities) + ").",
-        "So P(τ = i) = h_i · Π_{j>i} (1 − h_j) = ("
+        f"Stop draws by position (from 0): {marks}. τ = the drafts kept: 1 + the last position whose draw hit, "
+        f"or 0 when none did: τ = {tau}.",
+        f"Weights (w_0..w_{last}) = (" + ", ".join(f.exact(w) for w in event.weights[1:]) + f"), stop probabilities "
+        f"(h_0..h_{last}) = (" + ", ".join(f.exact(h) for h in event.stop_probabilities[1:]) + ").",
+        "So P(τ = i), the chance that the last hit is at position i − 1 (none at all for i = 0), is ("
         + ", ".join(f.exact(t) for t in taus) + f") for i = 0..{g}.",
     ]
     kept = " ".join(vocab[t] for t in event.drafts[:tau]) or "(nothing)"
     if event.ending == "correction":
+        weight = ("w = 1, as no draft is kept" if tau == 0 else
+                  f"w = {scale_name(tau)} = {f.exact(event.weights[tau])}, the weight after the last kept position")
         lines.append(f"Committed drafts: **{kept}**; one token is drawn next from the normalized scaled residual "
-                     f"(w_{tau}·p − q)+ with w_{tau} = {f.exact(event.weights[tau])}.")
+                     f"(w·p − q)+ with {weight}.")
     elif event.ending == "bonus":
         lines.append(f"All {g} drafts are kept (**{kept}**): a bonus token from p follows.")
     else:
@@ -127,10 +160,11 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
     head = (f"Round {event.round_id}: correction {_tok(vocab, event.token)} drawn from the scaled residual "
             f"after {tau} kept draft{'' if tau == 1 else 's'}")
     scaled = "p" if event.scale == 1 else f"{f.exact(event.scale)}·p"
+    weight = ("w = 1: no draft was kept" if tau == 0 else
+              f"w = {scale_name(tau)} = {f.exact(event.scale)}, the weight after the last kept position {tau - 1}")
     return head, [
-        f"The residual is ({scaled} − q)+: the part of w_{tau}·p that sticks out above q, with w_{tau} = "
-        f"{f.exact(event.scale)}.",
-        f"Its mass is ρ_{tau} = {f.fraction(event.residual_mass)}; dividing by it gives the normalized residual.",
+        f"The residual is ({scaled} − q)+: the part of w·p that sticks out above q, with {weight}.",
+        f"Its mass is {f.fraction(event.residual_mass)}; dividing by it gives the normalized residual.",
         f"The correction {f.draw(event.draw, event.draw_range)} picks {_tok(vocab, event.token)} with residual "
         f"probability {f.fraction(event.residual.prob(event.token))}; the round ends here.",
     ]

@@ -70,8 +70,7 @@ def _check(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
 
 def _correction(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
-    head = (f"Round {event.round_id}: every child at position {event.position} was rejected, so the correction "
-            f"{x} is drawn from the last residual r")
+    head = f"Round {event.round_id}: every child at position {event.position} rejected, correction {x} from the last r"
     return head, [
         f"r = normalized {_scaled(event.scale, f)} at {_node(event.path) if event.path else 'the root'}; "
         f"the mass of the last (r − q′)+ was {f.fraction(event.residual_mass)}.",

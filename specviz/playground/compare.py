@@ -1,46 +1,98 @@
-"""Tokenwise against block verification on the same drafts: one drafted block, verified by both rules.
+"""Verification rules side by side on the same round: one round each, their exact expectations, many seeds.
 
-``compare(scenario, prefix, round_id)`` drafts one block from ``prefix`` with the scenario's draft and
-its proposal stream of ``round_id`` (the draws the animation's round makes), then verifies that one
-block twice, once per rule, each with a fresh copy of the same streams: both rules see the same drafts
-and the same acceptance and correction streams, so every difference comes from the rule alone.
-Pure: the result depends only on its arguments.
+``compare(scenario, prefix, round_id)`` plays one round from ``prefix`` under each rule of ``rules_for``
+(tokenwise and block, and the scenario's own rule when it is another: a tree), each from a fresh copy of
+the same streams (seed, request and round). The chain rules draft the same block from the proposal
+stream, so tokenwise and block verify the very same drafts; a tree drafts a tree of its own from that
+stream (its first child is the chain's first draft, the rest differ), which ``Comparison.same_drafts``
+says. ``expectations`` gives each rule's exact expected drafts kept and tokens per round from that prefix
+(``theory.round_expectation``), and ``over_seeds`` the same round under many seeds: how often the rules
+keep the same number of drafts, and how often each keeps more. Pure: results depend only on arguments.
+
+Why the draws differ at one position although the streams are the same (``WHY_DRAWS_DIFFER``): every
+rule draws ``randrange(d)`` from the same acceptance stream, with ``d`` the denominator of its own
+probability (min(1, p/q) for tokenwise, h_k for block, min(1, r/q′) for a tree), so the same stream gives
+each its own integer; and tokenwise stops drawing at its first rejection, block draws at every position.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 
-from ..core import Block, Result, Trace, propose
-from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, StopEvent
+from .. import narration
+from ..core import Block, Result, Trace
+from ..core.errors import SpecvizError
+from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, Event, TreeCheckEvent
+from ..core.tree import Tree
 from ..core.verification import Rule, rule
-from ..scenario import Prefix, Scenario
+from ..scenario import Prefix, Scenario, play_round
 
-RULES = ("token", "block")
+RULES = ("token", "block")  # the chain rules: the same drafted block, verified two ways
+SEEDS = (10, 40, 200)  # the seed counts the Compare tab offers
+WHY_DRAWS_DIFFER = ("Same streams, different draws: each rule draws randrange(d) from the same acceptance stream, "
+                    "with d the denominator of its own probability (min(1, p/q) for tokenwise, h_k for block"
+                    "{tree}), so the same stream gives each rule its own integer and its own u; and tokenwise stops "
+                    "drawing at its first rejection while block draws at every position.")
+
+
+def rules_for(scenario: Scenario) -> tuple[str, ...]:
+    """Tokenwise and block, then the scenario's own rule when it is neither (a tree drafts its own tree)."""
+    own = rule(scenario.verification).name
+    return RULES if own in RULES else (*RULES, own)
+
+
+def why_draws_differ(rules: tuple[str, ...]) -> str:
+    trees = [r for r in rules if r not in RULES]
+    return WHY_DRAWS_DIFFER.format(tree=", min(1, r/q′) for the tree" if trees else "")
+
+
+def tokens_text(vocab: tuple[str, ...], tokens: tuple[int, ...] | list[int]) -> str:
+    """Tokens as the Playground prints them: each quoted (‘.’ stays visible), or 'nothing' when none."""
+    return " ".join(narration.label(vocab, t) for t in tokens) if tokens else "nothing"
+
+
+def prefix_text(vocab: tuple[str, ...], prefix: Prefix) -> str:
+    return f"after {tokens_text(vocab, prefix)}" if prefix else "from the start of the text"
 
 
 @dataclass(frozen=True)
 class Side:
-    """One rule's verification of the shared block."""
+    """One rule's round: what it drafted (a chain or a tree), its trace and its result."""
 
     rule: Rule
-    trace: Trace  # the shared drafting events, then this rule's checks, correction or bonus, stop, result
+    trace: Trace  # the round's drafting events, then this rule's checks, correction or bonus, stop, result
+    block: Block | Tree
     result: Result
 
     @property
     def kept(self) -> int:
-        """Drafts the rule committed (accepted by tokenwise, kept by block)."""
+        """Drafts the rule committed (accepted by tokenwise or a tree, kept by block)."""
         return self.result.accepted_drafts
 
     @property
-    def checks(self) -> list[CheckEvent | BlockCheckEvent]:
-        return [e for e in self.trace.events if isinstance(e, (CheckEvent, BlockCheckEvent))]
+    def drafted(self) -> int:
+        """Drafts the round proposed: the chain's positions, or the tree's nodes."""
+        proposals = getattr(self.block, "proposals", None)
+        return len(proposals) if proposals is not None else len(self.block.nodes())
+
+    @property
+    def chain(self) -> tuple[int, ...] | None:
+        """The drafted tokens of a chain (None for a tree)."""
+        proposals = getattr(self.block, "proposals", None)
+        return None if proposals is None else tuple(p.token for p in proposals)
+
+    @property
+    def checks(self) -> list[Event]:
+        return [e for e in self.trace.events if isinstance(e, (CheckEvent, BlockCheckEvent, TreeCheckEvent))]
 
     def summary(self) -> str:
-        """'2 of 3 drafts accepted, 3 tokens committed' (out of every draft of the block, checked or not)."""
-        drafted = len([e for e in self.trace.events if isinstance(e, DraftEvent)])
+        """'2 of 3 drafts accepted, 3 tokens committed' (out of every draft of the round, checked or not)."""
         tokens = len(self.result.tokens)
-        return (f"{self.kept} of {drafted} draft{'s' if drafted != 1 else ''} {self.rule.kept_verb}, "
+        what = "draft" if self.chain is not None else "drafted node"
+        return (f"{self.kept} of {self.drafted} {what}{'s' if self.drafted != 1 else ''} {self.rule.kept_verb}, "
                 f"{tokens} token{'s' if tokens != 1 else ''} committed")
 
 
@@ -48,56 +100,159 @@ class Side:
 class Comparison:
     prefix: Prefix
     round_id: int
-    block: Block
-    sides: tuple[Side, ...]  # in RULES order
+    sides: tuple[Side, ...]  # in rules_for order
 
     @property
     def drafts(self) -> tuple[int, ...]:
-        return tuple(p.token for p in self.block.proposals)
+        """The chain rules' shared drafted block."""
+        return next(s.chain for s in self.sides if s.chain is not None)
 
     def side(self, name: str) -> Side:
         return next(s for s in self.sides if s.rule.name == rule(name).name)
 
+    @property
+    def same_drafts(self) -> bool:
+        """Whether every rule verified the same drafted block (false once a tree is compared)."""
+        return all(s.chain == self.drafts for s in self.sides)
 
-def compare(scenario: Scenario, prefix: Prefix = (), round_id: int = 0, rules: tuple[str, ...] = RULES) -> Comparison:
-    """One block drafted from prefix, verified by each rule on fresh copies of the same streams."""
-    drafting = Trace()
-    block = propose(scenario.draft_model(), tuple(prefix), scenario.streams(round_id), depth=scenario.depth,
-                    context_id=scenario.context, stop_ids=frozenset(scenario.stop_ids), trace=drafting)
+
+def compare(scenario: Scenario, prefix: Prefix = (), round_id: int = 0, rules: tuple[str, ...] | None = None
+            ) -> Comparison:
+    """One round from ``prefix`` under each rule, each with a fresh copy of the same streams."""
     sides = []
-    for name in rules:
-        verifier = scenario.with_changes(verification=name).verifier(tuple(prefix))
-        trace = Trace([e for e in drafting.events if isinstance(e, (DraftEvent, StopEvent))])
-        # a fresh RandomStreams of the same seed, owner and round: the same acceptance and correction draws
-        result = verifier.verify(block, scenario.streams(round_id), trace=trace)
-        sides.append(Side(rule(name), trace, result))
-    return Comparison(tuple(prefix), round_id, block, tuple(sides))
+    for name in rules or rules_for(scenario):
+        own = scenario.with_changes(verification=name)
+        played = play_round(own, own.verifier(tuple(prefix)), round_id)
+        sides.append(Side(rule(name), played.trace, played.block, played.result))
+    return Comparison(tuple(prefix), round_id, tuple(sides))
 
 
-def compare_at(scenario: Scenario, round_id: int) -> Comparison:
-    """The comparison on the animation's round ``round_id``: drafted from that round's committed prefix."""
+def round_at(scenario: Scenario, round_id: int) -> tuple[Prefix, int]:
+    """(prefix, round id) of the animation's round ``round_id`` (the last played one if it is past the end)."""
     from .state import timeline_for
 
     timeline = timeline_for(scenario)
     timeline.ensure_rounds(round_id + 1)
-    played = timeline.rounds[min(round_id, len(timeline.rounds) - 1)] if timeline.rounds else None
-    if played is None:
-        return compare(scenario, (), 0)
-    return compare(scenario, played.prefix, played.round_id)
+    if not timeline.rounds:
+        return (), 0
+    played = timeline.rounds[min(round_id, len(timeline.rounds) - 1)]
+    return played.prefix, played.round_id
 
 
+def compare_at(scenario: Scenario, round_id: int) -> Comparison:
+    """The comparison on the animation's round ``round_id``: drafted from that round's committed prefix."""
+    return compare(scenario, *round_at(scenario, round_id))
+
+
+# --- exact expectations ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Expected:
+    """A rule's exact expectation per round from a prefix (None with the reason when theory refuses)."""
+
+    kept: Fraction | None
+    tokens: Fraction | None
+    why_not: str = ""
+
+
+@lru_cache(maxsize=64)
+def expectations(scenario: Scenario, prefix: Prefix = (), rules: tuple[str, ...] | None = None
+                 ) -> dict[str, Expected]:
+    """Each rule's exact E[drafts kept] and E[tokens committed] for one round from ``prefix``."""
+    from .. import theory
+
+    out = {}
+    for name in rules or rules_for(scenario):
+        try:
+            found = theory.round_expectation(scenario.with_changes(verification=name), tuple(prefix))
+        except SpecvizError as error:  # theory's limits: said beside the round, never a guess
+            out[rule(name).name] = Expected(None, None, str(error))
+            continue
+        out[rule(name).name] = Expected(found.accepted_drafts, found.tokens)
+    return out
+
+
+# --- many seeds ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OverSeeds:
+    """The same round (prefix and round id) under seeds ``first`` .. ``first + count − 1``, rule by rule."""
+
+    first: int
+    count: int
+    kept: dict[str, tuple[int, ...]]  # per rule name, the drafts kept at each seed
+    tokens: dict[str, tuple[int, ...]]
+
+    def mean(self, name: str) -> Fraction:
+        return Fraction(sum(self.kept[name]), self.count)
+
+    def standard_error(self, name: str) -> float:
+        """The standard error of the mean drafts kept (0 for a single seed)."""
+        values = self.kept[name]
+        if len(values) < 2:
+            return 0.0
+        m = sum(values) / len(values)
+        return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1) / len(values))
+
+    def mean_tokens(self, name: str) -> Fraction:
+        return Fraction(sum(self.tokens[name]), self.count)
+
+    def more(self, a: str, b: str) -> int:
+        """Seeds at which rule ``a`` kept more drafts than rule ``b``."""
+        return sum(x > y for x, y in zip(self.kept[a], self.kept[b], strict=True))
+
+    def same(self, a: str, b: str) -> int:
+        return sum(x == y for x, y in zip(self.kept[a], self.kept[b], strict=True))
+
+    def differences(self, a: str, b: str) -> dict[int, int]:
+        """How many seeds gave each difference (drafts kept by ``a`` minus by ``b``), in order."""
+        counts: dict[int, int] = {}
+        for x, y in zip(self.kept[a], self.kept[b], strict=True):
+            counts[x - y] = counts.get(x - y, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+@lru_cache(maxsize=32)
+def over_seeds(scenario: Scenario, prefix: Prefix, round_id: int, count: int,
+               rules: tuple[str, ...] | None = None) -> OverSeeds:
+    """The round from ``prefix`` under ``count`` seeds from the scenario's own, each rule on each seed's streams."""
+    names = tuple(rule(n).name for n in (rules or rules_for(scenario)))
+    kept: dict[str, list[int]] = {n: [] for n in names}
+    tokens: dict[str, list[int]] = {n: [] for n in names}
+    for seed in range(scenario.seed, scenario.seed + count):
+        result = compare(scenario.with_changes(seed=seed), prefix, round_id, names)
+        for side in result.sides:
+            kept[side.rule.name].append(side.kept)
+            tokens[side.rule.name].append(len(side.result.tokens))
+    return OverSeeds(scenario.seed, count, {n: tuple(v) for n, v in kept.items()},
+                     {n: tuple(v) for n, v in tokens.items()})
+
+
+def seeds_sentence(seeds: OverSeeds, a: str = "block", b: str = "token") -> str:
+    """How often the two chain rules kept the same number of drafts, and how often each kept more: measured."""
+    more_a, more_b, same = seeds.more(a, b), seeds.more(b, a), seeds.same(a, b)
+    la, lb = rule(a).label, rule(b).label
+    last = seeds.first + seeds.count - 1
+    head = (f"Over {seeds.count} seeds ({seeds.first} to {last}), the same prefix and round: {la} and {lb} kept "
+            f"the same number of drafts at {same}")
+    if same == seeds.count:
+        return head + " (every seed)."
+    return head + f"; {la} kept more at {more_a}, {lb} kept more at {more_b}."
+
+
+# --- the rule's decisions, in short lines --------------------------------------------------------------------
 def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]:
     """One table row per rule: drafted, committed, the count of drafts committed, tokens."""
-    drafted = " ".join(vocab[t] for t in comparison.drafts)
-    return [{"rule": side.rule.label, "drafted": drafted,
-             "committed": " ".join(vocab[t] for t in side.result.tokens),
-             "drafts committed": f"{side.kept} of {len(comparison.drafts)} {side.rule.kept_verb}",
-             "tokens": str(len(side.result.tokens))} for side in comparison.sides]
+    out = []
+    for side in comparison.sides:
+        drafted = tokens_text(vocab, side.chain) if side.chain is not None else f"a tree of {side.drafted} nodes"
+        out.append({"rule": side.rule.label, "drafted": drafted, "committed": tokens_text(vocab, side.result.tokens),
+                    "drafts committed": f"{side.kept} of {side.drafted} {side.rule.kept_verb}",
+                    "tokens": str(len(side.result.tokens))})
+    return out
 
 
 def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
-    """The rule's decisions on the shared block, one short line each (numbers exact)."""
-    from ..narration.block import fraction_text
+    """The rule's decisions in its round, one short line each (numbers exact)."""
+    from ..narration.block import fraction_text, names
 
     lines = []
     for e in side.trace.events:
@@ -107,10 +262,15 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
             lines.append(f"position {e.position}: {x} min(1, p/q) = {fraction_text(e.acceptance)}; draw "
                          f"{e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
         elif isinstance(e, BlockCheckEvent):
-            i = e.position + 1  # w_i and h_i count drafts kept: the check at position i − 1
-            lines.append(f"position {e.position}: {x} w_{i} = {fraction_text(e.weight)}, h_{i} "
+            n = names(e.position)  # w_k and h_k: computed at position k, as the narration names them
+            lines.append(f"position {e.position}: {x} {n.weight} = {fraction_text(e.weight)}, {n.stop} "
                          f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
                          f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
+        elif isinstance(e, TreeCheckEvent):
+            verdict = "accepted" if e.accepted else "rejected"
+            lines.append(f"position {e.position}, sibling #{e.sibling} of {e.siblings}: {x} min(1, r/q′) = "
+                         f"{fraction_text(e.acceptance)}; draw {e.draw} {'<' if e.accepted else '≥'} "
+                         f"{e.acceptance.numerator} → {verdict}")
         elif e.kind == "block_decision":
             lines.append(f"decision: keep τ = {e.accepted_drafts} of {len(e.drafts)}")
         elif e.kind == "correction":
@@ -118,3 +278,7 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
         elif e.kind == "bonus":
             lines.append(f"bonus {x} from p (draw {e.draw} of 0..{e.draw_range - 1})")
     return lines
+
+
+def drafted_events(side: Side) -> list[DraftEvent]:
+    return [e for e in side.trace.events if isinstance(e, DraftEvent)]

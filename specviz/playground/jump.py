@@ -97,6 +97,17 @@ def not_found_notice(target: str, rounds: int, why: str) -> str:
         f" ({why})" if why else f" (the Playground plays at most {MAX_ROUNDS} rounds)") + "."
 
 
+def here_notice(target: str, timeline, step: int) -> str:
+    """One line for a jump that lands where the animation already is (a round's end, the first rejection)."""
+    round_id = timeline.round_of(step)
+    if target == ROUND_END:
+        last = timeline.stopped and round_id == len(timeline.rounds) - 1
+        then = ("the request stopped here, so no round follows" if last else
+                f"Step plays round {round_id + 1}, and Round end then jumps to its end")
+        return f"Already at the end of round {round_id} (step {step + 1}): {then}."
+    return f"Already at the {target} (step {step + 1}, round {round_id}): Next correction moves on."
+
+
 def jump(state: PlayState, scenario: Scenario, target: str) -> PlayState:
     """The animation at the target, playing rounds as needed; unchanged with a notice when there is none."""
     _check_target(target)
@@ -106,7 +117,8 @@ def jump(state: PlayState, scenario: Scenario, target: str) -> PlayState:
     while True:
         found = find(timeline.events, state.step, target, start=searched)
         if found is not None:
-            return replace(state, step=found, playing=False, notice="")
+            return replace(state, step=found, playing=False, notice=here_notice(target, timeline, found)
+                           if found == state.step else "")
         searched, played = len(timeline.events), len(timeline.rounds)
         if timeline.ensure_rounds(played + 1) == played:  # no further round: stopped, refused or at the limit
             break

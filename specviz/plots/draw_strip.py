@@ -45,8 +45,11 @@ def exact(value: Fraction) -> str:
     return formats.fraction(value)
 
 
-# the page's column widths at 1280 px: the strip is drawn at this size and scales with its column
+# the page's column widths at 1280 px: the strip is drawn at this size and scales with its column (up to
+# MAX_SCALE times it)
 WIDTH = {False: 320, True: 440}
+MAX_SCALE = {False: 1.15, True: 1.05}
+PRESENTER_TITLE_SCALE = 1.1
 _PATTERN_LINES = {  # plotly pattern shapes as SVG strokes in a 10 px tile
     "/": ["M0,10 L10,0", "M-2,2 L2,-2", "M8,12 L12,8"],
     "\\": ["M0,0 L10,10", "M-2,8 L2,12", "M8,-2 L12,2"],
@@ -143,10 +146,13 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
     size = style.font_size(presenter)
     width, left, right = WIDTH[presenter], 24, 24
     plot = width - left - right
-    title_y = size * style.TITLE_SCALE + 2
-    u_label_y = title_y + size * 1.6
-    bar_y = u_label_y + 30
-    bar_h = size * 2.8
+    # presenter mode is compact (a smaller title, a lower bar, no axis title: the ticks and "u = …" say it),
+    # so that the draw and every line of the narration fit one 800 px screen beside the chart
+    title_scale = PRESENTER_TITLE_SCALE if presenter else style.TITLE_SCALE
+    title_y = size * title_scale + 2
+    u_label_y = title_y + size * (1.3 if presenter else 1.6)
+    bar_y = u_label_y + (24 if presenter else 30)
+    bar_h = size * (2.1 if presenter else 2.8)
 
     def x_of(value: Fraction | float) -> float:
         return left + plot * float(value)
@@ -154,9 +160,9 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
     callouts = _callouts(strip, x_of, width, size)
     callout_h = size * 1.4 if callouts else 0.0
     axis_y = bar_y + bar_h + callout_h
-    height = axis_y + size * 2.4 + 6
-    # a long title shrinks to the strip's width rather than run past its edge
-    title_size = min(size * style.TITLE_SCALE, (width - 8) / (0.52 * max(1, len(strip.title))))
+    height = axis_y + (size * 1.3 + 4 if presenter else size * 2.4 + 6)
+    # a long title shrinks to the strip's width rather than run past its edge (its numbers stay whole)
+    title_size = min(size * title_scale, (width - 8) / (0.52 * max(1, len(strip.title))))
     parts = [_text(4, title_y, strip.title, title_size, "start")]
     patterns = sorted({s.cue for s in strip.segments if style.cue_named(s.cue).pattern})
     if patterns:
@@ -171,7 +177,8 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
                      f"stroke='{colour}' stroke-width='2'/>")
         parts.append(_text(text_x, under + size * 1.15, s.label, size * 0.85, anchor, fill=colour,
                            font_weight="700" if picked else "600"))
-    parts.append(_text(left + plot / 2, axis_y + size * 2.3, "u on [0, 1)", size))
+    if not presenter:
+        parts.append(_text(left + plot / 2, axis_y + size * 2.3, "u on [0, 1)", size))
     u = strip.u
     ux = x_of(u)
     tip = f"draw {strip.draw} of 0..{strip.draw_range - 1}, u = {exact(u)}"
@@ -182,5 +189,5 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
                  + _text(label_x, u_label_y, f"u = {float(u):.4f}", size, anchor) + "</g>")
     return (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height:.0f}' width='100%' "
             f"role='img' aria-label='{html.escape(strip.title)}: u = {float(u):.4f}' "
-            f'style="font-family:{style.FONT_FAMILY};max-width:{width * 1.15:.0f}px">'
+            f'style="font-family:{style.FONT_FAMILY};max-width:{width * MAX_SCALE[presenter]:.0f}px">'
             + "".join(parts) + "</svg>")

@@ -27,6 +27,7 @@ from ..core.trace import (
     ScaledCorrectionEvent,
     StopEvent,
 )
+from ..narration.block import names as block_names
 from . import engine_rules, style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
@@ -165,7 +166,7 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
     """p and q after the previous drafts, the drafted x outlined with its ratio and the running weight."""
     vocab = style.token_labels(vocab)
     p, q = probs(event.p), probs(event.q)
-    i = event.position + 1
+    weight = block_names(event.position).weight
     data = [
         _bars("target p", style.role("p"), vocab, p, highlight=event.token, offsetgroup="p", symbol="p"),
         _bars("draft q", style.role("q"), vocab, q, highlight=event.token, offsetgroup="q", symbol="q"),
@@ -173,22 +174,22 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
     mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
                  f"x = {vocab[event.token]}: p/q = {_short(event.p_token / event.q_token)}", presenter)
     return style.figure(data, style.layout(
-        title=f"Block check at position {event.position}: p vs q, w_{i} = {_short(event.weight)}",
+        title=f"Block check at position {event.position}: p vs q, {weight} = {_short(event.weight)}",
         presenter=presenter, barmode="group",
         annotations=[mark], **_token_axes(vocab)))
 
 
 def stop_draw_strip(event: BlockCheckEvent) -> DrawStrip:
     """The position's draw against its stop probability h_i: a hit makes keeping i drafts the candidate."""
-    h, i = event.stop_probability, event.position + 1
+    h, stop = event.stop_probability, block_names(event.position).stop
     segments = []
     if h > 0:
-        segments.append((f"hit: u < h_{i} = {_short(h)}", Fraction(0), h, "accepted"))
+        segments.append((f"hit: u < {stop} = {_short(h)}", Fraction(0), h, "accepted"))
     if h < 1:
         segments.append(("no hit", h, Fraction(1), "correction"))
     chosen = 0 if event.hit else len(segments) - 1
     return draw_strip(segments, event.draw, event.draw_range, chosen=chosen,
-                      title=f"Stop draw vs h_{i} = {_short(h)}")
+                      title=f"Stop draw vs {stop} = {_short(h)}")
 
 
 def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
@@ -205,18 +206,27 @@ def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, pr
     taus = tau_distribution(event.stop_probabilities)
     bars = _bars("P(τ = i)", style.origin("accepted"), ticks, taus, highlight=tau, symbol="P(τ = i)")
     bars.update(x=xs, hovertemplate="keep %{x}: P(τ = i) = %{customdata}<extra></extra>")
+    # keeping i ≥ 1 drafts means the last hit is at position i − 1: its h_{i−1} and w_{i−1} stand at x = i
+    # (positions from 0, as everywhere); at i = 0 the start's level (w = 1)
+    at = ["the start" if i == 0 else f"position {i - 1}" for i in xs]
+    h_names = ["h" if i == 0 else block_names(i - 1).stop for i in xs]
+    w_names = ["w" if i == 0 else block_names(i - 1).weight for i in xs]
     data = [
         bars,
-        # h_i as a thick black tick across its column: a level, read against the bar of P(τ = i)
-        _trace("scatter", name="h_i (stop)", x=xs, y=[float(h) for h in event.stop_probabilities],
-               mode="markers", customdata=[_exact(h) for h in event.stop_probabilities],
-               hovertemplate="keep %{x}: h = %{customdata}<extra></extra>",
+        # h as a thick black tick across its column: a level, read against the bar of P(τ = i)
+        _trace("scatter", name="h_{τ−1} (stop)", x=xs,
+               y=[float(h) for h in event.stop_probabilities], mode="markers",
+               customdata=[[f"{name} = {_exact(h)}", where]
+                           for name, h, where in zip(h_names, event.stop_probabilities, at, strict=True)],
+               hovertemplate="keep %{x} (%{customdata[1]}): %{customdata[0]}<extra></extra>",
                marker={"symbol": "line-ew-open", "size": 40, "color": style.OKABE_ITO["black"],
                        "line": {"width": 4, "color": style.OKABE_ITO["black"]}}),
-        _trace("scatter", name="w_i (weight)", x=xs, y=[float(w) for w in event.weights],
-               mode="lines+markers", customdata=[_exact(w) for w in event.weights],
-               hovertemplate="keep %{x}: w = %{customdata}<extra></extra>", marker=style.scatter_marker("q", 12),
-               line={"color": style.role("q").color, "dash": "dot", "width": 2}),
+        _trace("scatter", name="w_{τ−1} (weight)", x=xs, y=[float(w) for w in event.weights],
+               mode="lines+markers",
+               customdata=[[f"{name} = {_exact(w)}", where]
+                           for name, w, where in zip(w_names, event.weights, at, strict=True)],
+               hovertemplate="keep %{x} (%{customdata[1]}): %{customdata[0]}<extra></extra>",
+               marker=style.scatter_marker("q", 12), line={"color": style.role("q").color, "dash": "dot", "width": 2}),
     ]
     hits = ", ".join(str(k) for k, hit in enumerate(event.hits) if hit)
     hit_text = f"hits at position{'s' if ',' in hits else ''} {hits}" if hits else "no hit"
@@ -239,7 +249,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
     data = [_trace(
         "scatter", name="drafted", x=[e.position for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
         text=[vocab[e.token] for e in drafts], textposition="top center", marker=style.scatter_marker("q", 22),
-        hovertemplate="position %{x}: drafted %{text}<extra></extra>")]
+        cliponaxis=False, hovertemplate="position %{x}: drafted %{text}<extra></extra>")]  # labels never clipped
     decision = next((e for e in events if isinstance(e, BlockDecisionEvent)), None)
     for name in ("accepted", "correction", "bonus"):
         chosen = [(e.position, e.token) for e in events
@@ -252,7 +262,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
         data.append(_trace(
             "scatter", name=cue.label, x=[x for x, _ in chosen], y=["committed"] * len(chosen),
             mode="markers+text", text=[vocab[t] for _, t in chosen], textposition="bottom center",
-            marker=style.scatter_marker(cue, 24),
+            marker=style.scatter_marker(cue, 24), cliponaxis=False,
             hovertemplate=f"position %{{x}}: {cue.label} %{{text}}<extra></extra>"))
     rejected = [e for e in events if isinstance(e, CheckEvent) and not e.accepted]
     if decision is not None:
@@ -349,7 +359,8 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
         margin["l"] = max(margin["l"], y_margin)
     if legend:
         names = [t.get("name", "") for t in traces if t.get("showlegend") is not False and len(t.get("x", [0]))]
-        margin["t"] += (size + 20) * _legend_rows(names, size, width - margin["l"] - margin["r"])
+        legend_size = layout.get("legend", {}).get("font", {}).get("size", size)  # a figure's own legend font
+        margin["t"] += (legend_size + 20) * _legend_rows(names, legend_size, width - margin["l"] - margin["r"])
     fig.layout.margin = margin
     return fig
 
@@ -372,6 +383,7 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     if tree.is_tree_round(round_events):  # margins reserved as for the other charts: one drawing pass
         settle_margins(main, presenter=presenter, width=820 if isinstance(event, CorrectionEvent) and not presenter
                        else None)
+        main.layout.margin.l = tree.TREE_MARGIN  # no y axis on the tree's side: its columns get the room
         return main, draw
     full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)
@@ -456,3 +468,28 @@ def history_figure(rounds: Sequence[tuple[int, int, str]], depth: int, expected:
         title="Tokens per round", presenter=presenter, height=320 if not presenter else 380, barmode="stack",
         xaxis={"range": [-0.5, last_x], "title": {"text": "round"}, "dtick": 1 if last_x <= 20 else 5},
         yaxis={"range": [0, depth + 1.5], "title": {"text": "tokens committed"}, "fixedrange": True}))
+
+
+def seed_difference_figure(differences: dict[int, int], more: str, less: str, *,
+                           presenter: bool = False) -> go.Figure:
+    """Seeds by how many more drafts rule ``more`` kept than rule ``less`` on the same drafts and streams.
+
+    differences: {kept by ``more`` − kept by ``less``: number of seeds}. Bars right of 0 are seeds where
+    ``more`` kept more (green), left of it seeds where it kept fewer (vermillion), 0 where both kept as many.
+    """
+    xs = sorted(differences)
+    count = sum(differences.values())
+    colours = [style.origin("accepted").color if x > 0 else style.origin("correction").color if x < 0
+               else style.GREY for x in xs]
+    bars = _trace("bar", name="seeds", x=xs, y=[differences[x] for x in xs], text=[str(differences[x]) for x in xs],
+                  textposition="outside", cliponaxis=False,
+                  marker={"color": colours, "line": {"color": style.OKABE_ITO["black"], "width": 1}},
+                  hovertemplate=f"{more} kept %{{x}} more: %{{y}} of {count} seeds<extra></extra>")
+    width = max([abs(x) for x in xs] + [1])
+    return style.figure([bars], style.layout(
+        title=f"Drafts kept over {count} seeds", presenter=presenter, height=300 if not presenter else 360,
+        showlegend=False,
+        xaxis={"range": [-width - 0.6, width + 0.6], "dtick": 1, "fixedrange": True,
+               "title": {"text": f"kept by {more} − by {less}"}},
+        yaxis={"range": [0, max(differences.values(), default=1) * 1.25], "title": {"text": "seeds"},
+               "fixedrange": True}))

@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Literal
 import plotly.graph_objects as go  # noqa: F401 - the field types
 
 from ..scenario import Scenario
-from . import draw_strip, step_html
+from . import draw_strip, step_html, style
 from . import playground as figures
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it
     from ..playground.narrative import StepView
 
 PRESENTER_CHART_HEIGHT = 420  # the plots' presenter height is 470: 50 px go to the committed text
+# the main chart's width at 1280 px per layout and mode (its title is wrapped to it, never clipped)
+CHART_WIDTH = {("split", False): 480, ("wide", False): 820, ("split", True): 640, ("even", True): 540}
 ROUNDS_SHOWN = {False: 8, True: 4}  # finished rounds in the table (presenter mode shows fewer, larger)
 Layout = Literal["split", "even", "wide"]
 
@@ -40,9 +42,10 @@ class StepPage:
     rounds: str  # the finished rounds (HTML table)
     stats: str  # measured against theory (markdown table in HTML) with its caveat
     history: go.Figure | None  # tokens per round (outside presenter mode, once a round has finished)
-    # split: chart and words side by side (3 : 2); even: 1 : 1 (a presenter's block check narrates w_i, ρ_i,
-    # h_i); wide: the chart spans the page (the residual's two panels), words and draw beneath
+    # split: chart and words side by side (3 : 2); even: 1 : 1 (a presenter's block check narrates w_k, ρ_k,
+    # h_k); wide: the chart spans the page (the residual's two panels), words and draw beneath
     layout: Layout
+    filename: str = "specviz-step"  # a downloaded figure's name: 'specviz-block-step-4'
 
 
 def layout_of(event_kind: str, presenter: bool) -> Layout:
@@ -58,6 +61,8 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
                                          presenter=presenter)
     if presenter:  # a little shorter, so the committed text fits beneath it on a 1280x800 screen
         figure.update_layout(height=PRESENTER_CHART_HEIGHT)
+    layout = layout_of(event.kind, presenter)
+    style.fit_title(figure, CHART_WIDTH[layout, presenter], presenter)
     history = None
     if not presenter and view.history:
         points = [(h.round_id, h.accepted, h.ending) for h in view.history]
@@ -73,5 +78,12 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
         rounds=step_html.rounds_html(view.history, scenario.verification, last=ROUNDS_SHOWN[presenter]),
         stats=step_html.stats_html(view.stats),
         history=history,
-        layout=layout_of(event.kind, presenter),
+        layout=layout,
+        filename=filename(scenario, view.step),
     )
+
+
+def filename(scenario: Scenario, step: int) -> str:
+    """A downloaded figure's file name: the rule and the step as the counter shows it ('specviz-block-step-4')."""
+    rule = "".join(ch if ch.isalnum() else "-" for ch in scenario.verification)
+    return f"specviz-{rule}-step-{step + 1}"

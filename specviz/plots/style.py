@@ -13,6 +13,7 @@ Usage::
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +142,47 @@ def title_space(title: str | None, presenter: bool = False) -> int:
     line = font_size(presenter) * TITLE_SCALE * 1.3
     text = line + sum(line * (0.55 if "<sup>" in part else 1.0) for part in title.split("<br>")[1:])
     return TITLE_PAD + round(text) + TITLE_PAD
+
+
+MODEBAR = 64  # px the mode bar (its download buttons) takes at the top right: a title stays left of it
+TITLE_CHAR = 0.45  # a title glyph's width as a share of its font size (measured: 0.42 in Chromium, a margin kept)
+
+
+def wrap_title(title: str, width: float, presenter: bool = False) -> str:
+    """The title broken into lines that fit ``width`` px: after a ': ' or ', ' only, so a number and its name
+    ('w_2 = 1/1296') always stay whole on one line (plotly clips a title at the figure's edge instead)."""
+    if "<br>" in title:
+        return title
+    limit = max(8, int((width - 16 - MODEBAR) / (TITLE_CHAR * font_size(presenter) * TITLE_SCALE)))
+    if len(title) <= limit:
+        return title
+    lines: list[str] = []
+    line = ""
+    for piece in re.split(r"(?<=[:,]) ", title):
+        if line and len(line) + 1 + len(piece) > limit:
+            lines.append(line)
+            line = piece
+        else:
+            line = f"{line} {piece}" if line else piece
+    return "<br>".join([*lines, line])
+
+
+def fit_title(fig: Any, width: float, presenter: bool = False) -> Any:
+    """Wrap the figure's title to ``width`` px (``wrap_title``): the title band, the legend under it and the top
+    margin grow by the lines added. For figures laid out by ``layout``; returns the figure."""
+    title = fig.layout.title.text
+    if not title:
+        return fig
+    wrapped = wrap_title(title, width, presenter)
+    if wrapped == title:
+        return fig
+    before, top, total = title_space(title, presenter), title_space(wrapped, presenter), fig.layout.height
+    fig.layout.title.text = wrapped
+    fig.layout.title.y = 1 - top / 2 / total
+    if fig.layout.legend.yref == "container":
+        fig.layout.legend.y = 1 - top / total
+    fig.layout.margin.t = (fig.layout.margin.t or 0) + top - before
+    return fig
 
 
 def layout(*, title: str | None = None, presenter: bool = False, height: int | None = None,

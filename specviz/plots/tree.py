@@ -4,13 +4,16 @@ Left panel: the tree the draft proposed (levels left to right, the committed pre
 node a token coloured *and shaped* by what happened to it so far: drafted and not yet checked (orange
 diamond), accepted (green circle), rejected (vermillion thin x), never checked (grey open circle), the
 correction drawn after every sibling was rejected (vermillion triangle), the bonus (purple star). The
-node of the current step wears a black ring; the accepted path is drawn thick.
+node of the current step wears a black ring; the accepted path is drawn thick. Every shown leaf has a row of
+its own, and the correction or the bonus a row of its own too, so no marker lies on a label; a tree wider
+than ``ROW_BUDGET`` rows folds the subtrees off the checked path (``unfolded``: the way to the step's node
+stays open, the rest level by level while it fits), each folded node labelled with the drafts it hides.
 
 Right panel, at the step's node: the draft q′ a child was drawn from; at a check, the residual r the
-sibling is tested against, scaled by its share of p (the probability that every earlier sibling was
-rejected), split into min(r, q′) (what this sibling can take) and (r − q′)+ (what is left for the next
-sibling or the correction), with q′ as diamonds: from sibling to sibling the bars shrink with that share;
-at a correction the last r; at a bonus p.
+sibling is tested against, split into min(r, q′) (what this sibling can take) and (r − q′)+ (what is left
+for the next sibling or the correction), with q′ as diamonds, each at the value the narration states; r's
+share of p (the probability that every earlier sibling was rejected) is a series of its own, a bar on [0, 1]
+above them; at a correction the last r and its share; at a bonus p.
 
 Reads the tree events of ``specviz.core.trace`` (``tree_draft``, ``tree_check``, the tree's
 ``correction``, ``bonus``, ``stop``, ``result``) by their documented fields; exact values in every hover.
@@ -58,6 +61,7 @@ class Node:
     x: float
     y: float
     hover: str
+    folded: int = 0  # drafts hidden below this node (its subtree folded: off the checked path)
 
 
 @dataclass(frozen=True)
@@ -75,46 +79,106 @@ def _draft_paths(events: Sequence[Event]) -> list[Path]:
     return [tuple(e.path) for e in events if e.kind == "tree_draft"]
 
 
-def _layout(paths: list[Path]) -> dict[Path, float]:
-    """y of every node: leaves (nodes without children) get consecutive slots, a parent the mean of its children."""
+def _children(paths: Sequence[Path]) -> dict[Path, list[Path]]:
     children: dict[Path, list[Path]] = {(): []}
     for path in paths:
         children.setdefault(path, [])
         children.setdefault(path[:-1], []).append(path)
+    return {path: sorted(kids) for path, kids in children.items()}
+
+
+def _layout(children: dict[Path, list[Path]], expanded: set[Path], extra_parent: Path | None = None
+            ) -> dict[Path, float]:
+    """y of every shown node: each shown leaf (a folded node counts as one) its own row, a parent the mean of its
+    children; the correction or bonus (``extra_parent + (-1,)``) a row of its own right after its parent's rows,
+    so that its marker never lies on another node's label."""
     y: dict[Path, float] = {}
     slot = 0
 
-    def place(path: Path) -> float:
+    def place(path: Path) -> None:
         nonlocal slot
-        kids = sorted(children.get(path, []))
-        if not kids:
+        kids = children.get(path, []) if path in expanded else []
+        for kid in kids:
+            place(kid)
+        if kids:
+            y[path] = sum(y[kid] for kid in kids) / len(kids)
+        else:
             y[path] = float(slot)
             slot += 1
-        else:
-            y[path] = sum(place(kid) for kid in kids) / len(kids)
-        return y[path]
+        if path == extra_parent:
+            y[path + (-1,)] = float(slot)
+            slot += 1
 
     place(())
     top = max(y.values(), default=0.0)
     return {path: top - value for path, value in y.items()}  # the first sibling on top
 
 
+def rows(children: dict[Path, list[Path]], expanded: set[Path]) -> int:
+    """Rows the shown tree takes: its shown leaves (a folded node is one)."""
+    def count(path: Path) -> int:
+        kids = children.get(path, []) if path in expanded else []
+        return sum(count(kid) for kid in kids) if kids else 1
+
+    return count(())
+
+
+def unfolded(children: dict[Path, list[Path]], focus: Path, budget: int) -> set[Path]:
+    """The nodes whose children are shown: every node on the way to ``focus`` (focus too), then the others level
+    by level while the tree fits ``budget`` rows; the rest are folded (their subtree shown as a count)."""
+    expanded = {focus[:i] for i in range(len(focus) + 1)}
+    inner = sorted((path for path, kids in children.items() if kids and path not in expanded),
+                   key=lambda path: (len(path), path))
+    for path in inner:
+        if path[:-1] in expanded and rows(children, expanded | {path}) <= budget:
+            expanded.add(path)
+    return expanded
+
+
 def _fmt(value: Fraction) -> str:
     return exact(value)
 
 
-def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> TreeAtStep:
-    """The tree after the round's events 0..upto (the step's event is ``round_events[upto]``)."""
+ROW_BUDGET = {False: 10, True: 8}  # rows a tree may take before subtrees off the checked path fold
+
+
+def focus_of(round_events: Sequence[Event], upto: int) -> Path:
+    """Where the step looks: the node whose children are drafted or checked (and a child accepted here, whose
+    children come next); a correction's node; the accepted leaf at a bonus; the walk's end after it."""
+    seen = round_events[: upto + 1]
+    event = round_events[upto]
+    accepted = sorted((tuple(e.path) for e in seen if e.kind == "tree_check" and e.accepted), key=len)
+    end = next((e for e in seen if e.kind in ("correction", "bonus")), None)
+    if event.kind == "tree_draft":
+        return tuple(event.path)[:-1]
+    if event.kind == "tree_check":
+        return tuple(event.path) if event.accepted else tuple(event.path)[:-1]
+    if end is not None and end.kind == "correction":
+        return tuple(getattr(end, "path", ()))
+    return accepted[-1] if accepted else ()
+
+
+def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str], *, budget: int = 1000) -> TreeAtStep:
+    """The tree after the round's events 0..upto (the step's event is ``round_events[upto]``), folded to
+    ``budget`` rows around the step's focus (``focus_of``): a folded node's label counts its hidden drafts."""
     labels = style.token_labels(vocab)
     paths = _draft_paths(round_events)
-    ys = _layout(paths)
+    children = _children(paths)
     seen = round_events[: upto + 1]
     drafted = {tuple(e.path): e for e in seen if e.kind == "tree_draft"}
     checks = {tuple(e.path): e for e in seen if e.kind in CHECK_KINDS}
     accepted = tuple(sorted(p for p, e in checks.items() if e.accepted))
     finished = any(e.kind in ("correction", "bonus", "result") for e in seen)
+    end = next((e for e in seen if e.kind in ("correction", "bonus")), None)
+    parent = None
+    if end is not None:
+        parent = tuple(getattr(end, "path", ())) if end.kind == "correction" else (accepted[-1] if accepted else ())
+    expanded = unfolded(children, focus_of(round_events, upto), budget - (end is not None))  # its own row
+    ys = _layout(children, expanded, parent)
     nodes = [Node((), -1, "root", 0.0, ys.get((), 0.0), "the committed prefix (where the round drafts from)")]
     for path, draft in drafted.items():
+        if path not in ys:  # inside a folded subtree
+            continue
         check = checks.get(path)
         state = "drafted" if check is None else ("accepted" if check.accepted else "rejected")
         if check is None and finished:
@@ -123,25 +187,20 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> T
         if check is not None:
             hover += (f"<br>r(x) = {_fmt(check.r_token)}, min(1, r/q′) = {_fmt(check.acceptance)}"
                       f"<br>draw {check.draw} of 0..{check.draw_range - 1}: {state}")
-        nodes.append(Node(path, draft.token, state, float(len(path)), ys[path], hover))
-    edges = [(path[:-1], path) for path in drafted]
-    end = next((e for e in seen if e.kind in ("correction", "bonus")), None)
+        hidden = sum(1 for other in drafted if len(other) > len(path) and other[: len(path)] == path) \
+            if path not in expanded else 0
+        if hidden:
+            hover += f"<br>{hidden} draft{'s' if hidden > 1 else ''} below, folded (off the checked path)"
+        nodes.append(Node(path, draft.token, state, float(len(path)), ys[path], hover, hidden))
+    edges = [(path[:-1], path) for path in drafted if path in ys]
     current = _current(round_events[upto] if round_events else None)
     if end is not None:
-        parent = accepted[-1] if accepted else ()
-        if end.kind == "correction":
-            parent = tuple(getattr(end, "path", parent))
         extra = parent + (-1,)
-        state = end.kind
-        # a correction takes the place of the rejected children (between them); a bonus follows the leaf
-        shift = 1.0
-        if state == "correction" and any(abs(ys[c] - ys.get(parent, 0.0)) < 0.3 for c in ys if c[:-1] == parent):
-            shift = 1.45  # a middle sibling sits there: beside it
-        source = "r" if state == "correction" else "p"
-        prob = end.residual.prob(end.token) if state == "correction" else end.p.prob(end.token)
-        hover = (f"{state} {labels[end.token]}: {source}({labels[end.token]}) = {_fmt(prob)}"
+        source = "r" if end.kind == "correction" else "p"
+        prob = end.residual.prob(end.token) if end.kind == "correction" else end.p.prob(end.token)
+        hover = (f"{end.kind} {labels[end.token]}: {source}({labels[end.token]}) = {_fmt(prob)}"
                  f"<br>draw {end.draw} of 0..{end.draw_range - 1}")
-        nodes.append(Node(extra, end.token, state, len(parent) + shift, ys.get(parent, 0.0), hover))
+        nodes.append(Node(extra, end.token, end.kind, len(parent) + 1.0, ys[extra], hover))
         edges.append((parent, extra))
         if round_events[upto] is end:
             current = extra
@@ -203,8 +262,27 @@ def _bar(name: str, cue: style.Cue, labels: list[str], values: list[Fraction], s
             "legendgroup": name}
 
 
+SHARE_NAME = "r's share of p"  # P(every earlier sibling at the node was rejected): the part of p r still commits
+
+
+def _share_bar(share: Fraction, meaning: str) -> dict:
+    """The residual's share of p as its own series: one horizontal bar on [0, 1] above the token bars."""
+    inside = share >= Fraction(3, 5)  # room for its label inside the bar; else just beyond its end
+    return {"type": "bar", "orientation": "h", "name": SHARE_NAME, "x": [float(share)], "y": ["share"],
+            "xaxis": "x3", "yaxis": "y3", "width": 0.8, "text": [f"{SHARE_NAME} {_equals(share)}"],
+            "textposition": "inside" if inside else "outside", "insidetextanchor": "start", "constraintext": "none",
+            "textfont": {"color": "#FFFFFF" if inside else style.OKABE_ITO["black"]},
+            "cliponaxis": False, "customdata": [_fmt(share)], "showlegend": False,
+            "hovertemplate": f"{SHARE_NAME} ({meaning}) = %{{customdata}}<extra></extra>",
+            "marker": {"color": style.OKABE_ITO["black"], "opacity": 0.55, "line": {"color": "#000000", "width": 1}}}
+
+
 def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple[list[dict], str, str]:
-    """(traces, axis title, panel title) of the right panel at the step (no traces: the tree alone)."""
+    """(traces, axis title, panel title) of the right panel at the step (no traces: the tree alone).
+
+    Every quantity at its own value, one value per name: r and q′ as the narration states them, and r's share
+    of p as its own series (``SHARE_NAME``), not folded into the bars.
+    """
     event = round_events[upto]
     if event.kind == "tree_draft":
         values = _probs(event.drawn_from)
@@ -214,24 +292,24 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
                 f"{where}: child #{event.sibling} drawn", "q′ at the node")
     if event.kind == "tree_check":
         res = residual_before(round_events, upto)
-        take = [res.share * min(a, b) for a, b in zip(res.r, res.q_prime)]
-        left = [res.share * max(a - b, _ZERO) for a, b in zip(res.r, res.q_prime)]
+        take = [min(a, b) for a, b in zip(res.r, res.q_prime)]
+        left = [max(a - b, _ZERO) for a, b in zip(res.r, res.q_prime)]
         traces = [
-            _bar("min(r,q′)", style.role("overlap"), labels, take, "share·min(r, q′)", event.token),
-            _bar("(r−q′)+", style.role("residual"), labels, left, "share·(r − q′)+", event.token),
-            {"type": "scatter", "name": "q′", "x": labels, "y": [float(res.share * v) for v in res.q_prime],
+            _bar("min(r,q′)", style.role("overlap"), labels, take, "min(r, q′)", event.token),
+            _bar("(r−q′)+", style.role("residual"), labels, left, "(r − q′)+", event.token),
+            {"type": "scatter", "name": "q′", "x": labels, "y": [float(v) for v in res.q_prime],
              "mode": "markers", "customdata": [_fmt(v) for v in res.q_prime],
              "hovertemplate": "%{x}: q′ = %{customdata}<extra></extra>", "marker": style.scatter_marker("q", 13),
              "xaxis": "x2", "yaxis": "y2"},
+            _share_bar(res.share, "every earlier sibling rejected"),
         ]
-        after = "accepted" if event.accepted else f"rejected → {_short(res.share * event.residual_mass)}"
-        return (traces, f"r × its share {_short(res.share)} of p ({after})",
-                f"sibling #{event.sibling} of {event.siblings}")
+        after = "accepted" if event.accepted else f"rejected: share → {_short(res.share * event.residual_mass)}"
+        return (traces, f"r at sibling #{event.sibling} ({after})", f"sibling #{event.sibling} of {event.siblings}")
     if event.kind == "correction":
         share = correction_share(round_events, event)
-        values = [share * v for v in _probs(event.residual)]
-        return ([_bar("last r", style.role("residual"), labels, values, "share·r", event.token)],
-                f"the last r × its share {_short(share)}", "correction from r")
+        return ([_bar("last r", style.role("residual"), labels, _probs(event.residual), "r", event.token),
+                 _share_bar(share, "every sibling rejected")],
+                "the last r, after every sibling", "correction from r")
     if event.kind == "bonus":
         return ([_bar("p", style.role("p"), labels, _probs(event.p), "p", event.token)],
                 "p after the accepted leaf", "bonus from p")
@@ -239,18 +317,30 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
 
 
 def _panel_top(round_events: Sequence[Event], upto: int) -> float:
-    """The right panel's y range: the largest probability the node's panels show (share 1), with headroom."""
+    """The right panel's y range: the largest probability the node's panels show (q′, every r), with headroom,
+    one scale for every sibling of the node."""
     event = round_events[upto]
     node = tuple(getattr(event, "path", ()))
     if event.kind in ("tree_draft", "tree_check"):
         node = node[:-1]
     values = [1 / 20]
     for e in round_events:
-        if e.kind in ("tree_draft", "tree_check") and tuple(e.path)[:-1] == node:
-            values += [float(v) for v in _probs(e.drawn_from if e.kind == "tree_draft" else e.p)]
+        if e.kind == "tree_draft" and tuple(e.path)[:-1] == node:
+            values += [float(v) for v in _probs(e.drawn_from)]
+        if e.kind == "tree_check" and tuple(e.path)[:-1] == node:
+            values += [float(v) for v in _probs(e.p)]
+            values += [float(v) for v in _probs(e.residual)] if e.residual is not None else []
     if event.kind == "bonus":
         values += [float(v) for v in _probs(event.p)]
+    if event.kind == "correction":
+        values += [float(v) for v in _probs(event.residual)]
     return min(1.05, 1.15 * max(values))
+
+
+def _equals(value: Fraction) -> str:
+    """'= 9/13' or '≈ 0.5452' (a value too long to show whole)."""
+    text = _short(value)
+    return text if text.startswith("≈") else f"= {text}"
 
 
 def _short(value: Fraction) -> str:
@@ -258,7 +348,42 @@ def _short(value: Fraction) -> str:
 
 
 # --- the figure ---------------------------------------------------------------------------------------------
-def _node_traces(tree: TreeAtStep, labels: list[str], size: int) -> list[dict]:
+# the tree chart's plot area at 1280 px (measured in Chromium: the figure less its margins; the tree has no
+# y axis, so its left margin is small: TREE_MARGIN)
+PLOT_WIDTH = {False: 400, True: 555}
+TREE_MARGIN = 16
+MARKER, RING = 20, 36  # px: a node's marker, and the ring around the step's node
+
+
+def _label_text(node: Node, labels: list[str]) -> str:
+    return labels[node.token] + (f" ▸+{node.folded}" if node.folded else "")
+
+
+def label_layout(tree: TreeAtStep, labels: list[str], size: int, columns_px: float) -> list[tuple[int, int]]:
+    """(font size, offset marker size) of each shown node's label, root excluded, in ``tree.nodes`` order.
+
+    A label starts right of an invisible marker (plotly sets text off by its marker's size): as wide as the
+    ring on the step's node, else a little wider than a node. An inner node's label must end before the
+    markers of its children in the next column (the ring, where the step's node is one of them), so it
+    shrinks to its column where it must; a leaf's label has its row to itself. Never below 11 px.
+    """
+    inner = {parent for parent, _ in tree.edges}
+    current = tree.current
+    out = []
+    for node in tree.nodes:
+        if node.path == ():
+            continue
+        own = RING + 2 if node.path == current else MARKER + 6
+        font = round(size * 0.8)
+        if node.path in inner:
+            beside = RING if current is not None and current[:-1] == node.path else MARKER
+            room = columns_px - own / 2 - beside / 2 - 3
+            font = min(font, int(room / (0.56 * max(1, len(_label_text(node, labels))))))
+        out.append((max(11, font), own))
+    return out
+
+
+def _node_traces(tree: TreeAtStep, labels: list[str], size: int, columns_px: float) -> list[dict]:
     spots = {n.path: n for n in tree.nodes}
     data: list[dict] = []
     on_path = set(tree.accepted) | {()}
@@ -276,18 +401,24 @@ def _node_traces(tree: TreeAtStep, labels: list[str], size: int) -> list[dict]:
     text_size = max(11, round(size * 0.8))
     for state, (label, colour, symbol) in STATES.items():
         nodes = [n for n in tree.nodes if n.state == state]
-        if not nodes and state not in ("drafted", "accepted", "rejected"):
+        if not nodes:  # the legend names the states on screen (one row where it can)
             continue
         open_ = symbol.endswith("open")
         data.append({
-            "type": "scatter", "name": label, "mode": "markers+text", "x": [n.x for n in nodes], "cliponaxis": False,
-            # an en space first: the label starts clear of the ring around the step's node
-            "y": [n.y for n in nodes], "text": [f"\u2002{labels[n.token]}" for n in nodes],
-            "textposition": "middle right",
-            "textfont": {"size": text_size, "color": style.OKABE_ITO["black"]},
-            "customdata": [n.hover for n in nodes], "hovertemplate": "%{customdata}<extra></extra>",
-            "marker": {"symbol": symbol, "size": 20 if state != "unchecked" else 14, "color": colour,
+            "type": "scatter", "name": label, "mode": "markers", "x": [n.x for n in nodes], "cliponaxis": False,
+            "y": [n.y for n in nodes], "customdata": [n.hover for n in nodes],
+            "hovertemplate": "%{customdata}<extra></extra>",
+            "marker": {"symbol": symbol, "size": MARKER if state != "unchecked" else 14, "color": colour,
                        "line": {"color": colour if open_ else style.OKABE_ITO["black"], "width": 3 if open_ else 1}}})
+    # the labels, one trace: placed right of an invisible marker as wide as the ring, so that every label
+    # starts clear of the ring round the step's node (plotly sets text off by its marker's size)
+    shown = [n for n in tree.nodes if n.path != ()]
+    placed = label_layout(tree, labels, size, columns_px)
+    data.append({"type": "scatter", "name": "labels", "mode": "markers+text", "showlegend": False, "hoverinfo": "skip",
+                 "x": [n.x for n in shown], "y": [n.y for n in shown], "cliponaxis": False,
+                 "text": [_label_text(n, labels) for n in shown], "textposition": "middle right",
+                 "textfont": {"size": [font for font, _ in placed], "color": style.OKABE_ITO["black"]},
+                 "marker": {"size": [offset for _, offset in placed], "opacity": 0, "color": "#FFFFFF"}})
     root = spots[()]
     data.append({"type": "scatter", "mode": "markers+text", "x": [root.x], "y": [root.y], "text": ["prefix"],
                  "cliponaxis": False,
@@ -298,7 +429,7 @@ def _node_traces(tree: TreeAtStep, labels: list[str], size: int) -> list[dict]:
         now = spots[tree.current]
         data.append({"type": "scatter", "name": "this step", "mode": "markers", "x": [now.x], "y": [now.y],
                      "hoverinfo": "skip", "showlegend": False,
-                     "marker": {"symbol": "circle-open", "size": 36, "color": style.OKABE_ITO["black"],
+                     "marker": {"symbol": "circle-open", "size": RING, "color": style.OKABE_ITO["black"],
                                 "line": {"color": style.OKABE_ITO["black"], "width": 3}}})
     return data
 
@@ -307,17 +438,18 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
                 title: str | None = None) -> go.Figure:
     """The tree after the round's events 0..upto, with the numbers of the step's node beside it."""
     labels = style.token_labels(vocab)
-    tree = tree_at(round_events, upto, vocab)
+    tree = tree_at(round_events, upto, vocab, budget=ROW_BUDGET[presenter])
     size = style.font_size(presenter)
     panel, axis_title, panel_title = _panel(round_events, upto, labels)
-    split = 0.56 if panel else 1.0
+    split = 0.6 if panel else 1.0
     leaves = max((n.y for n in tree.nodes), default=0.0)
-    data = _node_traces(tree, labels, size) + panel
+    x_range = [-0.25, max(n.x for n in tree.nodes) + 0.6]
+    column = PLOT_WIDTH[presenter] * ((split - 0.04) if panel else 1) / (x_range[1] - x_range[0])
+    data = _node_traces(tree, labels, size, column) + panel
     axes = {
-        "xaxis": {"domain": [0, split - 0.04 if panel else 1],
-                  "range": [-0.3, max(n.x for n in tree.nodes) + (0.9 if panel else 0.6)],
+        "xaxis": {"domain": [0, split - 0.04 if panel else 1], "range": x_range,
                   "tickvals": list(range(tree.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(tree.depth)],
-                  "title": {"text": "position", "font": {"size": round(size * 0.8)}},
+                  "title": {"text": "position", "font": {"size": round(size * 0.7)}, "standoff": 2},
                   "fixedrange": True, "showgrid": False, "zeroline": False},
         "yaxis": {"range": [-0.7, leaves + 0.7], "visible": False, "fixedrange": True},
     }
@@ -328,14 +460,21 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
                           "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
                           "title": {"text": axis_title, "font": small}, "tickfont": {"size": round(size * 0.7)},
                           "tickangle": 0 if len(labels) <= 6 else -90}
-        # one scale for every sibling of the node: the bars shrink with r's share of p
+        # one scale for every sibling of the node; r's share of p has its own strip above the bars
+        shared = any(t.get("yaxis") == "y3" for t in panel)
         axes["yaxis2"] = {"anchor": "x2", "range": [0, _panel_top(round_events, upto)], "fixedrange": True,
-                          "side": "right", "title": {"text": ""}, "nticks": 5}
+                          "side": "right", "title": {"text": "probability", "font": small}, "nticks": 5,
+                          "domain": [0, 0.74 if shared else 1]}
+        if shared:
+            axes["xaxis3"] = {"domain": axes["xaxis2"]["domain"], "anchor": "y3", "range": [0, 1],
+                              "fixedrange": True, "tickvals": [0, 0.5, 1], "tickfont": {"size": round(size * 0.6)},
+                              "side": "top", "showgrid": False}
+            axes["yaxis3"] = {"domain": [0.84, 1], "anchor": "x3", "fixedrange": True, "showticklabels": False}
     heading = title or (f"Draft tree: {panel_title}" if panel_title else "Draft tree")
     # a little taller than the other step charts outside presenter mode: the legend of states takes two rows
     layout = style.layout(title=heading, presenter=presenter, showlegend=True, barmode="stack",
                           height=None if presenter else style.CHART_HEIGHT + 60, **axes)
-    layout["legend"]["font"] = {"size": round(size * 0.75)}
+    layout["legend"]["font"] = {"size": round(size * (0.65 if presenter else 0.75))}  # one row where it can
     return style.figure(data, layout)
 
 

@@ -71,7 +71,7 @@ def test_pagedown_walks_a_lecture_across_two_scenarios(presenter, app_url, app_p
         seen.append((position(page)[0] - 1, query(page).get("verification", "token")))
     assert seen == [(1, "token"), (2, "token"), (3, "token"), (0, "block"), (1, "block")]
     assert query(page)["p"] == ",".join(str(w) for w in second.scenario.target.start)
-    assert "entry 2/2 · every draft kept" in sup.main_text(page)
+    assert "entry 2/2 · steps 1 to 3 · every draft kept" in sup.main_text(page)
     assert_clean(page, recorder, "walking the lecture")
     sup.screenshot(page, "playground-lecture" + ("-presenter" if presenter else ""))
     press(page, "PageUp")
@@ -104,17 +104,70 @@ def test_the_tree_steps_node_by_node_and_fits_the_screen(presenter, app_url, app
     assert_clean(page, recorder, "one node on")
 
 
+WIDE = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(verification="multi:3", depth=3,
+                                                                                  seed=4)
+
+
+def wide_step(kind: str) -> int:
+    """A width-3 depth-3 tree (39 nodes): its last draft, or a sibling check that rejects below the root."""
+    timeline = state.timeline_for(WIDE)
+    timeline.ensure_rounds(4)
+    events = timeline.events
+    if kind == "draft":
+        return max(i for i, e in enumerate(events[: timeline.round_end(0)]) if e.kind == "tree_draft")
+    return next(i for i, e in enumerate(events) if e.kind == "tree_check" and not e.accepted and e.position > 0)
+
+
+@pytest.mark.parametrize("presenter, kind", [(False, "draft"), (True, "rejection")])
+def test_a_wide_tree_reads_at_1280x800(presenter, kind, app_url, app_page, page, recorder):
+    """Width 3, depth 3: every shown leaf its own row (subtrees off the checked path folded), the step on screen."""
+    app_page("playground")
+    sup.open_page(page, link(app_url, WIDE, wide_step(kind), presenter=presenter))
+    assert position(page)[2].lower().startswith("drafting the tree" if kind == "draft" else "tree check")
+    for key in ("pg_main_chart", "pg_draw_chart"):
+        box = chart_box(page, key)
+        assert wholly_on_screen(box), f"wide tree: {key} is not wholly on screen at 1280x800: {box}"
+    # every drawn text and every visible marker (the labels' own markers are invisible: opacity 0)
+    boxes = """(selector) => [...document.querySelectorAll('.st-key-pg_main_chart ' + selector)]
+        .filter(t => getComputedStyle(t).opacity !== '0' && (t.closest('.trace') === null
+                     || getComputedStyle(t.closest('.trace')).opacity !== '0'))
+        .map(t => t.getBoundingClientRect()).filter(r => r.width > 0).map(r => [r.left, r.top, r.right, r.bottom])"""
+    labels, markers = page.evaluate(boxes, ".textpoint"), page.evaluate(boxes, ".scatterlayer .point")
+
+    def cross(a, b, air=2):
+        return a[0] < b[2] - air and b[0] < a[2] - air and a[1] < b[3] - air and b[1] < a[3] - air
+
+    overlaps = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:] if cross(a, b)]
+    covered = [(a, m) for a in labels for m in markers if cross(a, m)]
+    assert labels and markers and not overlaps, f"tree labels overprint each other: {overlaps[:3]}"
+    assert not covered, f"a marker (a node, the ring, the correction or the bonus) covers a label: {covered[:3]}"
+    assert_clean(page, recorder, f"a wide tree ({kind})")
+    sup.screenshot(page, "playground-tree-wide" if not presenter else "playground-tree-rejection-presenter")
+
+
 def test_jump_to_the_first_rejection(app_url, app_page, page, recorder):
     app_page("playground")
     sup.open_page(page, link(app_url, FAR.with_changes(seed=3), 0))
     page.locator(".st-key-pg_jump button").first.click()
+    page.get_by_role("menuitem", name="First rejection").wait_for()
     sup.screenshot(page, "playground-jump")  # the menu open beside Step
     before = sup.runs(page)
-    page.locator(".st-key-pg_jump_rejection button:visible").first.click()
+    page.get_by_role("menuitem", name="First rejection").click()
     sup.wait_for_rerun(page, before)
     sup.wait_for_charts(page)
     assert "rejected" in headline(page)
     assert re.search(r"[?&]step=\d+", page.url)
+    assert page.get_by_role("menuitem").count() == 0, "the jump menu stays open over the figure"
+    sup.screenshot(page, "playground-jump-after")  # the menu closed, the figure clear
+    for _ in range(2):  # the round's end, then Round end again where it already is: it says so
+        page.locator(".st-key-pg_jump button").first.click()
+        before = sup.runs(page)
+        page.get_by_role("menuitem", name="Round end").click()
+        sup.wait_for_rerun(page, before)
+        sup.wait_for_charts(page)
+    assert position(page)[2].lower().startswith("round result")
+    page.get_by_text("Already at the end of round 0").wait_for()
+    sup.screenshot(page, "playground-round-end")
     assert_clean(page, recorder, "after a jump")
 
 

@@ -70,7 +70,7 @@ def test_presenter_mode_fits_a_block_check_on_one_screen(app_url, app_page, page
     # an inner check whose draw has both a hit and a no-hit segment: every line of the narration is there
     step = next(i for i, e in enumerate(timeline.events) if e.kind == "block_check" and e.position > 0
                 and not e.last and 0 < e.stop_probability < 1)
-    i = timeline.events[step].position + 1
+    k = timeline.events[step].position  # w_k, h_k: named by the position (from 0) they are computed at
     sup.open_page(page, link(app_url, BLOCK_FAR, step, presenter=True))
     assert position(page)[2].lower().startswith("block check")
     assert chart_box(page, "pg_main_chart")["x"] < 150, "presenter mode collapses the sidebar"
@@ -80,7 +80,7 @@ def test_presenter_mode_fits_a_block_check_on_one_screen(app_url, app_page, page
     verdict = page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.bounding_box()
     assert verdict and verdict["y"] + verdict["height"] <= sup.VIEWPORT["height"]
     text = sup.main_text(page)
-    assert f"w_{i} = min(1, w_{i - 1} · p/q)" in text and f"h_{i} = ρ_{i} / (ρ_{i} + 1 − w_{i})" in text
+    assert f"w_{k} = min(1, w_{k - 1} · p/q)" in text and f"h_{k} = ρ_{k} / (ρ_{k} + 1 − w_{k})" in text
     assert_clean(page, recorder, "presenter mode at a block check step")
     sup.screenshot(page, "playground-block")
 

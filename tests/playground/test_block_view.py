@@ -118,8 +118,8 @@ def test_long_block_numbers_are_abbreviated_and_listed_in_full():
     assert long
     for sv in long:
         exact = dict(narration.exact_values(sv.event, scenario.vocab))
-        i = sv.event.position + 1
-        assert exact[f"h_{i}"] == str(sv.event.stop_probability) and exact[f"w_{i}"] == str(sv.event.weight)
+        k = sv.event.position  # named by the position, as the narration names them
+        assert exact[f"h_{k}"] == str(sv.event.stop_probability) and exact[f"w_{k}"] == str(sv.event.weight)
         assert all(len(line) < 300 for line in sv.lines)
 
 
@@ -150,7 +150,7 @@ def test_the_decision_chart_shows_the_exact_law_of_tau():
         fig = plots.block_decision_figure(event, EXAMPLE.vocab)
         bars = fig.data[0]
         assert list(bars.y) == pytest.approx([float(t) for t in tau_distribution(event.stop_probabilities)])
-        assert fig.data[1].name == "h_i (stop)" and fig.data[2].name == "w_i (weight)"
+        assert fig.data[1].name == "h_{τ−1} (stop)" and fig.data[2].name == "w_{τ−1} (weight)"
         assert list(fig.data[1].y) == pytest.approx([float(h) for h in event.stop_probabilities])
         assert f"keep {event.accepted_drafts} of {len(event.drafts)}" in fig.layout.title.text
 

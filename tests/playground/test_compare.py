@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,3 +67,52 @@ def test_rows_and_summary_name_counts_with_their_denominator():
     decision = next(e for e in c.side("block").trace.events if isinstance(e, BlockDecisionEvent))
     assert decision.accepted_drafts == c.side("block").kept
     assert all(isinstance(e, CheckEvent) for e in token.checks)
+
+
+def test_a_tree_is_compared_too_with_its_own_drafts():
+    s = scenario("close", seed=2, verification="multi:3", depth=2)
+    assert compare.rules_for(s) == ("token", "block", "multi:3")
+    assert compare.rules_for(scenario()) == ("token", "block")
+    c = compare.compare(s, (), 0)
+    tree = c.side("multi:3")
+    assert tree.chain is None and tree.drafted == 12 and not c.same_drafts
+    own = play(s, 1)[0]
+    assert tree.result == own.result  # the tree's own round 0
+    assert c.side("token").chain == c.side("block").chain == c.drafts  # the chains still share their drafts
+    assert "drafted nodes accepted" in tree.summary()
+    assert any("sibling #" in line for line in compare.trace_lines(tree, s.vocab))
+
+
+def test_the_exact_expectations_are_sun_et_als():
+    from specviz import gallery
+
+    example = gallery.BY_SLUG["block-verification"].scenario
+    expected = compare.expectations(example)
+    assert expected["token"].kept == Fraction(10, 9) and expected["block"].kept == Fraction(11, 9)
+    assert expected["block"].tokens == Fraction(20, 9)
+
+
+def test_over_seeds_counts_every_seed_once_and_matches_each_seeds_own_round():
+    from specviz import gallery
+
+    example = gallery.BY_SLUG["block-verification"].scenario
+    seeds = compare.over_seeds(example, (), 0, 40)
+    more, fewer, same = seeds.more("block", "token"), seeds.more("token", "block"), seeds.same("block", "token")
+    assert more + fewer + same == 40 and sum(seeds.differences("block", "token").values()) == 40
+    assert (same, more, fewer) == (30, 5, 5)  # a quarter differ, and in half of those block keeps fewer
+    for index in (0, 10, 39):
+        own = compare.compare(example.with_changes(seed=index), (), 0)
+        assert seeds.kept["token"][index] == own.side("token").kept and seeds.kept["block"][index] == own.side(
+            "block").kept
+    sentence = compare.seeds_sentence(seeds)
+    assert "at 30" in sentence and "kept more at 5" in sentence and "Over 40 seeds (0 to 39)" in sentence
+    assert 0 < seeds.standard_error("block") < 1
+
+
+def test_tokens_are_printed_as_the_playground_prints_them_and_the_draws_explained():
+    vocab = ("the", ".", "cat")
+    assert compare.tokens_text(vocab, (0, 1)) == "‘the’ ‘.’" and compare.tokens_text(vocab, ()) == "nothing"
+    assert compare.prefix_text(vocab, ()) == "from the start of the text"
+    assert compare.prefix_text(vocab, (2,)) == "after ‘cat’"
+    assert "denominator of its own probability" in compare.why_draws_differ(("token", "block"))
+    assert "min(1, r/q′) for the tree" in compare.why_draws_differ(("token", "block", "multi:2"))

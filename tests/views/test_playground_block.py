@@ -64,11 +64,12 @@ def test_the_switch_turns_block_on_and_a_whole_round_is_narrated_with_its_number
             for line in told[1]:  # the page escapes markup characters ("u < h") so that text stays text
                 assert html.escape(line, quote=False) in text, line
         if isinstance(event, BlockCheckEvent):
-            i = event.position + 1
-            assert f"w_{i} = min(1, w_{i - 1} · p/q)" in text and f"h_{i}" in text
+            k = event.position  # w_k and h_k: named by the position they are computed at
+            weight = "w_0 = min(1, p/q)" if k == 0 else f"w_{k} = min(1, w_{k - 1} · p/q)"
+            assert weight in text and f"h_{k}" in text
             assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
             assert at.get("plotly_chart")  # the distributions
-            assert any("<svg" in m.value and f"Stop draw vs h_{i}" in m.value for m in at.markdown)  # the draw
+            assert any("<svg" in m.value and f"Stop draw vs h_{k}" in m.value for m in at.markdown)  # the draw
         if isinstance(event, BlockDecisionEvent):
             assert f"τ = {event.accepted_drafts}" in text
         if isinstance(event, ResultEvent):  # the rounds table names block's kept drafts and correction place

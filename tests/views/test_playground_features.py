@@ -12,7 +12,6 @@ from specviz.playground.lecture import Entry, Lecture
 
 COMPARE_TAB = "⚖️ Compare"
 SHARE_TAB = "🔗 Share, download, load"
-JUMP_KEYS = ("pg_jump_rejection", "pg_jump_correction", "pg_jump_bonus", "pg_jump_round_end")
 
 
 def scenario(name="far apart", **changes):
@@ -80,9 +79,9 @@ def test_jump_to_moves_to_each_target():
     timeline = state.timeline_for(s)
     expected_kind = {jump.FIRST_REJECTION: CheckEvent, jump.NEXT_CORRECTION: CorrectionEvent,
                      jump.NEXT_BONUS: BonusEvent, jump.ROUND_END: ResultEvent}
-    for target, key in zip(jump.TARGETS, JUMP_KEYS, strict=True):
+    for target in jump.TARGETS:
         before = at.session_state["pg_state"].step
-        at.button(key=key).click().run()
+        at.menu_button(key="pg_jump").click(target).run()
         assert not at.exception, at.exception
         now = at.session_state["pg_state"].step
         assert now == jump.find(timeline.events, before, target)
@@ -92,9 +91,20 @@ def test_jump_to_moves_to_each_target():
 
 def test_jump_without_a_target_says_so():
     at = app(share.scenario_to_query(scenario("p = q", seed=2), 0))
-    at.button(key="pg_jump_correction").click().run()
+    at.menu_button(key="pg_jump").click(jump.NEXT_CORRECTION).run()
     assert at.session_state["pg_state"].step == 0
     assert any("No correction to jump to" in i.value for i in at.info)
+
+
+def test_round_end_at_a_rounds_end_says_so():
+    s = scenario("close", seed=1)
+    at = app(share.scenario_to_query(s, 0))
+    at.menu_button(key="pg_jump").click(jump.ROUND_END).run()
+    end = at.session_state["pg_state"].step
+    assert isinstance(state.timeline_for(s).events[end], ResultEvent)
+    at.menu_button(key="pg_jump").click(jump.ROUND_END).run()
+    assert at.session_state["pg_state"].step == end
+    assert any(f"Already at the end of round 0 (step {end + 1})" in i.value for i in at.info)
 
 
 # --- lecture scripts --------------------------------------------------------------------------------------
@@ -130,7 +140,7 @@ def test_a_lecture_script_walks_across_entries_with_step_and_back():
     at.button(key="pg_back").click().run()
     at.button(key="pg_back").click().run()
     assert at.session_state["pg_scenario"] == first.scenario and at.session_state["pg_state"].step == 3
-    assert "entry 1/2 · rejection" in captions(at)
+    assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)
 
 
 def test_a_bad_lecture_file_names_entry_and_field():
@@ -146,7 +156,7 @@ def test_a_bad_lecture_file_names_entry_and_field():
 
 def test_end_lecture_and_add_this_step():
     at = load_lecture(app(), two_entries())
-    assert "entry 1/2 · rejection" in captions(at)  # loading opens the animation with the lecture's line
+    assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)  # loading opens the animation with the lecture's line
     at.button(key="pg_lecture_end").click().run()
     assert at.session_state["pg_lecture"] is None
     before = at.session_state["pg_state"].step
@@ -172,7 +182,43 @@ def test_the_side_by_side_tab_shows_both_rules_on_the_same_drafts():
         assert side.summary() in text
         for line in compare.trace_lines(side, s.vocab):
             assert line.replace("<", "&lt;") in text or line in text
-    assert len(at.get("plotly_chart")) == 2
+    assert [c.key for c in at.get("plotly_chart")] == ["pg_compare_seeds_chart"]  # the seeds' differences
+    assert "(empty)" not in text and "from the start of the text" in text  # tokens as the Playground prints them
+    assert compare.tokens_text(s.vocab, c.drafts) in text
+    assert any("Same streams, different draws" in cap.value for cap in at.caption)
+
+
+def test_compare_shows_the_exact_expectations_and_the_seeds_honestly():
+    """Sun et al.'s example: 10/9 against 11/9 drafts per round exactly; over 40 seeds a quarter differ, and block
+    keeps fewer in half of those (the tab says so); at seed 10 tokenwise keeps 2 of 2, block 0 of 2."""
+    from specviz import gallery
+
+    example = gallery.BY_SLUG["block-verification"].scenario.with_changes(seed=10)
+    at = app(share.scenario_to_query(example, 0))
+    open_tab(at, COMPARE_TAB)
+    assert not at.exception and not at.error
+    text = page_text(at) + "\n".join(cap.value for cap in at.caption)
+    assert "2 of 2 drafts accepted" in text and "0 of 2 drafts kept" in text
+    assert "E[drafts accepted] = 10/9" in text and "E[drafts kept] = 11/9" in text
+    at.radio(key="pg_compare_seeds").set_value(40).run()
+    text = page_text(at)
+    assert "Over 40 seeds (10 to 49)" in text and "block verification kept more at" in text
+    assert "tokenwise kept more at" in text
+
+
+def test_compare_in_tree_mode_compares_the_tree_too_and_says_what_is_compared():
+    s = scenario("far apart", seed=3, depth=3, verification="multi:2")
+    at = app(share.scenario_to_query(s, 0))
+    open_tab(at, COMPARE_TAB)
+    assert not at.exception and not at.error
+    text = page_text(at)
+    from specviz.playground import compare
+
+    c = compare.compare(s, (), 0)
+    assert [side.rule.name for side in c.sides] == ["token", "block", "multi:2"] and not c.same_drafts
+    assert "drafts a tree of its own from the same proposal stream" in text
+    assert c.side("multi:2").summary() in text and "drafted nodes accepted" in text
+    assert {ch.key for ch in at.get("plotly_chart")} == {"pg_compare_tree", "pg_compare_seeds_chart"}
 
 
 def test_a_link_wider_than_the_switch_is_refused_in_words():
@@ -189,3 +235,71 @@ def test_many_rounds_says_it_does_not_simulate_a_tree():
     open_tab(at, "📊 Many rounds")
     assert any("Many rounds** simulates tokenwise and block verification only" in i.value for i in at.info)
     assert not [b for b in at.button if b.key == "pg_many_run"]
+
+
+def query_of(at) -> dict[str, str]:
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in dict(at.query_params).items()}
+
+
+def test_the_banner_counts_steps_from_1_like_the_step_counter():
+    at = load_lecture(app(), two_entries())
+    assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)  # step 1..3 of the file, shown from 1
+    assert any(c.value.startswith("Step 2 · round 0") for c in at.caption)
+
+
+def test_a_reload_keeps_the_lecture_by_its_id_in_the_link():
+    talk = two_entries()
+    at = load_lecture(app(), talk)
+    step(at, 3)  # into the second entry
+    query = query_of(at)
+    assert query["lecture"] and query["entry"] == "1" and query["verification"] == "block"
+    again = app(query)  # a reload: a new session reads the same link
+    assert again.session_state["pg_lecture"] == talk and again.session_state["pg_lecture_entry"] == 1
+    assert "entry 2/2 · steps 1 to 2 · bonus" in captions(again)
+    step(again)
+    assert again.session_state["pg_state"].step == 1
+    assert not any("lecture script is no longer" in i.value for i in again.info)
+
+
+def test_a_lecture_link_the_server_no_longer_knows_opens_its_scenario_and_says_so():
+    query = share.scenario_to_query(scenario("far apart", seed=1), 2) | {"lecture": "0" * 16, "entry": "1"}
+    at = app(query)
+    assert "pg_lecture" not in at.session_state and at.session_state["pg_state"].step == 2
+    assert "lecture script is no longer on the server" in page_text(at) + " ".join(i.value for i in at.info)
+
+
+def test_presenter_alone_in_the_link_opens_presenter_mode():
+    at = app({"presenter": "1"})
+    assert at.session_state["pg_presenter"] is True
+    assert query_of(at)["presenter"] == "1" and "vocab" in query_of(at)
+
+
+def test_collected_entries_are_listed_reordered_and_removed():
+    at = app(share.scenario_to_query(scenario("far apart", seed=1), 2))
+    open_tab(at, SHARE_TAB)
+    at.button(key="pg_lecture_add").click().run()
+    assert "**My lecture** (1 entry," in page_text(at) and "1 entries" not in page_text(at)
+    at.session_state["pg_seed"] = "7"
+    at.run()
+    at.button(key="pg_lecture_add").click().run()
+    drafted = at.session_state["pg_lecture_draft"]
+    assert [e.scenario.seed for e in drafted] == [1, 7] and "**My lecture** (2 entries," in page_text(at)
+    assert "far apart · tokenwise · depth 3 · seed 7" in page_text(at)
+    at.button(key="pg_lecture_mine_up_1").click().run()
+    assert [e.scenario.seed for e in at.session_state["pg_lecture_draft"]] == [7, 1]
+    at.button(key="pg_lecture_mine_remove_0").click().run()
+    assert [e.scenario.seed for e in at.session_state["pg_lecture_draft"]] == [1]
+    at.button(key="pg_lecture_mine_open_0").click().run()
+    assert at.session_state["pg_scenario"].seed == 1 and at.session_state["pg_state"].step == 2
+
+
+def test_the_weights_are_enlarged_in_presenter_mode():
+    at = app(share.scenario_to_query(scenario("far apart"), 0) | {"presenter": "1"})
+    open_tab(at, "✏️ p and q weights, mask, stop tokens")
+    assert not at.exception and not at.error
+    large = [m.value for m in at.markdown if "specviz-weights-large" in m.value]
+    assert large and "<table" in large[0] and "p normalized" in large[0] and "q normalized" in large[0]
+    assert [e.label for e in at.expander] == ["Edit the weights (the editors, at their usual size)"]
+    normal = app(share.scenario_to_query(scenario("far apart"), 0))
+    open_tab(normal, "✏️ p and q weights, mask, stop tokens")
+    assert not any("specviz-weights-large" in m.value for m in normal.markdown) and not normal.expander

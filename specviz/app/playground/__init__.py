@@ -7,6 +7,7 @@
 * ``sidebar``: presenter mode, the preset box, the switch, depth and seed, the filters.
 * ``transport``: Step, Back, Play, Reset, Next round, New seed, Jump to, Play's tick, the key bindings.
 * ``lecture``: lecture scripts walked by Step and Back, the lecture banner, the Share tab's lecture section.
+* ``lecture_link``: a running lecture in the link and the server's store of scripts, so a reload keeps it.
 * ``animation``: the Animation tab's fragment: one step's page laid out.
 * ``tabs``: the tab bar, and one module per other tab (``proof``, ``many_rounds``, ``compare``, ``share``).
 * ``weights``: the weights tab's editors and their edits.

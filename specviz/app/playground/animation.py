@@ -13,10 +13,9 @@ import streamlit as st
 from ...playground import narrative
 from ...plots import step_page
 from ...plots.step_page import StepPage
+from .. import figure_config
 from . import lecture, links, messages, transport
 from .session import Keys, session
-
-NO_BAR = {"displayModeBar": False}
 
 
 def animation(presenter: bool) -> None:
@@ -40,9 +39,10 @@ def show_step(page: StepPage, presenter: bool) -> None:
     """Lay out one step's page: caption line, headline, chart beside (or above) the draw and the words, the
     committed text, then the finished rounds, the statistics and (outside presenter mode) the history."""
     # the caption line also holds the "jump to" menu, right under Step (the transport row is full at 1280 px)
-    line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    # one line, never wrapped: a lecture's banner shortens its words to the room left (numbers first)
+    line = st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False)
     transport.jump_box(line)  # first rejection, next correction, next bonus, round end
-    line.caption(page.caption)
+    line.caption(page.caption, width="content")
     lecture.banner(line)  # a lecture's entry and the buttons to the others, on the same line
     st.subheader(page.headline)
     if page.layout == "wide":  # the residual's two panels span the page; draw and words beneath
@@ -51,16 +51,17 @@ def show_step(page: StepPage, presenter: bool) -> None:
     else:  # presenter mode: distributions left, the draw and the numbers right, all on one 1280x800 screen
         main, side = st.columns([1, 1] if page.layout == "even" else [3, 2])
         draw_box = side
-    main.plotly_chart(page.figure, key=Keys.main_chart, config=NO_BAR, theme=None)
+    main.plotly_chart(page.figure, key=Keys.main_chart, config=figure_config.config(page.filename), theme=None)
     if page.draw_svg is not None:
         draw_box.container(key=Keys.draw_chart).markdown(page.draw_svg, unsafe_allow_html=True)
     # the narration with its exact values (folded), the committed text and the rounds table are each one
     # markdown element: every element is redrawn on each Step, and fewer make the step land sooner
-    side.markdown(page.narration, unsafe_allow_html=True)
+    side.container(key=Keys.narration).markdown(page.narration, unsafe_allow_html=True)
     # presenter mode: under the chart, where the first screen still shows it; else the page's full width
     (main if presenter else st).container(key=Keys.committed).markdown(page.committed, unsafe_allow_html=True)
     left, right = st.columns([1, 1] if presenter else [3, 2])  # six columns of rounds need the room
     left.markdown(page.rounds, unsafe_allow_html=True)
     right.markdown(page.stats, unsafe_allow_html=True)
     if page.history is not None:
-        st.plotly_chart(page.history, key=Keys.history_chart, config=NO_BAR, theme=None)
+        st.plotly_chart(page.history, key=Keys.history_chart, config=figure_config.config(f"{page.filename}-history"),
+                        theme=None)

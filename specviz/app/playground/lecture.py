@@ -1,8 +1,11 @@
 """The Playground's lecture scripts: walking a script's entries, the lecture banner, and the Share tab's section
-(load a script, download an example, collect one of your own).
+(load a script, download an example, collect one of your own: view, reorder and remove its entries).
 
 The logic is in ``specviz.playground.lecture``; these functions read and write the typed session state
 and draw the widgets. Step and Back (``transport``) call ``walk`` while a lecture runs.
+
+A loaded lecture survives a reload: the link carries its id and the server keeps the script
+(``lecture_link``).
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ...playground import explain, lecture
+from ...core.verification import rule
+from ...playground import explain, lecture, presets
 from ...playground.lecture import Cursor, Entry, Lecture
 from . import links, messages
+from .lecture_link import keep
 from .session import Keys, PlaygroundSession, Tab, session
 
 
@@ -44,6 +49,17 @@ def end_lecture() -> None:
     pg = session()
     pg.lecture = None
     pg.lecture_entry = 0
+    pg.lecture_id = ""
+
+
+def progress(talk: Lecture, index: int) -> str:
+    """'entry 2/5 · steps 3 to 10 · title · Lecture “title”': the numbers first, then the words (the banner
+    shortens the words to its line, never the numbers); steps counted from 1 as the step counter counts."""
+    entry = talk.entries[index]
+    words = [entry.title] if entry.title else []
+    words += [f"lecture “{talk.title}”"] if talk.title else []
+    return " · ".join([f"entry {index + 1}/{len(talk.entries)}",
+                       f"steps {entry.step + 1} to {lecture.entry_end(entry) + 1}", *words])
 
 
 def _entry_button(delta: int) -> None:
@@ -58,7 +74,10 @@ def banner(row) -> None:
     if pg.lecture is None:
         return
     talk: Lecture = pg.lecture
-    row.caption(f"🎓 **{lecture.progress(talk, Cursor(pg.lecture_entry, pg.state.step))}**")
+    text = progress(talk, pg.lecture_entry)
+    # one line beside the step's caption: the words end in "…" where the line is too short (the full text
+    # is the hover), so the banner never pushes the step down a line
+    row.container(key=Keys.lecture_banner).caption(f"🎓 **{text}**", help=text)
     row.button("◀", key=Keys.lecture_previous, on_click=_entry_button, args=(-1,),
                disabled=pg.lecture_entry == 0, help="The previous lecture entry, at its first step")
     row.button("▶", key=Keys.lecture_next, on_click=_entry_button, args=(1,),
@@ -88,6 +107,7 @@ def start(talk: Lecture) -> None:
     """Open a checked lecture at its first entry's step."""
     pg = session()
     pg.lecture = talk
+    pg.lecture_id = keep(talk)
     open_entry(pg, 0, talk.entries[0].step)
     pg.tab = Tab.animation  # the animation, where PageDown walks the lecture
 
@@ -97,6 +117,56 @@ def _add_step() -> None:
     drafted = list(pg.lecture_draft)
     drafted.append(Entry(pg.scenario, pg.state.step, title=f"entry {len(drafted) + 1}"))
     pg.lecture_draft = drafted
+
+
+def _move_entry(index: int, delta: int) -> None:
+    """Swap a collected entry with its neighbour (delta -1: up, +1: down); 0 removes it."""
+    pg = session()
+    drafted = list(pg.lecture_draft)
+    if delta == 0:
+        drafted.pop(index)
+    else:
+        other = index + delta
+        drafted[index], drafted[other] = drafted[other], drafted[index]
+    pg.lecture_draft = drafted
+
+
+def _open_collected(index: int) -> None:
+    """Show a collected entry in the animation (its scenario at its step)."""
+    pg = session()
+    entry = pg.lecture_draft[index]
+    links.open_scenario(entry.scenario, entry.step, "lecture entry")
+    pg.tab = Tab.animation
+    pg.full_rerun = True
+
+
+def describe(entry: Entry) -> str:
+    """'far apart · block verification · depth 3 · seed 1 · step 5' (steps counted from 1)."""
+    scenario = entry.scenario
+    name = presets.matching_preset(scenario) or "custom weights"
+    return (f"{name} · {rule(scenario.verification).label} · depth {scenario.depth} · seed {scenario.seed} · "
+            f"step {entry.step + 1}")
+
+
+def entries_word(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def collected_entries(drafted: list[Entry]) -> None:
+    """The collected entries, in lecture order, each with open, up, down and remove."""
+    st.markdown(f"**My lecture** ({entries_word(len(drafted))}, in the order PageDown walks them)")
+    base = Keys.lecture_mine
+    for index, entry in enumerate(drafted):
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        row.markdown(f"**{index + 1}.** {entry.title}: {describe(entry)}")  # not a markdown list: one line
+        row.button("Show", key=f"{base}_open_{index}", on_click=_open_collected, args=(index,),
+                   help="Open this entry's scenario at its step in the animation")
+        row.button("↑", key=f"{base}_up_{index}", on_click=_move_entry, args=(index, -1), disabled=index == 0,
+                   help="Move this entry up")
+        row.button("↓", key=f"{base}_down_{index}", on_click=_move_entry, args=(index, 1),
+                   disabled=index + 1 == len(drafted), help="Move this entry down")
+        row.button("✕", key=f"{base}_remove_{index}", on_click=_move_entry, args=(index, 0),
+                   help="Remove this entry")
 
 
 def lecture_section() -> None:
@@ -116,6 +186,7 @@ def lecture_section() -> None:
                   help="Collect entries for a lecture script of your own, then download it")
     drafted = pg.lecture_draft
     if drafted:
-        right.download_button(f"⬇ My lecture ({len(drafted)} entries)",
+        right.download_button(f"⬇ My lecture ({entries_word(len(drafted))})",
                               lecture.lecture_to_json(Lecture(tuple(drafted), title="My lecture")),
                               file_name="specviz-lecture.json", mime="application/json", key=Keys.lecture_mine)
+        collected_entries(drafted)

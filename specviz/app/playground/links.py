@@ -15,7 +15,7 @@ import streamlit as st
 from ...core import MAX_DEPTH
 from ...playground import explain, form, presets, share, state
 from ...scenario import Scenario
-from . import controls, messages, rule_switch
+from . import controls, lecture_link, messages, rule_switch
 from .session import Keys, PlaygroundSession, session
 
 
@@ -60,16 +60,26 @@ def open_decoded(decode: Callable[[], tuple], source: str) -> None:
 
 
 def read_link() -> None:
-    """Open the scenario of the query string when it is new (a shared link, or the gallery's switch_page)."""
+    """Open the query string when it is new: a shared link, the gallery's switch_page, a reload (which brings
+    back a running lecture, ``lecture_link.reopen``), or ``?presenter=1`` alone (presenter mode, same scenario)."""
     pg = session()
     params = st.query_params.to_dict()
-    if not share.has_scenario(params) or params == pg.last_query:
+    if params == pg.last_query:
+        return
+    if not share.has_scenario(params):
+        if params.get("presenter") == "1":
+            pg.presenter = True
+            pg.last_query = params
         return
     pg.last_query = params
     pg.presenter = params.get("presenter") == "1"
-    open_decoded(lambda: share.scenario_from_query(params), "link")
+    scenario_params = {k: v for k, v in params.items() if k not in lecture_link.LINK_KEYS}
+    open_decoded(lambda: share.scenario_from_query(scenario_params), "link")
     if pg.link_problems and not pg.has("scenario"):
         pg.scenario, pg.state = presets.default_scenario(), state.PlayState()
+    if not pg.link_problems:
+        note = lecture_link.reopen(pg, params)
+        pg.link_note = " ".join(filter(None, (pg.link_note, note)))
 
 
 def on_upload() -> None:
@@ -93,6 +103,7 @@ def write_link(scenario: Scenario, step: int) -> None:
     query = share.scenario_to_query(scenario, step)
     if pg.presenter:
         query["presenter"] = "1"
+    query.update(lecture_link.link_query(pg))
     if query != pg.last_query or query != st.query_params.to_dict():
         st.query_params.from_dict(query)
         pg.last_query = query

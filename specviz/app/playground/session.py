@@ -111,6 +111,7 @@ class PlaygroundSession:
     typical_eps: str = _widget("typical_eps")  # Medusa's ε
     typical_delta: str = _widget("typical_delta")  # Medusa's δ ("√ε": its recommended default)
     typical_fast: bool = _widget("typical_fast")  # Medusa's fast=True (argmax after a rejection)
+    compare_seeds: int = _widget("compare_seeds", 40)  # Compare: the seeds the same round is played under
 
     # --- plain: what the code sets
     scenario: Any = _plain("scenario")  # the shown Scenario (the last that worked)
@@ -130,6 +131,7 @@ class PlaygroundSession:
     lecture_entry: int = _plain("lecture_entry", 0)  # the lecture entry on screen
     lecture_problem: Any = _plain("lecture_problem", None)  # explain.Problem: why the last lecture file was refused
     lecture_draft: list = _plain("lecture_draft", list)  # entries collected with "Add this scenario and step"
+    lecture_id: str = _plain("lecture_id", "")  # the loaded lecture's id in the link (lecture.kept finds it)
 
     # --- once: consumed by the next run
     link_problems: list = _once("link_problems", list)
@@ -217,10 +219,11 @@ class Keys:
     lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
-    jump_menu = PREFIX + "jump"
-    jump_rejection, jump_correction, jump_bonus, jump_round_end = (PREFIX + k for k in (
-        "jump_rejection", "jump_correction", "jump_bonus", "jump_round_end"))
+    lecture_banner = PREFIX + "lecture_banner"  # the banner's line of text (it shortens itself to its line)
+    jump_menu = PREFIX + "jump"  # the "jump to" menu: its value is the chosen target
+    narration = PREFIX + "narration"  # the step's sentences (presenter mode's fit is measured by it)
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
+    compare_chart_tree, compare_chart_seeds = PREFIX + "compare_tree", PREFIX + "compare_seeds_chart"
 
 
 EDITOR_TABLES = ("fixed", "tokens", "p", "q")

@@ -25,10 +25,11 @@ S = PlaygroundSession
 SPEEDS = {"slow": 2.0, "normal": 1.0, "fast": 0.5}
 Transition = Callable[[state.PlayState, scenarios.Scenario], state.PlayState]
 
-# the key bindings, in one place: Streamlit's button shortcuts, and the clicker keys (KeyboardEvent.key values;
-# " " is Space) with which the script presses Step and Back where no text field has focus
+# the key bindings, in one place: Streamlit's button shortcuts (their tooltips), and the keys (KeyboardEvent.key
+# values; " " is Space) with which the script presses Step and Back where no text field has focus; the script
+# takes → and ← before Streamlit's shortcut does, so that a press is one step wherever the focus was clicked
 STEP_SHORTCUT, BACK_SHORTCUT = "Right", "Left"
-CLICKER_STEP, CLICKER_BACK = ("PageDown", " "), ("PageUp",)
+CLICKER_STEP, CLICKER_BACK = ("PageDown", " ", "ArrowRight"), ("PageUp", "ArrowLeft")
 CLICKER_SCRIPT = "playground_keys.js"
 
 
@@ -76,8 +77,12 @@ def on_speed() -> None:
     pg.full_rerun = bool(pg.state.playing)  # only a running timer needs the page to set its new interval
 
 
-def on_jump(target: str) -> None:
+def on_jump(target: str | None = None) -> None:
+    """A target chosen in the "jump to" menu (the menu closes as it is chosen)."""
     pg = session()
+    target = target or pg.store.get(Keys.jump_menu)
+    if target is None:
+        return
     pg.state = jump.jump(pg.state, pg.scenario, target)
 
 
@@ -116,19 +121,23 @@ def transport_row() -> None:
                key=Keys.new_seed, help="Seed + 1: new draws, same distributions")
 
 
+JUMP_HELP = "  \n".join(f"**{target.capitalize()}**: {jump.HELP[target]}" for target in jump.TARGETS)
+
+
 def jump_box(row) -> None:
-    """The "jump to" control: a button that opens the four targets."""
-    box = row.popover("⏩ Jump to", key=Keys.jump_menu,
-                      help="Jump to the first rejection, the next correction, the next bonus or the round's end")
-    keys = (Keys.jump_rejection, Keys.jump_correction, Keys.jump_bonus, Keys.jump_round_end)
-    for target, key in zip(jump.TARGETS, keys, strict=True):
-        box.button(target.capitalize(), key=key, on_click=on_jump, args=(target,), help=jump.HELP[target],
-                   width="stretch")
+    """The "jump to" menu: the four targets; a menu (not a popover) closes as soon as a target is chosen."""
+    row.menu_button("⏩ Jump to", list(jump.TARGETS), key=Keys.jump_menu, on_click=on_jump,
+                    format_func=str.capitalize, help=JUMP_HELP)
 
 
 def clicker_keys() -> None:
-    """The clicker keys (no visible content): the script presses Step and Back by their keys."""
-    st.iframe(clicker_script(), height=1)
+    """The clicker keys (no visible content): a script in the top document that presses Step and Back.
+
+    Not an iframe: an iframe's listener dies with the iframe whenever the page rebuilds it (presenter mode,
+    another page and back); the top document's lives as long as the tab, and the script replaces its own
+    listener each time it runs, so a key steps once.
+    """
+    st.html(clicker_script(), unsafe_allow_javascript=True)
 
 
 def clicker_script() -> str:

@@ -37,8 +37,37 @@ def on_weight_slider(model: str, token: int) -> None:
 
 
 # --- the tab ----------------------------------------------------------------------------------------------
-def weight_editors() -> None:
+def large_tables(pg: PlaygroundSession) -> str:
+    """Presenter mode: the weights as plain tables at a projector's size (the editors draw on a canvas that CSS
+    cannot enlarge), normalized as the animation uses them; ticks for the mask and the stop tokens."""
+    tables, vocab, fp32 = pg.tables, pg.table_vocab, bool(pg.fp32)
+    if not tables.markov:
+        frame = form.fixed_frame(tables, vocab, fp32)
+        frame.index = [style.token_label(label) for label in vocab]  # ‘.’ quoted, as the charts show it
+        for column in (form.ALLOW_COL, form.STOP_COL):
+            frame[column] = ["✓" if flag else "" for flag in frame[column]]
+        parts = [frame.to_html(escape=True, border=0)]
+    else:
+        labels = {f"t{i}": style.token_label(label) for i, label in enumerate(vocab)}
+        parts = []
+        for model, name in (("p", "Target p"), ("q", "Draft q")):
+            frame = form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32, compact=len(vocab) > 6)
+            parts.append(f"<b>{name}, normalized</b>" + frame.rename(columns=labels).to_html(escape=True, border=0))
+    return "<div class='specviz-weights-large'>" + "".join(parts) + "</div>"
+
+
+def weight_editors(presenter: bool = False) -> None:
     pg = session()
+    if presenter:  # the numbers at a size a room reads; the editors under them, folded
+        st.markdown(large_tables(pg), unsafe_allow_html=True)
+        with st.expander("Edit the weights (the editors, at their usual size)"):
+            editors(pg)
+        return
+    editors(pg)
+
+
+def editors(pg: PlaygroundSession) -> None:
+    """The editors: one table (fixed mode), the token settings and p's and q's rows (Markov), or sliders."""
     tables = pg.tables
     if pg.mode_note and tables.markov:
         st.info(pg.mode_note)

@@ -37,7 +37,7 @@ def parts(pg: PlaygroundSession, presenter: bool) -> dict[str, Callable[[], None
     """What each tab draws."""
     return {Tab.animation: lambda: animation_tab(presenter), Tab.proof: lambda: proof.proof_tab(presenter),
             Tab.many_rounds: lambda: many_rounds.many_rounds_tab(presenter),
-            Tab.compare: lambda: compare.compare_tab(presenter), Tab.weights: weights.weight_editors,
+            Tab.compare: lambda: compare.compare_tab(presenter), Tab.weights: lambda: weights.weight_editors(presenter),
             Tab.share: lambda: share_tab(pg)}
 
 

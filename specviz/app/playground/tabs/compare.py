@@ -1,43 +1,115 @@
-"""The Playground's Compare tab: tokenwise and block verification on the same drafted block, side by side."""
+"""The Playground's Compare tab: the rules on the animation's round side by side, their exact expectations beside
+the one round, and the same round under many seeds (how often the rules differ, and which keeps more)."""
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
-from ....playground import compare, narrative, state
-from ....plots import committed_text, step_html
+from .... import formats
+from ....playground import compare, state
+from ....plots import committed_text, step_html, tree
 from ....plots import playground as figures
-from ..session import Keys, session
+from ... import figure_config
+from ..session import Keys, PlaygroundSession, session
 
-NO_BAR = {"displayModeBar": False}
+S = PlaygroundSession
+
+
+def _value(value) -> str:
+    return "—" if value is None else formats.fraction_folded(value, 3)
+
+
+def intro(result: compare.Comparison, vocab: tuple[str, ...]) -> str:
+    """What is compared, in words: the round, its prefix, the shared drafts (and a tree's own)."""
+    chain = next(s for s in result.sides if s.chain is not None)
+    drafted, where = compare.tokens_text(vocab, chain.chain), compare.prefix_text(vocab, result.prefix)
+    text = (f"**Round {result.round_id}** (the animation's round), drafted {where}. "
+            f"Tokenwise and block verification verify the same drafted block, **{drafted}**, with the same "
+            "acceptance and correction streams (seed, request and round): every difference comes from the rule.")
+    for side in result.sides:
+        if side.chain is None:
+            text += (f" The tree (**{side.rule.label}**) drafts a tree of its own from the same proposal stream "
+                     f"({side.drafted} nodes; its first child is the chain's first draft, the rest differ), so its "
+                     "round is compared by what it keeps, not draw for draw.")
+    return text
+
+
+def side_column(side: compare.Side, expected: compare.Expected, scenario, presenter: bool, key: str) -> None:
+    """One rule: its counts, its committed tokens, (a tree: the tree) its decisions and its exact expectation."""
+    st.markdown(f"#### {side.rule.label.capitalize()}")
+    st.markdown(f"**{side.summary()}**")
+    ending = "correction" if side.result.rejected else "bonus"
+    st.markdown(committed_text.round_chips_html(side.result.tokens, side.kept, ending, scenario.vocab, presenter),
+                unsafe_allow_html=True)
+    if side.chain is None:  # the tree at the end of its round
+        events = side.trace.events
+        figure = tree.tree_figure(events, len(events) - 1, scenario.vocab, presenter=presenter,
+                                  title="The round's tree")
+        st.plotly_chart(figure, key=key, config=figure_config.config(f"specviz-compare-{side.rule.name}"),
+                        theme=None)
+    st.markdown(step_html.bullets(compare.trace_lines(side, scenario.vocab)))
+    if expected.kept is not None:
+        st.caption(f"Exact, from this prefix: E[drafts {side.rule.kept_verb}] = {_value(expected.kept)} per round, "
+                   f"E[tokens] = {_value(expected.tokens)}.")
+    else:
+        st.caption(f"No exact expectation here: {expected.why_not}")
+
+
+def seeds_table(seeds: compare.OverSeeds, expected: dict[str, compare.Expected], labels: dict[str, str]) -> str:
+    """Exact expectations beside the means measured over the seeds (with their standard errors)."""
+    head = ("<tr><th>rule</th><th>E[drafts kept], exact</th><th>mean over the seeds (± 1 s.e.)</th>"
+            "<th>E[tokens], exact</th><th>mean over the seeds</th></tr>")
+    body = ""
+    for name, label in labels.items():
+        exact = expected[name]
+        body += (f"<tr><td>{html.escape(label)}</td><td>{_value(exact.kept)}</td>"
+                 f"<td>{float(seeds.mean(name)):.3f} ± {seeds.standard_error(name):.3f}</td>"
+                 f"<td>{_value(exact.tokens)}</td><td>{float(seeds.mean_tokens(name)):.3f}</td></tr>")
+    return step_html.compact(f"<table style='width:100%;margin:0'><thead>{head}</thead><tbody>{body}</tbody></table>")
+
+
+def many_seeds(pg: PlaygroundSession, scenario, result: compare.Comparison, presenter: bool) -> None:
+    """The same round under many seeds: the counts measured, the exact expectations, the differences drawn."""
+    st.markdown("#### The same round under many seeds")
+    pg.setdefault("compare_seeds", S.compare_seeds.default_value())
+    count = st.radio("Seeds", compare.SEEDS, key=S.compare_seeds.key, horizontal=True,
+                     help="The same prefix and round under this many seeds, from the scenario's own: one seed is one "
+                          "draw of the streams; the exact expectation is their limit")
+    names = tuple(s.rule.name for s in result.sides)
+    seeds = compare.over_seeds(scenario, result.prefix, result.round_id, count, names)
+    expected = compare.expectations(scenario, result.prefix, names)
+    st.markdown(compare.seeds_sentence(seeds))
+    st.markdown(seeds_table(seeds, expected, {s.rule.name: s.rule.label for s in result.sides}),
+                unsafe_allow_html=True)
+    left, right = st.columns([3, 2])
+    figure = figures.seed_difference_figure(seeds.differences("block", "token"), "block", "tokenwise",
+                                            presenter=presenter)
+    left.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
+                      theme=None)
+    token, block = expected["token"], expected["block"]
+    if token.kept is not None and block.kept is not None:
+        right.caption(f"Each bar counts the seeds at which block verification kept that many more drafts than "
+                      f"tokenwise (fewer, left of 0) on the same drafts and streams. Exactly, block keeps at least as "
+                      f"many on average (E = {_value(block.kept)} against {_value(token.kept)}; Sun et al. 2025); at a "
+                      "single seed either rule can keep more, as the counts show.")
 
 
 def compare_tab(presenter: bool) -> None:
-    """One drafted block (the animation's current round), verified by both rules on the same streams."""
+    """The animation's current round under each rule, then the same round under many seeds."""
     pg = session()
     scenario = pg.scenario
     timeline = state.timeline_for(scenario)
     at = state.clamp(pg.state, scenario)
     round_id = timeline.round_of(at.step) if timeline.events else 0
     result = compare.compare_at(scenario, round_id)  # a refusal is shown in the tab's place (messages.failures)
-    drafted = narrative.text_of(scenario, result.drafts)
-    st.markdown(f"**Round {result.round_id}** (the animation's round), drafted after "
-                f"**{narrative.text_of(scenario, result.prefix)}**: **{drafted}**. Both rules verify this one block "
-                "with the same acceptance and correction streams (seed, request and round), so every difference "
-                "comes from the rule.")
-    columns = st.columns(2)
-    for column, side, key in zip(columns, result.sides, (Keys.compare_chart_token, Keys.compare_chart_block),
-                                 strict=True):
+    names = tuple(s.rule.name for s in result.sides)
+    expected = compare.expectations(scenario, result.prefix, names)
+    st.markdown(intro(result, scenario.vocab))
+    st.caption(compare.why_draws_differ(names))
+    keys = (Keys.compare_chart_token, Keys.compare_chart_block, Keys.compare_chart_tree)
+    for column, side, key in zip(st.columns(len(result.sides)), result.sides, keys, strict=False):
         with column:
-            st.markdown(f"#### {side.rule.label.capitalize()}")
-            st.markdown(f"**{side.summary()}**")
-            ending = "correction" if side.result.rejected else "bonus"
-            st.markdown(committed_text.round_chips_html(side.result.tokens, side.kept, ending, scenario.vocab,
-                                                        presenter), unsafe_allow_html=True)
-            figure = figures.round_figure(side.trace.events, scenario.vocab, scenario.depth, presenter=presenter)
-            figure.update_layout(height=300 if not presenter else 340, title={"text": "drafted and committed"})
-            st.plotly_chart(figure, key=key, config=NO_BAR, theme=None)
-            st.markdown(step_html.bullets(compare.trace_lines(side, scenario.vocab)))
-    st.caption("Tokenwise checks each draft on its own and stops at the first rejection; block verification "
-               "draws at every position and keeps the drafts up to the last hit. Both commit tokens distributed "
-               "exactly as p; block keeps at least as many drafts on average (Sun et al. 2025).")
+            side_column(side, expected[side.rule.name], scenario, presenter, key)
+    many_seeds(pg, scenario, result, presenter)
