@@ -194,5 +194,5 @@ def test_a_refused_lecture_file_names_the_entry(app_url, app_page, page, recorde
     before = sup.runs(page)
     page.locator(".st-key-pg_lecture_upload input[type=file]").set_input_files(str(path))
     sup.wait_for_rerun(page, before)
-    assert "entries[1].step: expected a whole number ≥ 0, got -2" in sup.main_text(page)
+    assert "entries[1].step: expected a whole number from 0 to 10,000, got -2" in sup.main_text(page)
     assert_clean(page, recorder, "a refused lecture file")
