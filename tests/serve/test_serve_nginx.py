@@ -65,6 +65,25 @@ def served(tmp_path_factory):
         log.close()
 
 
+def run_coroutine(coroutine):
+    """asyncio.run on a thread of its own: Playwright's sync API (the e2e suite's session fixture) keeps an
+    event loop running in the test thread for the rest of the session, and asyncio.run refuses to nest."""
+    outcome: dict = {}
+
+    def target():
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # re-raised in the test's own thread, with its traceback
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name="serve-test-client")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def access_lines(folder: Path) -> list[dict[str, str]]:
     """nginx's access log (format specviz): request, status, upstream and route of each line."""
     path = folder / "logs" / "access.log"
@@ -91,7 +110,7 @@ def test_a_session_sticks_to_one_process_and_its_steps_advance(served):
             await tab.close()
         return cookies["specviz_route"], first, outcomes, tab.model
 
-    route, first, outcomes, model = asyncio.run(visit())
+    route, first, outcomes, model = run_coroutine(visit())
     assert all(o.ok for o in outcomes), [o.problem for o in outcomes]
     assert model.caption.step == first.step + 3 and re.search(rf"(^|&)step={first.step + 2}(&|$)", model.query)
     # the access log names the process of every request of that route: one only, the websocket's included
@@ -107,7 +126,7 @@ def test_new_visitors_spread_over_the_processes(served):
     async def visitors():
         return [(await http_get(HOST, served["port"], "/_stcore/health"))[2]["specviz_route"] for _ in range(VISITORS)]
 
-    routes = set(asyncio.run(visitors()))
+    routes = set(run_coroutine(visitors()))
     assert len(routes) == VISITORS  # each new visitor gets a key of its own
     assert wait_until(lambda: len([x for x in access_lines(served["folder"]) if x["route"] in routes]) == VISITORS, 30)
     used = {x["upstream"] for x in access_lines(served["folder"]) if x["route"] in routes}
