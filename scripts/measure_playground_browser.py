@@ -1,14 +1,14 @@
 """Measure Step and Back in a real browser: click to the new step fully drawn, at V = 12, depth 5 (a tree: depth 3).
 
 Starts `streamlit run app.py` on a free local port, opens the Playground in headless Chromium
-at 1280x800 (normal and presenter mode; fixed, Markov, and a draft tree of width 2 and depth 3,
+at 1280x800 (normal and presenter mode; fixed, Markov, and draft trees of width 2 and 3 at depth 3,
 whose steps draw the tree node by node), and times each Step and Back from
 the click until the caption names the new step, the script run has finished, no element is
 stale and every chart has drawn. The baseline, measured in the same run, is a rerun of the same
 animation fragment that changes nothing on screen (the Play-speed box toggled while paused):
 Streamlit's own round trip, so Step / baseline is what drawing the new step costs on top.
 
-Usage: .venv/bin/python scripts/measure_playground_browser.py [--clicks 30] [--modes fixed,markov,tree]
+Usage: .venv/bin/python scripts/measure_playground_browser.py [--clicks 30] [--modes fixed,markov,tree,tree3]
        [--chromium /usr/bin/chromium]
 """
 
@@ -55,14 +55,15 @@ RUN_COUNTER = """(() => { window.__runs = 0; new MutationObserver((ms) => { for 
                       attributeFilter: ['data-test-script-state']}); })();"""
 
 
-MODES = ("fixed", "markov", "tree")
-TREE = "multi:2"  # the tree the issue's goal names: width 2, depth 3
+MODES = ("fixed", "markov", "tree", "tree3")
+TREES = {"tree": "multi:2", "tree3": "multi:3"}  # width 2 and width 3 (39 nodes), both at depth 3
+TREE = TREES["tree"]
 
 
 def scenario(mode: str) -> Scenario:
     base = Scenario(vocab=VOCAB, target=Table((1,) * 12), draft=Table((1,) * 12), depth=5, seed=3)
     played = presets.apply_preset(base, "far apart", mode == "markov")
-    return played.with_changes(verification=TREE, depth=3) if mode == "tree" else played
+    return played.with_changes(verification=TREES[mode], depth=3) if mode in TREES else played
 
 
 def free_port() -> int:
@@ -144,7 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=30)
     parser.add_argument("--modes", default=",".join(MODES),
-                        help=f"comma-separated, of {', '.join(MODES)} (tree: {TREE} at depth 3)")
+                        help=f"comma-separated, of {', '.join(MODES)} (tree: {TREE}, tree3: multi:3, at depth 3)")
     parser.add_argument("--chromium", default=os.environ.get("SPECVIZ_E2E_CHROMIUM", "/usr/bin/chromium"))
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -172,7 +173,8 @@ def main() -> None:
                     url = f"http://127.0.0.1:{port}/playground?{urllib.parse.urlencode(query)}"
                     times = measure(page, url, args.clicks)
                     ratio = statistics.median(times["step"]) / statistics.median(times["baseline"])
-                    name = {"fixed": "fixed", "markov": "Markov", "tree": f"tree {TREE}, depth 3"}[mode] + (
+                    name = {"fixed": "fixed", "markov": "Markov", "tree": f"tree {TREE}, depth 3",
+                            "tree3": "tree multi:3, depth 3"}[mode] + (
                         ", presenter" if presenter else "")
                     print(f"| {name} | {summary(times['step'])} | {summary(times['back'])} | "
                           f"{summary(times['baseline'])} | {ratio:.2f}x |", flush=True)

@@ -1,4 +1,5 @@
-"""Shared fixtures: Streamlit caches persist across AppTest runs, so every test starts clean."""
+"""Shared fixtures: Streamlit caches (and the Playground's built step pages) persist across AppTest runs, so
+every test starts clean."""
 
 import os
 
@@ -17,4 +18,7 @@ def _clear_streamlit_caches():
         return
     st.cache_data.clear()
     st.cache_resource.clear()
+    from specviz.app.playground import step_cache
+
+    step_cache.pages.clear()  # built step pages are shared by every session (a test may patch their builder)
     yield

@@ -11,6 +11,8 @@ by it (treat a cached page's figures as read-only).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 import plotly.graph_objects as go  # noqa: F401 - the field types
@@ -65,8 +67,8 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
     style.fit_title(figure, CHART_WIDTH[layout, presenter], presenter)
     history = None
     if not presenter and view.history:
-        points = [(h.round_id, h.accepted, h.ending) for h in view.history]
-        history = figures.history_figure(points, scenario.depth, view.stats.expected)
+        points = tuple((h.round_id, h.accepted, h.ending) for h in view.history)
+        history = _history_figure(points, scenario.depth, view.stats.expected)
     return StepPage(
         caption=step_html.caption(view),
         headline=view.headline,
@@ -81,6 +83,12 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
         layout=layout,
         filename=filename(scenario, view.step),
     )
+
+
+@lru_cache(maxsize=64)
+def _history_figure(points: tuple[tuple[int, int, str], ...], depth: int, expected: Fraction | None) -> go.Figure:
+    """The history chart changes once a round, not once a Step: every step of a round shares it (read-only)."""
+    return figures.history_figure(points, depth, expected)
 
 
 def filename(scenario: Scenario, step: int) -> str:

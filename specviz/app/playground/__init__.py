@@ -9,6 +9,7 @@
 * ``lecture``: lecture scripts walked by Step and Back, the lecture banner, the Share tab's lecture section.
 * ``lecture_link``: a running lecture in the link and the server's store of scripts, so a reload keeps it.
 * ``animation``: the Animation tab's fragment: one step's page laid out.
+* ``step_cache``: each step's page built once per (scenario, step, presenter) for every session (bounded).
 * ``tabs``: the tab bar, and one module per other tab (``proof``, ``many_rounds``, ``compare``, ``share``).
 * ``weights``: the weights tab's editors and their edits.
 * ``messages``: the refusal box (with Undo), unread links, bug reports, ``failures`` around each part.

@@ -2,7 +2,8 @@
 
 One run of the fragment is one Step's path: the transport row and Play's tick (``transport``) move the
 state; ``narrative.step_view`` reads the step from the memoized timeline; ``plots.step_page.build`` turns it
-into figures and HTML; this module lays them out. Step, Back, Reset, Next round and Jump rerun only this
+into figures and HTML (both through ``step_cache``: once per scenario, step and mode for every session of the
+process); this module lays them out. Step, Back, Reset, Next round and Jump rerun only this
 fragment (the sidebar and the tabs stay).
 """
 
@@ -10,11 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ...playground import narrative
-from ...plots import step_page
 from ...plots.step_page import StepPage
 from .. import figure_config
-from . import lecture, links, messages, transport
+from . import lecture, links, messages, step_cache, transport
 from .session import Keys, session
 
 
@@ -27,12 +26,12 @@ def animation(presenter: bool) -> None:
     scenario = pg.scenario
     transport.tick(pg, scenario)
     with messages.failures(scenario):
-        view = narrative.step_view(scenario, pg.state.step)
-        links.write_link(scenario, view.step)
+        shown, page = step_cache.pages.get(scenario, pg.state.step, presenter)
+        links.write_link(scenario, shown)
         if pg.state.notice:
             st.info(pg.state.notice)
-        show_step(step_page.build(view, scenario, presenter), presenter)
-        pg.remember()  # the speed box lives in this fragment
+        show_step(page, presenter)
+        pg.remember("speed")  # the one widget of this fragment (the page run remembers the rest)
 
 
 def show_step(page: StepPage, presenter: bool) -> None:

@@ -19,6 +19,7 @@ Nothing else in the app spells a "pg_" key.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
@@ -145,7 +146,7 @@ class PlaygroundSession:
 
     @classmethod
     def slots(cls) -> dict[str, Slot]:
-        return {name: value for name, value in vars(cls).items() if isinstance(value, Slot)}
+        return _slots(cls)
 
     def has(self, name: str) -> bool:
         return self.slots()[name].key in self.store
@@ -183,11 +184,19 @@ class PlaygroundSession:
         """Whether every control that shows the scenario has a value (load() sets them all)."""
         return all(SCENARIO_CONTROLS[name].key in self.store for name in SCENARIO_CONTROLS)
 
-    def remember(self) -> None:
-        """End of a Playground run: copy every widget's value under a plain key Streamlit never drops."""
-        for slot in self.slots().values():
+    def remember(self, *names: str) -> None:
+        """End of a Playground run: copy every widget's value (or the named ones') under a plain key Streamlit
+        never drops."""
+        slots = self.slots()
+        for slot in (slots[name] for name in names) if names else slots.values():
             if slot.widget and slot.key in self.store:
                 self.store[SHADOW + slot.key] = self.store[slot.key]
+
+
+@functools.cache
+def _slots(cls: type) -> dict[str, Slot]:
+    """The declaration, read once (every Step asks for it)."""
+    return {name: value for name, value in vars(cls).items() if isinstance(value, Slot)}
 
 
 SCENARIO_CONTROLS: dict[str, Slot] = {name: PlaygroundSession.slots()[name] for name in (
