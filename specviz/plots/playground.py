@@ -7,6 +7,7 @@ or marker symbol (see ``specviz.plots.style``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -352,6 +353,11 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
             lines = max((str(t).count("<br>") + 1 for t in layout[name].get("ticktext") or ()), default=1)
             margin["b"] = max(margin["b"], (lines + 1) * size + 26 + 4 * (lines - 1))
             margin["r"] = max(margin["r"], round(11 + 0.8 * size))  # the last tick label ("1.0") overhangs
+    for name in [n for n in layout if n.startswith("yaxis") and layout[n].get("side") == "right"]:
+        margin["r"] = max(margin["r"], _right_axis_px(layout[name], size))
+    for name in [n for n in layout if n.startswith("xaxis") and layout[n].get("side") == "top"]:
+        if layout[name].get("showticklabels") is not False:  # a strip's labels above the plot (a tree's r share)
+            margin["t"] += math.ceil(1.1 * (layout[name].get("tickfont") or {}).get("size", size))
     yaxis = layout.get("yaxis", {})
     if yaxis.get("type") == "category" and yaxis.get("categoryarray"):
         margin["l"] = max(margin["l"], round(12 + max(_label_px(str(t), size) for t in yaxis["categoryarray"])))
@@ -363,6 +369,29 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
         margin["t"] += (legend_size + 20) * _legend_rows(names, legend_size, width - margin["l"] - margin["r"])
     fig.layout.margin = margin
     return fig
+
+
+def _right_axis_px(axis: dict, size: int) -> int:
+    """The right margin a y axis on the right side takes: its widest tick label, then its title.
+
+    The tick labels are plotly's own for a linear axis with ``range`` [0, top] and at most ``nticks``
+    ticks: multiples of the first of 2, 5, 10 times a power of ten at least top / nticks (plotly's
+    autoTicks), written with as many decimals as that step needs. Calibrated in Chromium at 1280x800
+    (tick labels "0.1"-"0.4": 60 px at 18 px type, 72 px at 24 px, both exact).
+    """
+    top = (axis.get("range") or [0, 1])[1]
+    nticks = axis.get("nticks") or 6
+    rough = max(top, 1e-12) / nticks
+    base = 10 ** math.floor(math.log10(rough))
+    step = next(m * base for m in (2, 5, 10) if m * base >= rough * (1 - 1e-9))
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    labels = [f"{k * step:.{decimals}f}".rstrip("0").rstrip(".") or "0" for k in range(int(top / step + 1e-9) + 1)]
+    tick_size = (axis.get("tickfont") or {}).get("size", size)
+    widest = max(tick_size * (0.5 * sum(ch.isdigit() for ch in t) + 0.25 * (len(t) - sum(ch.isdigit() for ch in t)))
+                 for t in labels)
+    title = axis.get("title", {})
+    title_px = 0.9 * (title.get("font") or {}).get("size", size) + 25 if title.get("text") else 10
+    return math.ceil(widest + title_px + 1)
 
 
 def _legend_rows(names: list[str], size: int, room: float) -> int:
@@ -383,7 +412,7 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     if tree.is_tree_round(round_events):  # margins reserved as for the other charts: one drawing pass
         settle_margins(main, presenter=presenter, width=820 if isinstance(event, CorrectionEvent) and not presenter
                        else None)
-        main.layout.margin.l = tree.TREE_MARGIN  # no y axis on the tree's side: its columns get the room
+        main.layout.margin.l = tree.left_margin(main, presenter)  # no y axis on the tree's side: room
         return main, draw
     full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)

@@ -28,6 +28,7 @@ PRESENTER_CHART_HEIGHT = 420  # the plots' presenter height is 470: 50 px go to 
 # the main chart's width at 1280 px per layout and mode (its title is wrapped to it, never clipped)
 CHART_WIDTH = {("split", False): 480, ("wide", False): 820, ("split", True): 640, ("even", True): 540}
 ROUNDS_SHOWN = {False: 8, True: 4}  # finished rounds in the table (presenter mode shows fewer, larger)
+HISTORY_WIDTH = 820  # the history chart spans the page (outside presenter mode)
 Layout = Literal["split", "even", "wide"]
 
 
@@ -87,8 +88,10 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
 
 @lru_cache(maxsize=64)
 def _history_figure(points: tuple[tuple[int, int, str], ...], depth: int, expected: Fraction | None) -> go.Figure:
-    """The history chart changes once a round, not once a Step: every step of a round shares it (read-only)."""
-    return figures.history_figure(points, depth, expected)
+    """The history chart changes once a round, not once a Step: every step of a round shares it (read-only).
+
+    Its margins reserved as the step charts' are (it spans the page), so the browser draws it once."""
+    return figures.settle_margins(figures.history_figure(points, depth, expected), width=HISTORY_WIDTH)
 
 
 def filename(scenario: Scenario, step: int) -> str:

@@ -167,3 +167,37 @@ def test_a_legend_that_wraps_gets_a_second_row_of_room():
     narrow = plots.settle_margins(go.Figure(fig), width=484).layout.margin.t
     wide = plots.settle_margins(go.Figure(fig), width=2000).layout.margin.t
     assert narrow == wide + style.FONT_SIZE + 20
+
+
+# --- margins reserved, so that plotly draws a chart once (tests/e2e/test_e2e_drawn_once.py checks it in Chromium)
+@pytest.mark.parametrize("top", [0.255, 0.394, 0.428])
+def test_a_right_side_axis_reserves_what_chromium_measured(top):
+    from specviz.plots.playground import _right_axis_px
+
+    def axis(title_size):
+        return {"range": [0, top], "nticks": 5, "side": "right",
+                "title": {"text": "probability", "font": {"size": title_size}}}
+
+    assert 60 <= _right_axis_px(axis(14), 18) <= 66  # measured: 60 px at 18 px type (ticks 0.1 apart)
+    assert 72 <= _right_axis_px(axis(19), 24) <= 78  # and 72 px at 24 px
+
+
+def test_finer_ticks_on_a_right_side_axis_take_more_room():
+    from specviz.plots.playground import _right_axis_px
+
+    coarse = _right_axis_px({"range": [0, 0.4], "nticks": 5, "title": {"text": "p"}}, 18)  # 0.1 apart: "0.3"
+    fine = _right_axis_px({"range": [0, 0.08], "nticks": 5, "title": {"text": "p"}}, 18)  # 0.02 apart: "0.06"
+    assert fine > coarse
+
+
+def test_a_tree_reserves_room_for_its_root_label_when_its_columns_are_narrow():
+    import plotly.graph_objects as go
+
+    from specviz.plots import tree
+
+    def figure(depth):
+        return go.Figure(layout={"xaxis": {"range": [-0.25, depth + 0.6], "domain": [0, 0.56]}})
+
+    assert tree.left_margin(figure(1), False) == tree.TREE_MARGIN  # wide columns: the label fits
+    assert tree.left_margin(figure(3), False) >= 19  # depth 3: measured 19 px in Chromium
+    assert tree.left_margin(figure(3), True) >= 21  # and 21 px in presenter mode
