@@ -161,6 +161,17 @@ COMPACT_TABLE_CSS = ("<style>.specviz-compact {overflow-x: auto} .specviz-compac
                      "{padding: 0.2rem 0.4rem !important; line-height: 1.3; font-size: 0.95em}</style>")
 
 
+def side_by_side(left: str, right: str, ratio: tuple[int, int]) -> str:
+    """Two markdown blocks beside each other in one element (a CSS grid, widths in ``ratio``).
+
+    One element instead of a row of columns (five elements: the row, two columns, two markdowns): every
+    element of the Animation tab is resent and redrawn on each Step.
+    """
+    cell = "<div style='min-width:0'>\n\n{}\n\n</div>"  # min-width 0: a wide table scrolls inside its cell
+    return (f"<div class='specviz-side-by-side' style='display:grid;grid-template-columns:{ratio[0]}fr "
+            f"{ratio[1]}fr;gap:1rem;align-items:start;margin-top:0.5rem'>{cell.format(left)}{cell.format(right)}</div>")
+
+
 def compact(table: str) -> str:
     """A markdown or HTML table inside the compact wrapper (markdown between blank lines in a div still renders)."""
     return f"<div class='specviz-compact'>{COMPACT_TABLE_CSS}\n\n{table}\n\n</div>"

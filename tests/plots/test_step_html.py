@@ -105,3 +105,10 @@ def test_the_caption_counts_steps_and_events_from_one():
     v = narrative.step_view(scenario(), 1)
     assert step_html.caption(v) == (f"Step 2 · round 0 · event 2 of {v.events_in_round} · "
                                     f"{narrative.PHASE_TITLES[v.phase]}")
+
+
+def test_two_blocks_side_by_side_are_one_element_that_keeps_their_markdown():
+    html_ = step_html.side_by_side("**Rounds so far**", "| a | b |\n|---|---|\n| 1 | 2 |", (3, 2))
+    assert html_.count("<div") == 3 and "grid-template-columns:3fr 2fr" in html_
+    # markdown inside an HTML block renders only between blank lines
+    assert "\n\n**Rounds so far**\n\n" in html_ and "\n\n| a | b |" in html_

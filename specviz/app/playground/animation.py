@@ -58,9 +58,7 @@ def show_step(page: StepPage, presenter: bool) -> None:
     side.container(key=Keys.narration).markdown(page.narration, unsafe_allow_html=True)
     # presenter mode: under the chart, where the first screen still shows it; else the page's full width
     (main if presenter else st).container(key=Keys.committed).markdown(page.committed, unsafe_allow_html=True)
-    left, right = st.columns([1, 1] if presenter else [3, 2])  # six columns of rounds need the room
-    left.markdown(page.rounds, unsafe_allow_html=True)
-    right.markdown(page.stats, unsafe_allow_html=True)
+    st.markdown(page.tables, unsafe_allow_html=True)  # the rounds and the statistics side by side
     if page.history is not None:
         st.plotly_chart(page.history, key=Keys.history_chart, config=figure_config.config(f"{page.filename}-history"),
                         theme=None)

@@ -35,10 +35,9 @@ def test_a_cached_page_is_the_page_a_fresh_build_gives(scenario, presenter):
         view = narrative.step_view(scenario, step)
         fresh = step_page.build(view, scenario, presenter)
         assert shown == view.step
-        assert (page.caption, page.headline, page.narration, page.committed, page.rounds, page.stats, page.draw_svg,
-                page.layout, page.filename) == (fresh.caption, fresh.headline, fresh.narration, fresh.committed,
-                                                fresh.rounds, fresh.stats, fresh.draw_svg, fresh.layout,
-                                                fresh.filename)
+        fields = ("caption", "headline", "narration", "committed", "rounds", "stats", "tables", "draw_svg", "layout",
+                  "filename")
+        assert [getattr(page, f) for f in fields] == [getattr(fresh, f) for f in fields]
         assert isinstance(page.figure, FrozenFigure)
         assert json.loads(spec(page.figure)) == json.loads(spec(fresh.figure))
         assert (page.history is None) == (fresh.history is None)
