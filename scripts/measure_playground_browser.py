@@ -57,7 +57,6 @@ RUN_COUNTER = """(() => { window.__runs = 0; new MutationObserver((ms) => { for 
 
 MODES = ("fixed", "markov", "tree", "tree3")
 TREES = {"tree": "multi:2", "tree3": "multi:3"}  # width 2 and width 3 (39 nodes), both at depth 3
-TREE = TREES["tree"]
 
 
 def scenario(mode: str) -> Scenario:
@@ -145,7 +144,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=30)
     parser.add_argument("--modes", default=",".join(MODES),
-                        help=f"comma-separated, of {', '.join(MODES)} (tree: {TREE}, tree3: multi:3, at depth 3)")
+                        help=f"comma-separated, of {', '.join(MODES)} (tree: {TREES['tree']}, tree3: {TREES['tree3']}, "
+                             "at depth 3)")
     parser.add_argument("--chromium", default=os.environ.get("SPECVIZ_E2E_CHROMIUM", "/usr/bin/chromium"))
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -163,7 +163,7 @@ def main() -> None:
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             context.add_init_script(RUN_COUNTER)
             page = context.new_page()
-            print(f"Playground in Chromium 1280x800, V = 12, depth 5 (tree: {TREE}, depth 3), "
+            print(f"Playground in Chromium 1280x800, V = 12, depth 5 (trees: depth 3), "
                   f"{args.clicks} clicks each")
             print("| mode | Step | Back | baseline (same rerun, nothing changes) | Step / baseline |")
             print("|---|---|---|---|---|")
@@ -173,8 +173,7 @@ def main() -> None:
                     url = f"http://127.0.0.1:{port}/playground?{urllib.parse.urlencode(query)}"
                     times = measure(page, url, args.clicks)
                     ratio = statistics.median(times["step"]) / statistics.median(times["baseline"])
-                    name = {"fixed": "fixed", "markov": "Markov", "tree": f"tree {TREE}, depth 3",
-                            "tree3": "tree multi:3, depth 3"}[mode] + (
+                    name = ({"fixed": "fixed", "markov": "Markov"}.get(mode) or f"tree {TREES[mode]}, depth 3") + (
                         ", presenter" if presenter else "")
                     print(f"| {name} | {summary(times['step'])} | {summary(times['back'])} | "
                           f"{summary(times['baseline'])} | {ratio:.2f}x |", flush=True)

@@ -29,7 +29,7 @@ PRESENTER_CHART_HEIGHT = 420  # the plots' presenter height is 470: 50 px go to 
 CHART_WIDTH = {("split", False): 480, ("wide", False): 820, ("split", True): 640, ("even", True): 540}
 ROUNDS_SHOWN = {False: 8, True: 4}  # finished rounds in the table (presenter mode shows fewer, larger)
 TABLES_RATIO = {False: (3, 2), True: (1, 1)}  # rounds : statistics (six columns of rounds need the room)
-HISTORY_WIDTH = 820  # the history chart spans the page (outside presenter mode)
+HISTORY_WIDTH = CHART_WIDTH["wide", False]  # the history chart spans the page (outside presenter mode)
 Layout = Literal["split", "even", "wide"]
 
 
@@ -43,9 +43,7 @@ class StepPage:
     draw_svg: str | None  # the step's draw on [0, 1) (None: the step draws nothing)
     narration: str  # the sentences (markdown) and the folded exact values (HTML)
     committed: str  # the committed text as chips under their legend
-    rounds: str  # the finished rounds (HTML table)
-    stats: str  # measured against theory (markdown table in HTML) with its caveat
-    tables: str  # rounds and stats side by side, as the page shows them (one element)
+    tables: str  # the finished rounds (HTML table) beside measured against theory with its caveat: one element
     history: go.Figure | None  # tokens per round (outside presenter mode, once a round has finished)
     # split: chart and words side by side (3 : 2); even: 1 : 1 (a presenter's block check narrates w_k, ρ_k,
     # h_k); wide: the chart spans the page (the residual's two panels), words and draw beneath
@@ -72,8 +70,6 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
     if not presenter and view.history:
         points = tuple((h.round_id, h.accepted, h.ending) for h in view.history)
         history = _history_figure(points, scenario.depth, view.stats.expected)
-    rounds = step_html.rounds_html(view.history, scenario.verification, last=ROUNDS_SHOWN[presenter])
-    stats = step_html.stats_html(view.stats)
     return StepPage(
         caption=step_html.caption(view),
         headline=view.headline,
@@ -82,9 +78,9 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
         draw_svg=None if draw is None else draw_strip.svg(draw, presenter=presenter),
         narration=step_html.narration_markdown(view.lines, event, scenario.vocab),
         committed=step_html.committed_markdown(view, scenario.vocab, presenter),
-        rounds=rounds,
-        stats=stats,
-        tables=step_html.side_by_side(rounds, stats, TABLES_RATIO[presenter]),
+        tables=step_html.side_by_side(
+            step_html.rounds_html(view.history, scenario.verification, last=ROUNDS_SHOWN[presenter]),
+            step_html.stats_html(view.stats), TABLES_RATIO[presenter]),
         history=history,
         layout=layout,
         filename=filename(scenario, view.step),

@@ -53,11 +53,11 @@ def frozen(page: StepPage) -> StepPage:
     return replace(page, figure=FrozenFigure(page.figure), history=history)
 
 
-@dataclass
+@dataclass(frozen=True)
 class CacheInfo:
-    hits: int = 0
-    misses: int = 0
-    size: int = 0
+    hits: int
+    misses: int
+    size: int
 
 
 class StepPages:
@@ -67,7 +67,7 @@ class StepPages:
         self.capacity = capacity
         self._pages: OrderedDict[Key, tuple[int, StepPage]] = OrderedDict()
         self._lock = threading.Lock()
-        self._info = CacheInfo()
+        self._hits = self._misses = 0
 
     def get(self, scenario: Scenario, step: int, presenter: bool) -> tuple[int, StepPage]:
         """The step shown (clamped to the events that can be played) and its page, from the cache or built.
@@ -80,9 +80,9 @@ class StepPages:
             found = self._pages.get(key)
             if found is not None:
                 self._pages.move_to_end(key)
-                self._info.hits += 1
+                self._hits += 1
                 return found
-            self._info.misses += 1
+            self._misses += 1
         view = narrative.step_view(scenario, step)
         built = (view.step, frozen(step_page.build(view, scenario, presenter)))
         with self._lock:
@@ -94,12 +94,12 @@ class StepPages:
 
     def info(self) -> CacheInfo:
         with self._lock:
-            return CacheInfo(self._info.hits, self._info.misses, len(self._pages))
+            return CacheInfo(self._hits, self._misses, len(self._pages))
 
     def clear(self) -> None:
         with self._lock:
             self._pages.clear()
-            self._info = CacheInfo()
+            self._hits = self._misses = 0
 
 
 pages = StepPages()
