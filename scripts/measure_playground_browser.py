@@ -2,14 +2,20 @@
 
 Starts `streamlit run app.py` on a free local port, opens the Playground in headless Chromium
 at 1280x800 (normal and presenter mode; fixed, Markov, and draft trees of width 2 and 3 at depth 3,
-whose steps draw the tree node by node), and times each Step and Back from
-the click until the caption names the new step, the script run has finished, no element is
-stale and every chart has drawn. The baseline, measured in the same run, is a rerun of the same
-animation fragment that changes nothing on screen (the Play-speed box toggled while paused):
-Streamlit's own round trip, so Step / baseline is what drawing the new step costs on top.
+whose steps draw the tree node by node), and times each Step and Back until the caption names
+the new step, the script run has finished, no element is stale and every chart has drawn.
+
+Each press is timed in the page, from its input event (the click's pointerdown, the clicker's keydown) to the
+first animation frame that shows the new step drawn: what the room sees. Steps come --pause seconds apart, a
+lecturer's pace at its quickest (0: each click lands while the browser may still be finishing the last step's
+work). Step is clicked, then pressed as a clicker does (PageDown); Back is clicked. The "Playwright" column is
+the same click timed from the test driver's call, its actionability checks (the button scrolled to and still for
+two frames) included. The baseline, measured in the same run, is a rerun of the same animation fragment that
+changes nothing on screen (the Play-speed box toggled while paused): Streamlit's own round trip, so
+Step / baseline is what drawing the new step costs on top.
 
 Usage: .venv/bin/python scripts/measure_playground_browser.py [--clicks 30] [--modes fixed,markov,tree,tree3]
-       [--chromium /usr/bin/chromium]
+       [--pause 0.5] [--chromium /usr/bin/chromium]
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ DONE = """(step) => {
   if (document.querySelector('[data-stale="true"]')) return false;
   const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
   if (!charts.length || !charts.every(c => c.querySelector('.main-svg'))) return false;
-  const strip = document.querySelector('.st-key-pg_draw_chart');
+  const strip = document.querySelector('.specviz-draw');
   if (strip && !strip.querySelector('svg')) return false;
   return [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
     .some(c => c.innerText.startsWith('Step ' + step + ' ·'));
@@ -48,8 +54,13 @@ IDLE = """(before) => {
   return (window.__runs || 0) > before && app && app.getAttribute('data-test-script-state') === 'notRunning'
     && !document.querySelector('[data-stale="true"]');
 }"""
-# counts finished script runs (the app root's script state goes running -> notRunning once per run)
-RUN_COUNTER = """(() => { window.__runs = 0; new MutationObserver((ms) => { for (const m of ms) {
+# counts finished script runs (the app root's script state goes running -> notRunning once per run), and notes
+# the time of the first input event after window.__pressed is reset (capture on window: before the clicker
+# script's own listener, which stops the keys it takes)
+RUN_COUNTER = """(() => { window.__runs = 0; window.__pressed = null;
+for (const kind of ['pointerdown', 'keydown']) window.addEventListener(kind, () => {
+  if (window.__pressed === null) window.__pressed = performance.now(); }, true);
+new MutationObserver((ms) => { for (const m of ms) {
   if (m.target.getAttribute('data-test-script-state') === 'notRunning' && m.oldValue !== 'notRunning') window.__runs++;
 }}).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
                       attributeFilter: ['data-test-script-state']}); })();"""
@@ -85,29 +96,41 @@ def serve(port: int) -> subprocess.Popen:
     raise RuntimeError("streamlit did not start")
 
 
-def timed(page, action, condition: str, arg=None, timeout: float = 60_000) -> float:
+def timed(page, action, condition: str, arg=None, timeout: float = 60_000, pause: float = 0.0) -> tuple[float, float]:
+    """(seconds in the page from the input event to the frame that shows it done, seconds the driver waited)."""
+    page.wait_for_timeout(pause * 1000)
+    page.evaluate("window.__pressed = null")
     began = time.perf_counter()
     action()
-    page.wait_for_function(condition, arg=arg, timeout=timeout, polling="raf")
-    return time.perf_counter() - began
+    # the frame the condition first holds in is the frame painted next: its time is the end
+    page.wait_for_function(f"(arg) => {{ const done = ({condition})(arg); if (done) window.__drawn = performance.now();"
+                           " return done; }", arg=arg, timeout=timeout, polling="raf")
+    waited = time.perf_counter() - began
+    pressed, drawn = page.evaluate("[window.__pressed, window.__drawn]")
+    return (drawn - pressed) / 1000 if pressed is not None else float("nan"), waited
 
 
-def measure(page, url: str, clicks: int) -> dict[str, list[float]]:
+def measure(page, url: str, clicks: int, pause: float) -> dict[str, list[float]]:
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_function(DONE, arg=1, timeout=120_000)
     step = page.locator(".st-key-pg_forward button:visible").first
     back = page.locator(".st-key-pg_back button:visible").first
-    out: dict[str, list[float]] = {"step": [], "back": [], "baseline": []}
+    out: dict[str, list[float]] = {"step": [], "playwright": [], "key": [], "back": [], "baseline": []}
     for k in range(clicks):
-        out["step"].append(timed(page, step.click, DONE, k + 2))
+        in_page, waited = timed(page, step.click, DONE, k + 2, pause=pause)
+        out["step"].append(in_page)
+        out["playwright"].append(waited)
     for k in range(clicks):
-        out["back"].append(timed(page, back.click, DONE, clicks - k))
+        out["key"].append(timed(page, lambda: page.keyboard.press("PageDown"), DONE, clicks + k + 2, pause=pause)[0])
+    for k in range(2 * clicks):
+        out["back"].append(timed(page, back.click, DONE, 2 * clicks - k, pause=pause)[0])
     speed = page.locator(".st-key-pg_speed")
     for k in range(clicks):
         speed.click()
         option = page.get_by_role("option", name="fast" if k % 2 == 0 else "normal", exact=True)
         try:
-            out["baseline"].append(timed(page, option.click, IDLE, page.evaluate("window.__runs || 0"), 15_000))
+            out["baseline"].append(timed(page, option.click, IDLE, page.evaluate("window.__runs || 0"), 15_000,
+                                         pause=pause)[0])
         except Exception:  # noqa: BLE001 - a click that did not reach the box: no sample
             page.keyboard.press("Escape")
         page.wait_for_function(DONE, arg=1, timeout=60_000)
@@ -134,8 +157,12 @@ def play_intervals(page, url: str, steps: int) -> list[float]:
     return [(b - a) / 1000 for a, b in zip(times[1:], times[2:])]  # from the first tick on
 
 
+def median(values: list[float]) -> float:
+    return statistics.median(v for v in values if v == v)
+
+
 def summary(values: list[float]) -> str:
-    values = sorted(values)
+    values = sorted(v for v in values if v == v)  # a press the page did not see (NaN) is no sample
     p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
     return f"median {statistics.median(values) * 1000:.0f} ms (p90 {p90 * 1000:.0f}, max {values[-1] * 1000:.0f})"
 
@@ -146,6 +173,8 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES),
                         help=f"comma-separated, of {', '.join(MODES)} (tree: {TREES['tree']}, tree3: {TREES['tree3']}, "
                              "at depth 3)")
+    parser.add_argument("--pause", type=float, default=0.5,
+                        help="seconds between presses (default 0.5: a quick lecturer; 0: back to back)")
     parser.add_argument("--chromium", default=os.environ.get("SPECVIZ_E2E_CHROMIUM", "/usr/bin/chromium"))
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -164,19 +193,21 @@ def main() -> None:
             context.add_init_script(RUN_COUNTER)
             page = context.new_page()
             print(f"Playground in Chromium 1280x800, V = 12, depth 5 (trees: depth 3), "
-                  f"{args.clicks} clicks each")
-            print("| mode | Step | Back | baseline (same rerun, nothing changes) | Step / baseline |")
-            print("|---|---|---|---|---|")
+                  f"{args.clicks} presses each, {args.pause:g} s apart; from the input event to the step drawn")
+            print("| mode | Step (click) | Step (PageDown) | Back (click) | baseline (same rerun, nothing changes) "
+                  "| Step / baseline | Step as Playwright waits |")
+            print("|---|---|---|---|---|---|---|")
             for mode in modes:
                 for presenter in (False, True):
                     query = share.scenario_to_query(scenario(mode), 0) | ({"presenter": "1"} if presenter else {})
                     url = f"http://127.0.0.1:{port}/playground?{urllib.parse.urlencode(query)}"
-                    times = measure(page, url, args.clicks)
-                    ratio = statistics.median(times["step"]) / statistics.median(times["baseline"])
+                    times = measure(page, url, args.clicks, args.pause)
+                    ratio = median(times["step"]) / median(times["baseline"])
                     name = ({"fixed": "fixed", "markov": "Markov"}.get(mode) or f"tree {TREES[mode]}, depth 3") + (
                         ", presenter" if presenter else "")
-                    print(f"| {name} | {summary(times['step'])} | {summary(times['back'])} | "
-                          f"{summary(times['baseline'])} | {ratio:.2f}x |", flush=True)
+                    print(f"| {name} | {summary(times['step'])} | {summary(times['key'])} | {summary(times['back'])} | "
+                          f"{summary(times['baseline'])} | {ratio:.2f}x | {summary(times['playwright'])} |",
+                          flush=True)
             gaps = play_intervals(page, f"http://127.0.0.1:{port}/playground?"
                                   + urllib.parse.urlencode(share.scenario_to_query(scenario(modes[0]), 0)), 12)
             print(f"Play at 'normal' (1 s): {len(gaps)} intervals, median {statistics.median(gaps):.2f} s, "

@@ -161,7 +161,7 @@ COMPACT_TABLE_CSS = ("<style>.specviz-compact {overflow-x: auto} .specviz-compac
                      "{padding: 0.2rem 0.4rem !important; line-height: 1.3; font-size: 0.95em}</style>")
 
 
-def side_by_side(left: str, right: str, ratio: tuple[int, int]) -> str:
+def side_by_side(left: str, right: str, ratio: tuple[int, int], top: str = "0.5rem") -> str:
     """Two markdown blocks beside each other in one element (a CSS grid, widths in ``ratio``).
 
     One element instead of a row of columns (five elements: the row, two columns, two markdowns): every
@@ -169,7 +169,33 @@ def side_by_side(left: str, right: str, ratio: tuple[int, int]) -> str:
     """
     cell = "<div style='min-width:0'>\n\n{}\n\n</div>"  # min-width 0: a wide table scrolls inside its cell
     return (f"<div class='specviz-side-by-side' style='display:grid;grid-template-columns:{ratio[0]}fr "
-            f"{ratio[1]}fr;gap:1rem;align-items:start;margin-top:0.5rem'>{cell.format(left)}{cell.format(right)}</div>")
+            f"{ratio[1]}fr;gap:1rem;align-items:start;margin-top:{top}'>{cell.format(left)}{cell.format(right)}</div>")
+
+
+# the classes of the step's HTML parts: the e2e tests and the presenter's fit measures find each part by them
+DRAW_CLASS, NARRATION_CLASS, COMMITTED_CLASS = "specviz-draw", "specviz-narration", "specviz-committed"
+
+
+def named(css_class: str, body: str, style_: str = "") -> str:
+    """Markdown in a div of this class (blank lines around the body, so its markdown still renders)."""
+    attrs = f" style='{style_}'" if style_ else ""
+    return f"<div class='{css_class}'{attrs}>\n\n{body}\n\n</div>"
+
+
+def words(draw_svg: str | None, narration: str, beside: bool, gap: str) -> str:
+    """The step's draw strip and its narration as one element: the draw above the words, or (``beside``: the
+    residual's wide page) the words left and the draw right, as the two columns were.
+
+    One element instead of seven (a row, two columns, two keyed containers and two markdowns): every element
+    of the Animation tab is resent and redrawn on each Step. ``gap`` is the space the page puts between
+    elements (presenter mode's is smaller).
+    """
+    said = named(NARRATION_CLASS, narration)
+    if draw_svg is None:
+        return said
+    if beside:
+        return side_by_side(said, named(DRAW_CLASS, draw_svg), (1, 1), top="0")
+    return named(DRAW_CLASS, draw_svg, f"margin-bottom:{gap}") + "\n\n" + said
 
 
 def compact(table: str) -> str:

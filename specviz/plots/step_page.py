@@ -30,6 +30,7 @@ CHART_WIDTH = {("split", False): 480, ("wide", False): 820, ("split", True): 640
 ROUNDS_SHOWN = {False: 8, True: 4}  # finished rounds in the table (presenter mode shows fewer, larger)
 TABLES_RATIO = {False: (3, 2), True: (1, 1)}  # rounds : statistics (six columns of rounds need the room)
 HISTORY_WIDTH = CHART_WIDTH["wide", False]  # the history chart spans the page (outside presenter mode)
+ELEMENT_GAP = {False: "1rem", True: "0.7rem"}  # Streamlit's gap between elements; presenter mode's CSS tightens it
 Layout = Literal["split", "even", "wide"]
 
 
@@ -42,7 +43,8 @@ class StepPage:
     figure: go.Figure  # the step's main chart
     draw_svg: str | None  # the step's draw on [0, 1) (None: the step draws nothing)
     narration: str  # the sentences (markdown) and the folded exact values (HTML)
-    committed: str  # the committed text as chips under their legend
+    words: str  # the draw and the narration laid out as one element (step_html.words)
+    committed: str  # the committed text as chips under their legend (in its named div)
     tables: str  # the finished rounds (HTML table) beside measured against theory with its caveat: one element
     history: go.Figure | None  # tokens per round (outside presenter mode, once a round has finished)
     # split: chart and words side by side (3 : 2); even: 1 : 1 (a presenter's block check narrates w_k, ρ_k,
@@ -70,14 +72,18 @@ def build(view: StepView, scenario: Scenario, presenter: bool) -> StepPage:
     if not presenter and view.history:
         points = tuple((h.round_id, h.accepted, h.ending) for h in view.history)
         history = _history_figure(points, scenario.depth, view.stats.expected)
+    # inline SVG: a plotly figure here cost ~40 ms of every Step in the browser
+    draw_svg = None if draw is None else draw_strip.svg(draw, presenter=presenter)
+    narration = step_html.narration_markdown(view.lines, event, scenario.vocab)
     return StepPage(
         caption=step_html.caption(view),
         headline=view.headline,
         figure=figure,
-        # inline SVG: a plotly figure here cost ~40 ms of every Step in the browser
-        draw_svg=None if draw is None else draw_strip.svg(draw, presenter=presenter),
-        narration=step_html.narration_markdown(view.lines, event, scenario.vocab),
-        committed=step_html.committed_markdown(view, scenario.vocab, presenter),
+        draw_svg=draw_svg,
+        narration=narration,
+        words=step_html.words(draw_svg, narration, beside=layout == "wide", gap=ELEMENT_GAP[presenter]),
+        committed=step_html.named(step_html.COMMITTED_CLASS,
+                                  step_html.committed_markdown(view, scenario.vocab, presenter)),
         tables=step_html.side_by_side(
             step_html.rounds_html(view.history, scenario.verification, last=ROUNDS_SHOWN[presenter]),
             step_html.stats_html(view.stats), TABLES_RATIO[presenter]),

@@ -9,7 +9,7 @@ import re
 
 import e2e_support as sup
 import pytest
-from test_e2e_lecture import chart_box, link, wholly_on_screen
+from test_e2e_lecture import DRAW, chart_box, link, wholly_on_screen
 from test_e2e_playground import STEP_CAPTION_JS, assert_clean, headline, position
 
 from specviz.playground import lecture, presets, state
@@ -94,7 +94,7 @@ def test_the_tree_steps_node_by_node_and_fits_the_screen(presenter, app_url, app
     sup.open_page(page, link(app_url, TREE, step, presenter=presenter))
     assert position(page)[2].lower().startswith("tree check")
     assert "sibling #1 of 2" in headline(page)
-    for key in ("pg_main_chart", "pg_draw_chart"):
+    for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"tree check: {key} is not wholly on screen at 1280x800: {box}"
     assert_clean(page, recorder, "at a tree check")
@@ -124,7 +124,7 @@ def test_a_wide_tree_reads_at_1280x800(presenter, kind, app_url, app_page, page,
     app_page("playground")
     sup.open_page(page, link(app_url, WIDE, wide_step(kind), presenter=presenter))
     assert position(page)[2].lower().startswith("drafting the tree" if kind == "draft" else "tree check")
-    for key in ("pg_main_chart", "pg_draw_chart"):
+    for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"wide tree: {key} is not wholly on screen at 1280x800: {box}"
     # every drawn text and every visible marker (the labels' own markers are invisible: opacity 0)

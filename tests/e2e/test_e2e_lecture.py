@@ -30,9 +30,13 @@ def link(base: str, scenario, step: int, presenter: bool = False) -> str:
     return f"{base}/playground?{urllib.parse.urlencode(query)}"
 
 
+DRAW = "draw"  # the draw strip's SVG (in the step's words, found by its class)
+
+
 def chart_box(page, key: str) -> dict:
-    """The box of a plotly chart, or of the draw strip's SVG, by its container key."""
-    box = page.locator(f'.st-key-{key} [data-testid="stPlotlyChart"], .st-key-{key} svg').first.bounding_box()
+    """The box of a plotly chart by its container key, or of the draw strip's SVG (``DRAW``)."""
+    selector = ".specviz-draw svg" if key == DRAW else f'.st-key-{key} [data-testid="stPlotlyChart"]'
+    box = page.locator(selector).first.bounding_box()
     assert box is not None, f"no chart {key}"
     return box
 
@@ -50,7 +54,7 @@ def test_presenter_mode_fits_the_step_on_one_screen(scenario, kind, app_url, app
                                                  "bonus": "all accepted"}[kind])
     # the sidebar is collapsed: the main chart starts near the left edge of the window
     assert chart_box(page, "pg_main_chart")["x"] < 150, "presenter mode collapses the sidebar"
-    for key in ("pg_main_chart", "pg_draw_chart"):
+    for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"{kind}: {key} is not wholly on screen at 1280x800: {box}"
     verdict = page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.bounding_box()
@@ -74,7 +78,7 @@ def test_presenter_mode_fits_a_block_check_on_one_screen(app_url, app_page, page
     sup.open_page(page, link(app_url, BLOCK_FAR, step, presenter=True))
     assert position(page)[2].lower().startswith("block check")
     assert chart_box(page, "pg_main_chart")["x"] < 150, "presenter mode collapses the sidebar"
-    for key in ("pg_main_chart", "pg_draw_chart"):
+    for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"block check: {key} is not wholly on screen at 1280x800: {box}"
     verdict = page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.bounding_box()

@@ -34,13 +34,13 @@ MEASURE_JS = """() => {
                            return r.height > 0 ? Math.round(r.bottom) : null; };
   const main = document.querySelector('[data-testid="stMain"]');
   const heads = main.querySelectorAll('[data-testid="stHeading"]');
-  const items = [...document.querySelectorAll('.st-key-pg_narration li')];
+  const items = [...document.querySelectorAll('.specviz-narration li')];
   const parts = {
     chart: bottom(document.querySelector('.st-key-pg_main_chart')),
-    draw: bottom(document.querySelector('.st-key-pg_draw_chart svg')),
+    draw: bottom(document.querySelector('.specviz-draw svg')),
     verdict: bottom(heads[heads.length - 1]),
     bullets: items.length ? bottom(items[items.length - 1]) : null,
-    committed: bottom(document.querySelector('.st-key-pg_committed')),
+    committed: bottom(document.querySelector('.specviz-committed')),
     banner: bottom(document.querySelector('.st-key-pg_lecture_end')),
   };
   const title = document.querySelector('.st-key-pg_main_chart .gtitle');

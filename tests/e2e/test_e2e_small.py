@@ -27,7 +27,7 @@ def test_presenter_alone_in_the_link_opens_presenter_mode(app_url, app_page, fre
     page.wait_for_function("() => { const c = document.querySelector('.st-key-pg_main_chart');"
                            " return c && c.getBoundingClientRect().left < 200; }", timeout=15_000)
     assert chart_box(page, "pg_main_chart")["x"] < 150, "the sidebar is collapsed"
-    size = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.st-key-pg_narration li')).fontSize)")
+    size = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.specviz-narration li')).fontSize)")
     assert size >= 20, f"presenter type: {size}px"
     assert_clean(page, recorder, "?presenter=1 alone")
     sup.screenshot(page, "playground-presenter-link")

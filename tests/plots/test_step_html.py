@@ -112,3 +112,30 @@ def test_two_blocks_side_by_side_are_one_element_that_keeps_their_markdown():
     assert html_.count("<div") == 3 and "grid-template-columns:3fr 2fr" in html_
     # markdown inside an HTML block renders only between blank lines
     assert "\n\n**Rounds so far**\n\n" in html_ and "\n\n| a | b |" in html_
+
+
+def test_a_named_part_keeps_its_markdown_and_its_class():
+    part = step_html.named(step_html.COMMITTED_CLASS, "**Committed text**", "margin-bottom:1rem")
+    assert part == "<div class='specviz-committed' style='margin-bottom:1rem'>\n\n**Committed text**\n\n</div>"
+    assert step_html.named("x", "- a") == "<div class='x'>\n\n- a\n\n</div>"
+
+
+def test_the_words_without_a_draw_are_the_narration_alone():
+    assert step_html.words(None, "- a sentence", beside=False, gap="1rem") == step_html.named(
+        step_html.NARRATION_CLASS, "- a sentence")
+
+
+def test_the_draw_stands_above_the_words_with_the_pages_gap_under_it():
+    svg = "<svg width='10'><rect/></svg>"
+    words = step_html.words(svg, "- a sentence", beside=False, gap="0.7rem")
+    draw, said = words.split("\n\n</div>\n\n", 1)
+    assert draw == "<div class='specviz-draw' style='margin-bottom:0.7rem'>\n\n" + svg
+    assert said == "<div class='specviz-narration'>\n\n- a sentence\n\n</div>"
+
+
+def test_the_wide_page_puts_the_words_left_and_the_draw_right_in_one_grid():
+    svg = "<svg width='10'><rect/></svg>"
+    words = step_html.words(svg, "- a sentence", beside=True, gap="1rem")
+    assert words.startswith("<div class='specviz-side-by-side'") and "grid-template-columns:1fr 1fr" in words
+    assert "margin-top:0'" in words  # the columns it replaces started right under the chart
+    assert words.index("specviz-narration") < words.index("specviz-draw") < words.index(svg)

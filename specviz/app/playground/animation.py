@@ -44,21 +44,18 @@ def show_step(page: StepPage, presenter: bool) -> None:
     line.caption(page.caption, width="content")
     lecture.banner(line)  # a lecture's entry and the buttons to the others, on the same line
     st.subheader(page.headline)
-    if page.layout == "wide":  # the residual's two panels span the page; draw and words beneath
-        main = st.container()
-        side, draw_box = st.columns(2)
-    else:  # presenter mode: distributions left, the draw and the numbers right, all on one 1280x800 screen
+    # each part below is as few elements as its place allows: every element is resent and redrawn on each Step
+    if page.layout == "wide":  # the residual's two panels span the page; the words and the draw beneath
+        main = side = st
+    else:  # chart left, the draw and the words right (presenter mode: all on one 1280x800 screen)
         main, side = st.columns([1, 1] if page.layout == "even" else [3, 2])
-        draw_box = side
     main.plotly_chart(page.figure, key=Keys.main_chart, config=figure_config.config(page.filename), theme=None)
-    if page.draw_svg is not None:
-        draw_box.container(key=Keys.draw_chart).markdown(page.draw_svg, unsafe_allow_html=True)
-    # the narration with its exact values (folded), the committed text and the rounds table are each one
-    # markdown element: every element is redrawn on each Step, and fewer make the step land sooner
-    side.container(key=Keys.narration).markdown(page.narration, unsafe_allow_html=True)
-    # presenter mode: under the chart, where the first screen still shows it; else the page's full width
-    (main if presenter else st).container(key=Keys.committed).markdown(page.committed, unsafe_allow_html=True)
-    st.markdown(page.tables, unsafe_allow_html=True)  # the rounds and the statistics side by side
+    side.markdown(page.words, unsafe_allow_html=True)  # the draw strip and the narration, one element
+    if presenter:  # under the chart, where the first screen still shows it
+        main.markdown(page.committed, unsafe_allow_html=True)
+        st.markdown(page.tables, unsafe_allow_html=True)  # the rounds and the statistics side by side
+    else:  # the committed text, the rounds and the statistics span the page: one element
+        st.markdown(page.committed + "\n\n" + page.tables, unsafe_allow_html=True)
     if page.history is not None:
         st.plotly_chart(page.history, key=Keys.history_chart, config=figure_config.config(f"{page.filename}-history"),
                         theme=None)

@@ -223,14 +223,13 @@ class Keys:
         "forward", "back", "play", "reset", "next", "new_seed"))
     undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
         "undo", "undo_preset", "many_run", "upload", "download"))
-    main_chart, draw_chart, history_chart, proof_chart, many_chart, committed = (PREFIX + k for k in (
-        "main_chart", "draw_chart", "history_chart", "proof_chart", "many_chart", "committed"))
+    main_chart, history_chart, proof_chart, many_chart = (PREFIX + k for k in (
+        "main_chart", "history_chart", "proof_chart", "many_chart"))
     lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
         "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
     lecture_banner = PREFIX + "lecture_banner"  # the banner's line of text (it shortens itself to its line)
     jump_menu = PREFIX + "jump"  # the "jump to" menu: its value is the chosen target
-    narration = PREFIX + "narration"  # the step's sentences (presenter mode's fit is measured by it)
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
     compare_chart_tree, compare_chart_seeds = PREFIX + "compare_tree", PREFIX + "compare_seeds_chart"
 
