@@ -157,12 +157,17 @@ def play_intervals(page, url: str, steps: int) -> list[float]:
     return [(b - a) / 1000 for a, b in zip(times[1:], times[2:])]  # from the first tick on
 
 
+def samples(values: list[float]) -> list[float]:
+    """Sorted, without the presses the page did not see (NaN: no sample)."""
+    return sorted(v for v in values if v == v)
+
+
 def median(values: list[float]) -> float:
-    return statistics.median(v for v in values if v == v)
+    return statistics.median(samples(values))
 
 
 def summary(values: list[float]) -> str:
-    values = sorted(v for v in values if v == v)  # a press the page did not see (NaN) is no sample
+    values = samples(values)
     p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
     return f"median {statistics.median(values) * 1000:.0f} ms (p90 {p90 * 1000:.0f}, max {values[-1] * 1000:.0f})"
 

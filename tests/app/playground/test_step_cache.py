@@ -35,7 +35,8 @@ def test_a_cached_page_is_the_page_a_fresh_build_gives(scenario, presenter):
         view = narrative.step_view(scenario, step)
         fresh = step_page.build(view, scenario, presenter)
         assert shown == view.step
-        fields = ("caption", "headline", "narration", "committed", "tables", "draw_svg", "layout", "filename")
+        fields = ("caption", "headline", "narration", "words", "committed", "tables", "draw_svg", "layout",
+                  "filename")
         assert [getattr(page, f) for f in fields] == [getattr(fresh, f) for f in fields]
         assert isinstance(page.figure, FrozenFigure)
         assert json.loads(spec(page.figure)) == json.loads(spec(fresh.figure))
