@@ -1,4 +1,4 @@
-"""Shared fixtures: Streamlit caches (and the Playground's built step pages) persist across AppTest runs, so
+"""Shared fixtures: Streamlit caches (and the Playground's built rounds) persist across AppTest runs, so
 every test starts clean."""
 
 import os
@@ -18,7 +18,7 @@ def _clear_streamlit_caches():
         return
     st.cache_data.clear()
     st.cache_resource.clear()
-    from specviz.app.playground import step_cache
+    from specviz.app.playground import round_cache
 
-    step_cache.pages.clear()  # built step pages are shared by every session (a test may patch their builder)
+    round_cache.rounds.clear()  # built rounds are shared by every session (a test may patch their builder)
     yield

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-LIBRARY = {"core", "formats", "scenario", "theory", "narration", "lab", "playground", "plots"}
+LIBRARY = {"core", "formats", "scenario", "theory", "narration", "lab", "playground", "plots", "player"}
 LAYERS: dict[str, set[str]] = {
     "core": set(),  # the exact core: nothing from the rest of specviz
     "formats": set(),  # number formats: fractions, decimals, abbreviated integers
@@ -26,6 +26,8 @@ LAYERS: dict[str, set[str]] = {
     "lab": {"core", "scenario", "theory"},
     "playground": {"core", "formats", "scenario", "theory", "narration", "lab"},
     "plots": {"core", "formats", "scenario", "theory", "narration", "lab", "playground"},
+    # the step player: frames of plain data from the trace (through the plots' pure helpers), its browser files
+    "player": {"core", "formats", "scenario", "theory", "narration", "lab", "playground", "plots"},
     "models": {"core", "formats", "scenario", "theory", "narration"},
     "gallery": {"core", "formats", "scenario", "theory", "lab", "playground"},
     "cli": LIBRARY | {"models", "gallery"},

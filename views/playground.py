@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.app import assets
-from specviz.app.playground import controls, links, messages, session, sidebar, tabs, transport, weights
+from specviz.app.playground import controls, links, messages, player, session, sidebar, tabs, weights
 from specviz.playground import presets, state
 
 HEADER = "#### 🎛️ Playground :gray[· draft q proposes, target p verifies, exactly]"
@@ -20,6 +20,8 @@ def start(pg: session.PlaygroundSession) -> None:
     """Session state ready: widgets kept or restored, a new link opened, a scenario shown, pending edits in."""
     pg.init(presets.DEFAULT_PRESET)
     links.read_link()
+    if pg.has("scenario"):
+        player.adopt(pg)  # the step the browser shows (reported before this run), before any part reads it
     if not pg.has("scenario"):
         controls.load(presets.default_scenario())
     elif not pg.controls_complete():  # a control lost with no copy: the shown scenario fills them again
@@ -42,7 +44,6 @@ def main() -> None:
     links.write_link(*links.shown(pg))  # at once, whichever tab is open
     sidebar.sidebar_controls(presenter)
     tabs.tabs(presenter)
-    transport.clicker_keys()  # no visible content: installs the clicker keys once per browser tab
     pg.remember()
 
 

@@ -15,6 +15,7 @@ Targets (the same words on the page and here):
   scaled residual, or a tree's residual).
 * ``next bonus``: the first bonus token strictly after the current step.
 * ``round end``: the current round's result (the step itself when it is the result).
+* ``first check``: the current round's first check, after its drafting (a width-3 tree drafts 39 nodes first).
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from .state import MAX_ROUNDS, PlayState, clamp, timeline_for
 
 FIRST_REJECTION, NEXT_CORRECTION, NEXT_BONUS, ROUND_END = "first rejection", "next correction", "next bonus", \
     "round end"
-TARGETS = (FIRST_REJECTION, NEXT_CORRECTION, NEXT_BONUS, ROUND_END)
+FIRST_CHECK = "first check"
+TARGETS = (FIRST_CHECK, FIRST_REJECTION, NEXT_CORRECTION, NEXT_BONUS, ROUND_END)
 HELP = {
     FIRST_REJECTION: "the run's first rejected draft (from step 1 of round 0)",
     NEXT_CORRECTION: "the next token drawn from a residual after a rejection",
     NEXT_BONUS: "the next bonus token (every draft accepted)",
     ROUND_END: "the current round's result",
+    FIRST_CHECK: "the current round's first check, after its drafting",
 }
 
 
@@ -62,8 +65,13 @@ def is_round_end(event: Event) -> bool:
     return event.kind == "result"
 
 
+def is_check(event: Event) -> bool:
+    """A draft checked: tokenwise, block, a tree's sibling, an engine rule's check."""
+    return "check" in event.kind
+
+
 _TESTS = {FIRST_REJECTION: is_rejection, NEXT_CORRECTION: is_correction, NEXT_BONUS: is_bonus,
-          ROUND_END: is_round_end}
+          ROUND_END: is_round_end, FIRST_CHECK: is_check}
 
 
 def _check_target(target: str) -> None:
@@ -74,7 +82,7 @@ def _check_target(target: str) -> None:
 def search_start(target: str, step: int) -> int:
     """The first step index the target may lie at."""
     _check_target(target)
-    if target == FIRST_REJECTION:
+    if target in (FIRST_REJECTION, FIRST_CHECK):  # the first check: from its round's start (``jump`` says where)
         return 0
     return step if target == ROUND_END else step + 1
 
@@ -100,6 +108,8 @@ def not_found_notice(target: str, rounds: int, why: str) -> str:
 def here_notice(target: str, timeline, step: int) -> str:
     """One line for a jump that lands where the animation already is (a round's end, the first rejection)."""
     round_id = timeline.round_of(step)
+    if target == FIRST_CHECK:
+        return f"Already at the first check of round {round_id} (step {step + 1})."
     if target == ROUND_END:
         last = timeline.stopped and round_id == len(timeline.rounds) - 1
         then = ("the request stopped here, so no round follows" if last else
@@ -113,7 +123,7 @@ def jump(state: PlayState, scenario: Scenario, target: str) -> PlayState:
     _check_target(target)
     timeline = timeline_for(scenario)
     state = clamp(state, scenario)
-    searched = 0
+    searched = timeline.starts[timeline.round_of(state.step)] if target == FIRST_CHECK and timeline.events else 0
     while True:
         found = find(timeline.events, state.step, target, start=searched)
         if found is not None:

@@ -10,7 +10,8 @@ Query keys (values are plain strings; defaults are left out to keep links short)
     mask    one '1'/'0' per token     stop   token ids separated by ','
     fp32    '1' when on               seed, request, generation, context
     verification  'block' for block verification (absent: tokenwise, so older links are unchanged)
-    step    the event index of the animation
+    at      the step as the player's label counts it: at=1 is Step 1, the first event (counts start at 1)
+    step    read from older links only: the event index from 0 (step=0 is Step 1); never written now
 
 ``scenario_from_query`` and ``import_json`` read links and files with the scenario documents'
 reader (``scenario.scenario_from_dict``: ASCII digits only, numbers exact, one entry per token).
@@ -57,7 +58,8 @@ VERSION = 1
 LECTURE_FORMAT = "specviz-lecture"  # lecture.FORMAT (lecture imports form, which imports this module)
 SCENARIO_KEYS = ("vocab", "p", "q", "depth", "draft_topk", "temperature", "top_k", "top_p", "mask", "stop",
                  "fp32", "seed", "request", "generation", "context", "verification")
-QUERY_KEYS = (*SCENARIO_KEYS, "step")
+STEP_KEY, OLD_STEP_KEY = "at", "step"  # the step from 1 (as the label reads), and older links' index from 0
+QUERY_KEYS = (*SCENARIO_KEYS, STEP_KEY, OLD_STEP_KEY)
 PAGE_KEYS = ("presenter",)  # read by the page itself; any other key is ignored with a note
 FILE_KEYS = ("format", "version", "scenario", "step", "trace")  # 'trace' is written for readers, not read back
 _FP32 = {"1": True, "true": True, "True": True, "0": False, "false": False, "False": False, "": False}
@@ -179,7 +181,7 @@ def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
         query["context"] = scenario.context_id
     if scenario.verification != "token":  # absent means tokenwise: older links stay as they were
         query["verification"] = scenario.verification
-    query["step"] = str(step)
+    query[STEP_KEY] = str(step + 1)  # the label's Step N: a link reads as the page does
     return query
 
 def has_scenario(params: Mapping[str, str]) -> bool:
@@ -301,9 +303,19 @@ def _link_notes(params: Mapping[str, str]) -> list[str]:
 
 
 def _link_step(params: Mapping[str, str], notes: list[str]) -> int:
-    step = _link_value(params, "step", int_from_text) or 0
+    """The event index a link opens at: ``at`` counts from 1 (Step 1 is index 0); an older link's ``step`` keeps
+    its meaning, the index from 0, so it opens the step it always opened."""
+    if STEP_KEY in params:
+        at = _link_value(params, STEP_KEY, int_from_text)
+        if at is None or at < 1:
+            notes.append(f"at {at if at is not None else '(empty)'} → 1 (steps count from 1)")
+            at = 1
+        if OLD_STEP_KEY in params:
+            notes.append(f"step ignored: at={at} names the step")
+        return at - 1
+    step = _link_value(params, OLD_STEP_KEY, int_from_text) or 0
     if step < 0:
-        notes.append(f"step {step} → 0 (steps count from 0)")
+        notes.append(f"step {step} → 0 (an older link's step counts from 0: step=0 is Step 1)")
         step = 0
     return step
 

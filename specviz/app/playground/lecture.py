@@ -44,7 +44,7 @@ def walk(pg: PlaygroundSession, forward: bool) -> None:
         pg.state = replace(pg.state, step=moved.step, playing=False, notice="")
 
 
-# --- the lecture banner ----------------------------------------------------------------------------------
+# --- the lecture banner (the player draws it on its caption line) -------------------------------------------
 def end_lecture() -> None:
     pg = session()
     pg.lecture = None
@@ -62,27 +62,11 @@ def progress(talk: Lecture, index: int) -> str:
                        f"steps {entry.step + 1} to {lecture.entry_end(entry) + 1}", *words])
 
 
-def _entry_button(delta: int) -> None:
+def entry_button(delta: int) -> None:
+    """The banner's ◀ and ▶: the previous or next entry, at its first step."""
     pg = session()
     index = min(max(pg.lecture_entry + delta, 0), len(pg.lecture.entries) - 1)
     open_entry(pg, index, pg.lecture.entries[index].step)
-
-
-def banner(row) -> None:
-    """On the step's caption line while a lecture runs: which entry, and buttons to the other entries."""
-    pg = session()
-    if pg.lecture is None:
-        return
-    talk: Lecture = pg.lecture
-    text = progress(talk, pg.lecture_entry)
-    # one line beside the step's caption: the words end in "…" where the line is too short (the full text
-    # is the hover), so the banner never pushes the step down a line
-    row.container(key=Keys.lecture_banner).caption(f"🎓 **{text}**", help=text)
-    row.button("◀", key=Keys.lecture_previous, on_click=_entry_button, args=(-1,),
-               disabled=pg.lecture_entry == 0, help="The previous lecture entry, at its first step")
-    row.button("▶", key=Keys.lecture_next, on_click=_entry_button, args=(1,),
-               disabled=pg.lecture_entry + 1 >= len(talk.entries), help="The next lecture entry, at its first step")
-    row.button("End", key=Keys.lecture_end, on_click=end_lecture, help="Leave the lecture (Step walks one event)")
 
 
 # --- the Share tab's lecture section ------------------------------------------------------------------------

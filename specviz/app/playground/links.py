@@ -66,6 +66,11 @@ def read_link() -> None:
     params = st.query_params.to_dict()
     if params == pg.last_query:
         return
+    if pg.has("scenario") and pg.last_query is not None and _without_step(params) == _without_step(pg.last_query):
+        # the same link at another step: the step player's own address bar (or an older echo of it); the step is
+        # the player's to say (player.adopt), so this is no new link
+        pg.last_query = params
+        return
     if not share.has_scenario(params):
         if params.get("presenter") == "1":
             pg.presenter = True
@@ -80,6 +85,10 @@ def read_link() -> None:
     if not pg.link_problems:
         note = lecture_link.reopen(pg, params)
         pg.link_note = " ".join(filter(None, (pg.link_note, note)))
+
+
+def _without_step(params: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in params.items() if k not in (share.STEP_KEY, share.OLD_STEP_KEY)}
 
 
 def on_upload() -> None:

@@ -97,7 +97,6 @@ class PlaygroundSession:
     seed: str = _widget("seed")
     request: str = _widget("request")
     generation: int = _widget("generation")
-    speed: str = _widget("speed", "normal")
     sliders: bool = _widget("sliders", False)
     many_n: int = _widget("many_n", 10_000)
     many_bug: str = _widget("many_bug", "none")
@@ -124,7 +123,9 @@ class PlaygroundSession:
     preset_before: str = _plain("preset_before")
     preset_undo: tuple | None = _plain("preset_undo", None)  # (scenario, step, preset name)
     last_query: dict | None = _plain("last_query", None)  # the query string read or written last
-    last_tick: float = _plain("last_tick", 0.0)
+    player_inbox: list = _plain("player_inbox", list)  # what the step player said since the last run (player.adopt)
+    player_seq: int = _plain("player_seq", 0)  # bumped when Python sends a step the browser must take
+    player_browser: int = _plain("player_browser", -1)  # the step the browser shows, as far as Python knows
     many_bug_kept: str | None = _plain("many_bug_kept", None)  # the bug set aside while block is on
     many: tuple | None = _plain("many", None)  # (key, ManyRounds) of the last run
     refused_scenario: Any = _plain("refused_scenario", None)  # the refused scenario a link or card asked for
@@ -173,7 +174,7 @@ class PlaygroundSession:
                 self.store[slot.key] = self.store[slot.key]  # a hidden widget keeps its value
             elif SHADOW + slot.key in self.store:
                 self.store[slot.key] = self.store[SHADOW + slot.key]  # dropped on another page's run
-        for name in ("presenter", "speed", "sliders", "many_n", "many_bug", "many_seed"):
+        for name in ("presenter", "sliders", "many_n", "many_bug", "many_seed"):
             self.setdefault(name, self.slots()[name].default_value())
         self.setdefault("preset", preset)
         self.setdefault("preset_before", self.preset)
@@ -219,17 +220,12 @@ class Tab:
 class Keys:
     """Keys of elements that hold no value worth keeping: buttons, charts, the uploader."""
 
-    forward, back, play, reset, next_round, new_seed = (PREFIX + k for k in (
-        "forward", "back", "play", "reset", "next", "new_seed"))
+    player = PREFIX + "player"  # the step player (its state "at" and trigger "action": app/playground/player.py)
     undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
         "undo", "undo_preset", "many_run", "upload", "download"))
-    main_chart, history_chart, proof_chart, many_chart = (PREFIX + k for k in (
-        "main_chart", "history_chart", "proof_chart", "many_chart"))
-    lecture_upload, lecture_example, lecture_end, lecture_next, lecture_previous = (PREFIX + k for k in (
-        "lecture_upload", "lecture_example", "lecture_end", "lecture_next", "lecture_previous"))
+    proof_chart, many_chart = PREFIX + "proof_chart", PREFIX + "many_chart"
+    lecture_upload, lecture_example = PREFIX + "lecture_upload", PREFIX + "lecture_example"
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
-    lecture_banner = PREFIX + "lecture_banner"  # the banner's line of text (it shortens itself to its line)
-    jump_menu = PREFIX + "jump"  # the "jump to" menu: its value is the chosen target
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
     compare_chart_tree, compare_chart_seeds = PREFIX + "compare_tree", PREFIX + "compare_seeds_chart"
 

@@ -15,7 +15,6 @@ import streamlit as st
 from .. import animation, links, messages, weights
 from ..lecture import lecture_section
 from ..session import PlaygroundSession, Tab, session
-from ..transport import SPEEDS
 from . import compare, many_rounds, proof, share
 
 PLAYS = (Tab.animation, Tab.proof, Tab.many_rounds, Tab.compare)  # the tabs that play the shown scenario
@@ -24,7 +23,7 @@ PLAYS = (Tab.animation, Tab.proof, Tab.many_rounds, Tab.compare)  # the tabs tha
 def animation_tab(presenter: bool) -> None:
     pg = session()
     pg.drop("full_rerun")  # this run is the whole page
-    st.fragment(animation.animation, run_every=SPEEDS[pg.speed] if pg.state.playing else None)(presenter)
+    st.fragment(animation.animation)(presenter)  # the player steps in the browser: no timer on the server
 
 
 def share_tab(pg: PlaygroundSession) -> None:
