@@ -197,7 +197,8 @@ def links(draw) -> tuple[dict[str, str], Mutation, Scenario, int]:
     """A link's query parameters, valid or mutated in one way, with the mutation and the scenario it came from."""
     scenario, step = draw(scenarios(trees=True)), draw(st.integers(0, 40))
     params = share.scenario_to_query(scenario, step)
-    kind = draw(st.sampled_from(["none", "value", "drop", "unknown", "step", "fp32", "short", "weight", "wide"]))
+    kind = draw(st.sampled_from(["none", "value", "drop", "unknown", "step", "old step", "fp32", "short", "weight",
+                                 "wide"]))
     key = draw(st.sampled_from(share.QUERY_KEYS))
     if kind == "value":
         params[key] = draw(LINK_TEXT)
@@ -206,7 +207,11 @@ def links(draw) -> tuple[dict[str, str], Mutation, Scenario, int]:
     elif kind == "unknown":
         key = draw(st.sampled_from(["utm_source", "Step", "p2", "x" * 30, "presenter2"]))
         params[key] = draw(st.text(max_size=4))
-    elif kind == "step":
+    elif kind == "step":  # the step as the label reads it (at=1 is Step 1)
+        key = "at"
+        params[key] = str(draw(st.integers(-10**6, 10**6)))
+    elif kind == "old step":  # an older link: its step, from 0
+        del params["at"]
         key = "step"
         params[key] = str(draw(st.integers(-10**6, 10**6)))
     elif kind == "fp32":

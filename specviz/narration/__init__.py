@@ -43,6 +43,7 @@ from ..core.verification import FamilyTable, rule
 from . import block as block_explain
 from . import engine_rules
 from . import tree as tree_narration
+from .counting import nth
 
 Told = tuple[str, list[str]]
 
@@ -149,7 +150,7 @@ def _draft(event: DraftEvent, s: Setting, drafted: Sequence[int], f: Profile) ->
         context = f"its row after the previous token {label(v, event.prefix[-1])}"
     else:
         context = "its start row (nothing before)"
-    head = (f"Round {event.round_id}, drafting position {event.position}: the draft samples "
+    head = (f"Round {nth(event.round_id)}, drafting position {nth(event.position)}: the draft samples "
             f"{label(v, event.token)} from q")
     return head, [
         f"q is the draft's distribution: {context}.",
@@ -163,20 +164,22 @@ def _check(event: CheckEvent, s: Setting, f: Profile) -> Told:
     x = s.vocab[event.token]
     verdict = "accepted" if event.accepted else "rejected"
     compare = "<" if event.accepted else "≥"
-    head = f"Round {event.round_id}, checking position {event.position}: {label(s.vocab, event.token)} is {verdict}"
+    head = (f"Round {nth(event.round_id)}, checking position {nth(event.position)}: {label(s.vocab, event.token)} "
+            f"is {verdict}")
+    test = ("p(x) = 0: **rejected**, no draw needed" if event.acceptance == 0 else
+            f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.fraction(event.acceptance)}, "
+            f"so x is **{verdict}**")
     return head, [
         f"Proposed token x = {label(s.vocab, event.token)}: p({x}) = {f.fraction(event.p_token)}, "
         f"q({x}) = {f.fraction(event.q_token)}.",
         f"Acceptance probability min(1, p(x)/q(x)) = {f.fraction(event.acceptance)}.",
-        f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} "
-        f"{f.fraction(event.acceptance)}, so x is **{verdict}**"
-        + (" and committed." if event.accepted else "; a correction is drawn from the residual next."),
+        test + (" and committed." if event.accepted else "; a correction is drawn from the residual next."),
     ]
 
 
 def _correction(event: CorrectionEvent, s: Setting, f: Profile) -> Told:
     overlap = 1 - event.residual_mass
-    head = (f"Round {event.round_id}, rejection at position {event.position}: the correction "
+    head = (f"Round {nth(event.round_id)}, rejection at position {nth(event.position)}: the correction "
             f"{label(s.vocab, event.token)} is drawn from the residual")
     return head, [
         "The residual (p − q)+ is the part of p that sticks out above q.",
@@ -188,7 +191,8 @@ def _correction(event: CorrectionEvent, s: Setting, f: Profile) -> Told:
 
 
 def _bonus(event: BonusEvent, s: Setting, f: Profile) -> Told:
-    head = f"Round {event.round_id}: all {event.position} drafts {s.kept}, bonus token {label(s.vocab, event.token)}"
+    head = (f"Round {nth(event.round_id)}: all {event.position} drafts {s.kept}, bonus token "
+            f"{label(s.vocab, event.token)}")
     return head, [
         f"Every draft was {s.kept}, so the target's distribution p after the last draft "
         f"{label(s.vocab, event.prefix[-1])} gives one more token for free.",
@@ -198,7 +202,7 @@ def _bonus(event: BonusEvent, s: Setting, f: Profile) -> Told:
 
 
 def _stop(event: StopEvent, s: Setting) -> Told:
-    r, token = event.round_id, label(s.vocab, event.token)
+    r, token = nth(event.round_id), label(s.vocab, event.token)
     if event.stage == "draft":
         return (f"Round {r}: the draft drew the stop token {token}, so the block ends early",
                 [f"The block has {event.position + 1} of {s.depth} proposals; the verifier checks them "
@@ -214,7 +218,8 @@ def _result(event: ResultEvent, s: Setting) -> Told:
     elif not event.stopped or len(event.tokens) > event.accepted_drafts:
         parts.append("1 bonus")
     count = len(event.tokens)
-    head = f"Round {event.round_id} commits {count} token{'' if count == 1 else 's'}: {text_of(s.vocab, event.tokens)}"
+    head = (f"Round {nth(event.round_id)} commits {count} token{'' if count == 1 else 's'}: "
+            f"{text_of(s.vocab, event.tokens)}")
     return head, [f"That is {' + '.join(parts)}.",
                   "Next round drafts again from the committed text." if not event.stopped else
                   "The request has stopped."]
@@ -252,10 +257,11 @@ def numbers(event: Event, vocab: Sequence[str], profile: Profile = TERMINAL) -> 
     if isinstance(event, CheckEvent):
         x, a = vocab[event.token], event.acceptance
         test, verdict = ("<", "accepted") if event.accepted else ("≥", "rejected")
+        drawn = ("p(x) = 0: rejected, no draw needed" if a == 0 else
+                 f"acceptance {f.draw(event.draw, event.draw_range)} (the denominator's range): "
+                 f"{short(event.draw)} {test} {short(a.numerator)} = the numerator, so {verdict}")
         return [f"p({x}) = {f.fraction(event.p_token)}, q({x}) = {f.fraction(event.q_token)}",
-                f"min(1, p/q) = {f.fraction(a)}",
-                f"acceptance {f.draw(event.draw, event.draw_range)} (the denominator's range): "
-                f"{short(event.draw)} {test} {short(a.numerator)} = the numerator, so {verdict}"]
+                f"min(1, p/q) = {f.fraction(a)}", drawn]
     if isinstance(event, CorrectionEvent):
         x = vocab[event.token]
         return [f"residual mass Σ (p − q)+ = {f.fraction(event.residual_mass)}",
@@ -316,8 +322,8 @@ def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | in
         if event.residual_mass is not None:
             values.append((n.mass, event.residual_mass))
     elif isinstance(event, BlockDecisionEvent):
-        values += [(f"w_{k}", w) for k, w in enumerate(event.weights[1:])]
-        values += [(f"h_{k}", h) for k, h in enumerate(event.stop_probabilities[1:])]
+        values += [(f"w_{k}", w) for k, w in enumerate(event.weights[1:], 1)]  # w_k at position k, from 1
+        values += [(f"h_{k}", h) for k, h in enumerate(event.stop_probabilities[1:], 1)]
     elif isinstance(event, DraftEvent):
         values.append((f"q({vocab[event.token]})", event.q.prob(event.token)))
     elif isinstance(event, CorrectionEvent):

@@ -6,13 +6,13 @@ page can keep its own narration for drafts, bonus tokens, stops and results. ``n
 whole trace. Pure functions: events in, text out. A caller that abbreviates long integers (the
 Playground, the command line) passes its own ``Formats``; the default writes every digit.
 
-One counting convention everywhere (``POSITIONS``): draft positions count from 0, as rounds and the
-Playground's positions do, and a quantity computed at a position carries that position's index: the check at
-position k computes the running weight w_k (after the draft x_k; the weight before position 0 is 1), the scaled
-residual mass ρ_k and the stop probability h_k. τ counts drafts *kept*: a last hit at position k keeps
-positions 0..k, τ = k + 1 drafts. (Sun et al. count drafts from 1: their w_i, ρ_i and h_i are w_{i−1}, ρ_{i−1}
-and h_{i−1} here; the trace's events keep the paper's arrays.) ``names`` gives each quantity its name at a
-position, for the narration, the figures and the folded exact values alike.
+One counting convention everywhere (``POSITIONS``, and ``narration.counting``): draft positions count from 1, as
+rounds and steps do, and a quantity computed at a position carries that position's number: the check at position
+k computes the running weight w_k (after the draft x_k; the weight before position 1 is w_0 = 1), the scaled
+residual mass ρ_k and the stop probability h_k, as Sun et al. number them. τ counts drafts *kept*: a last hit at
+position k keeps positions 1..k, τ = k drafts. The trace's events keep Python's indices (``position`` from 0) and
+the paper's arrays. ``names`` gives each quantity its name at a position (given as the event's index from 0), for
+the narration, the figures and the folded exact values alike.
 """
 
 from __future__ import annotations
@@ -24,31 +24,33 @@ from fractions import Fraction
 from .. import formats
 from ..core.block_verifier import tau_distribution
 from ..core.trace import BlockCheckEvent, BlockDecisionEvent, Event, ScaledCorrectionEvent
+from .counting import nth
 
 Narration = tuple[str, list[str]]
-POSITIONS = ("Positions count from 0, and w_k, ρ_k and h_k are computed at position k (the weight before "
-             "position 0 is 1); τ counts drafts kept: a last hit at position k keeps positions 0..k, τ = k + 1.")
+POSITIONS = ("Positions count from 1, and w_k, ρ_k and h_k are computed at position k (the weight before "
+             "position 1 is 1); τ counts drafts kept: a last hit at position k keeps positions 1..k, τ = k.")
 
 
 @dataclass(frozen=True)
 class Names:
     """The names of a block check's quantities at one position: w before it, w, ρ and h after it."""
 
-    before: str  # 'w_1', or '1' at position 0
+    before: str  # 'w_1', or '1' at position 1
     weight: str  # 'w_2'
     mass: str  # 'ρ_2'
     stop: str  # 'h_2'
 
 
 def names(position: int) -> Names:
-    """What the check at ``position`` (from 0) calls its quantities: w_{k-1} (1 at 0), w_k, ρ_k, h_k."""
-    return Names("1" if position == 0 else f"w_{position - 1}", f"w_{position}", f"ρ_{position}",
-                 f"h_{position}")
+    """What the check at the event's ``position`` (an index from 0: position k = index + 1 as read) calls its
+    quantities: w_{k-1} (1 at position 1), w_k, ρ_k, h_k."""
+    k = nth(position)
+    return Names("1" if k == 1 else f"w_{k - 1}", f"w_{k}", f"ρ_{k}", f"h_{k}")
 
 
 def scale_name(kept: int) -> str:
-    """The weight of the scaled residual after τ = kept drafts: w_{τ−1} (the last kept position's), 1 at τ = 0."""
-    return "1" if kept == 0 else f"w_{kept - 1}"
+    """The weight of the scaled residual after τ = kept drafts: w_τ (the last kept position's), 1 at τ = 0."""
+    return "1" if kept == 0 else f"w_{kept}"
 
 
 def fraction_text(value: Fraction | int, digits: int = 4) -> str:
@@ -92,8 +94,8 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narratio
     x = vocab[event.token]
     ratio = event.p_token / event.q_token
     verdict = "hit" if event.hit else "no hit"
-    kept = "the first draft" if k == 0 else f"the drafts up to position {k}"
-    head = f"Round {event.round_id}, block check at position {k}: keep {kept}? {verdict}"
+    kept = "the first draft" if k == 0 else f"the drafts up to position {nth(k)}"
+    head = f"Round {nth(event.round_id)}, block check at position {nth(k)}: keep {kept}? {verdict}"
     if k == 0:
         running = (f"Running weight, from 1 before the first draft: {n.weight} = min(1, p/q) = "
                    f"min(1, {f.exact(ratio)}) = {f.fraction(event.weight)}.")
@@ -129,16 +131,15 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narratio
 
 def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     g, tau = len(event.drafts), event.accepted_drafts
-    head = f"Round {event.round_id}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
-    marks = ", ".join(f"{k} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
+    head = f"Round {nth(event.round_id)}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
+    marks = ", ".join(f"{nth(k)} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
     taus = tau_distribution(event.stop_probabilities)
-    last = g - 1
     lines = [
-        f"Stop draws by position (from 0): {marks}. τ = the drafts kept: 1 + the last position whose draw hit, "
+        f"Stop draws by position: {marks}. τ = the drafts kept: the last position whose draw hit, "
         f"or 0 when none did: τ = {tau}.",
-        f"Weights (w_0..w_{last}) = (" + ", ".join(f.exact(w) for w in event.weights[1:]) + f"), stop probabilities "
-        f"(h_0..h_{last}) = (" + ", ".join(f.exact(h) for h in event.stop_probabilities[1:]) + ").",
-        "So P(τ = i), the chance that the last hit is at position i − 1 (none at all for i = 0), is ("
+        f"Weights (w_1..w_{g}) = (" + ", ".join(f.exact(w) for w in event.weights[1:]) + f"), stop probabilities "
+        f"(h_1..h_{g}) = (" + ", ".join(f.exact(h) for h in event.stop_probabilities[1:]) + ").",
+        "So P(τ = i), the chance that the last hit is at position i (none at all for i = 0), is ("
         + ", ".join(f.exact(t) for t in taus) + f") for i = 0..{g}.",
     ]
     kept = " ".join(vocab[t] for t in event.drafts[:tau]) or "(nothing)"
@@ -157,11 +158,11 @@ def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Na
 
 def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     tau = event.position
-    head = (f"Round {event.round_id}: correction {_tok(vocab, event.token)} drawn from the scaled residual "
+    head = (f"Round {nth(event.round_id)}: correction {_tok(vocab, event.token)} drawn from the scaled residual "
             f"after {tau} kept draft{'' if tau == 1 else 's'}")
     scaled = "p" if event.scale == 1 else f"{f.exact(event.scale)}·p"
     weight = ("w = 1: no draft was kept" if tau == 0 else
-              f"w = {scale_name(tau)} = {f.exact(event.scale)}, the weight after the last kept position {tau - 1}")
+              f"w = {scale_name(tau)} = {f.exact(event.scale)}, the weight after the last kept position {tau}")
     return head, [
         f"The residual is ({scaled} − q)+: the part of w·p that sticks out above q, with {weight}.",
         f"Its mass is {f.fraction(event.residual_mass)}; dividing by it gives the normalized residual.",

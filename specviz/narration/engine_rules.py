@@ -24,6 +24,7 @@ from ..core.trace import (
     ThresholdTreeCorrectionEvent,
 )
 from .block import Formats, Narration
+from .counting import node, nth
 
 Values = list[tuple[str, Fraction | int]]
 
@@ -48,7 +49,7 @@ def _verdict(accepted: bool) -> tuple[str, str]:
 
 def _head(event: Event, vocab: Sequence[str], rule: str) -> str:
     verdict, _ = _verdict(event.accepted)  # type: ignore[attr-defined]
-    return (f"Round {event.round_id}, checking position {event.position} ({rule}): "
+    return (f"Round {nth(event.round_id)}, checking position {nth(event.position)} ({rule}): "
             f"{_tok(vocab, event.token)} is {verdict}")  # type: ignore[attr-defined]
 
 
@@ -92,7 +93,7 @@ def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: 
     x, name = _tok(vocab, event.token), vocab[event.token]
     s, a = event.threshold_single, event.threshold_acc
     verdict, compare = _verdict(event.accepted)
-    head = (f"Round {event.round_id}, SGLang tree check at position {event.position}: sibling #{event.sibling} of "
+    head = (f"Round {nth(event.round_id)}, SGLang tree check of {node(event.path)}: sibling {nth(event.sibling)} of "
             f"{event.siblings}, {x}, is {verdict}")
     earlier = "" if event.sibling == 0 else f" and the {event.sibling} sibling{'s' if event.sibling > 1 else ''} " \
                                             "before it"
@@ -120,8 +121,8 @@ def _threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEv
     y = _tok(vocab, event.token)
     what, whose = (("the rejected draft", "the rejected draft's") if isinstance(event, ThresholdCorrectionEvent) else
                    ("the rejected children", "the rejected children's"))
-    head = (f"Round {event.round_id}, rejection at position {event.position}: the final token {y} is drawn from p "
-            f"without {what}")
+    head = (f"Round {nth(event.round_id)}, rejection at position {nth(event.position)}: the final token {y} is drawn "
+            f"from p without {what}")
     return head, [
         f"SGLang removes {whose} target mass ({_tokens(vocab, event.removed)}): p without it has mass "
         f"{f.fraction(event.residual_mass)}, renormalized (relu(p − draft_probs) / its sum).",
@@ -167,10 +168,10 @@ def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequenc
     source = event.drawn_from if isinstance(event, MedusaBonusEvent) else event.residual
     bonus = isinstance(event, MedusaBonusEvent)
     if bonus:
-        head = f"Round {event.round_id}: every draft kept, Medusa's next token {y}"
+        head = f"Round {nth(event.round_id)}: every draft kept, Medusa's next token {y}"
         when = "Every draft passed the threshold"
     else:
-        head = f"Round {event.round_id}, rejection at position {event.position}: Medusa commits {y} instead"
+        head = f"Round {nth(event.round_id)}, rejection at position {nth(event.position)}: Medusa commits {y} instead"
         when = "A draft failed the threshold"
     if event.fast:
         how = (f"{when}; with fast=True (Medusa's default) the next token is argmax p = {y} "

@@ -1,8 +1,9 @@
 """Narration of a draft tree's round (recursive rejection sampling) from its trace, with exact numbers.
 
 ``narrate_event`` turns one tree event (a child drafted, a sibling checked against the residual r, the
-correction from the last r) into a headline and lines; other events return None. Positions and sibling
-indices count from 0, as everywhere in the Playground. Pure: events in, text out; the caller's
+correction from the last r) into a headline and lines; other events return None. A node is named by its path
+from the root, node [1, 2] the first child's second child, and rounds, positions and siblings count from 1, as
+everywhere a person reads them (``counting``). Pure: events in, text out; the caller's
 ``narration.block.Formats`` writes the numbers.
 """
 
@@ -12,6 +13,8 @@ from collections.abc import Sequence
 
 from ..core.trace import Event
 from .block import EXACT, Formats, Narration
+from .counting import node as _node
+from .counting import nth
 
 
 def _tok(vocab: Sequence[str], token: int) -> str:
@@ -23,15 +26,9 @@ def _scaled(scale, f: Formats) -> str:
     return "(p − q)+" if scale == 1 else f"({f.exact(scale)}·p − q)+"
 
 
-def _node(path: Sequence[int]) -> str:
-    """'node [0, 1]': sibling indices from the root, as the trace names it."""
-    return f"node {list(path)}"
-
-
 def _draft(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
-    head = (f"Round {event.round_id}, drafting the tree: child #{event.sibling} at position {event.position} "
-            f"is {x}")
+    head = f"Round {nth(event.round_id)}, drafting the tree: {_node(event.path)} is {x}"
     distinct = tuple(event.drawn_from.ticket_ints()) != tuple(event.q.ticket_ints())
     source = ("q′ = q renormalized over the tokens its earlier siblings did not draw (drafting without "
               "replacement)" if distinct else "q at this node's prefix")
@@ -45,17 +42,19 @@ def _draft(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
 def _check(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict = "accepted" if event.accepted else "rejected"
-    head = (f"Round {event.round_id}, tree check at position {event.position}: sibling #{event.sibling} of "
+    head = (f"Round {nth(event.round_id)}, tree check of {_node(event.path)}: sibling {nth(event.sibling)} of "
             f"{event.siblings}, {x}, is {verdict}")
     against = ("r = p, since no sibling at this node was rejected yet" if event.sibling == 0 else
                f"r = the residual left by the {event.sibling} rejected sibling{'s' if event.sibling > 1 else ''} "
                "before it")
     compare = "<" if event.accepted else "≥"
+    test = ("r(x) = 0: **rejected**, no draw needed" if event.acceptance == 0 else
+            f"the acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so {x} "
+            f"is **{verdict}**")
     lines = [
         f"{x} is tested against {against}: r({name}) = {f.fraction(event.r_token)}, q′({name}) = "
         f"{f.fraction(event.q_token)} (p({name}) = {f.fraction(event.p_token)}).",
-        f"Acceptance min(1, r(x)/q′(x)) = {f.fraction(event.acceptance)}; the acceptance "
-        f"{f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so {x} is **{verdict}**.",
+        f"Acceptance min(1, r(x)/q′(x)) = {f.fraction(event.acceptance)}; {test}.",
     ]
     if event.accepted:
         lines.append(f"{x} is committed; the walk goes down to its children (or, at a leaf, to the bonus).")
@@ -70,9 +69,9 @@ def _check(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
 
 def _correction(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
-    head = f"Round {event.round_id}: every child at position {event.position} rejected, correction {x} from the last r"
+    head = f"Round {nth(event.round_id)}: every child of {_node(event.path)} rejected, correction {x} from the last r"
     return head, [
-        f"r = normalized {_scaled(event.scale, f)} at {_node(event.path) if event.path else 'the root'}; "
+        f"r = normalized {_scaled(event.scale, f)} at {_node(event.path)}; "
         f"the mass of the last (r − q′)+ was {f.fraction(event.residual_mass)}.",
         f"The correction {f.draw(event.draw, event.draw_range)} picks {x} with r({vocab[event.token]}) = "
         f"{f.fraction(event.residual.prob(event.token))}; the round ends here.",

@@ -47,6 +47,8 @@ from ..core.trace import (
     TreeDraftEvent,
 )
 from ..narration.block import names as block_names
+from ..narration.counting import node as node_name
+from ..narration.counting import nth
 from ..playground import jump
 from ..playground.narrative import StepView
 from ..plots import engine_rules as engine_plots
@@ -152,7 +154,7 @@ def _acceptance(event: CheckEvent | TreeCheckEvent, name: str = "p(x)", title: s
 @draws(DraftEvent)
 def draft(event: DraftEvent, ctx: Context) -> Drawing:
     q, x = pr.probs(event.q), event.token
-    chart = pr.bars(f"Drafting position {event.position}: sample from q", [pr.panel(ctx.labels)],
+    chart = pr.bars(f"Drafting position {nth(event.position)}: sample from q", [pr.panel(ctx.labels)],
                     [pr.series("q", "draft q", "q", q, highlight=x, symbol="q")],
                     marks=[pr.mark(x, q[x], f"drafted: {ctx.labels[x]}")])
     strip = chain_plots.sampling_draw_strip(event.q, event.draw, x, ctx.scenario.vocab, cue="q",
@@ -163,7 +165,7 @@ def draft(event: DraftEvent, ctx: Context) -> Drawing:
 @draws(CheckEvent)
 def check(event: CheckEvent, ctx: Context) -> Drawing:
     p, q, x = pr.probs(event.p), pr.probs(event.q), event.token
-    chart = pr.bars(f"Checking position {event.position}: p vs q", [pr.panel(ctx.labels)], _p_and_q(event, ctx),
+    chart = pr.bars(f"Checking position {nth(event.position)}: p vs q", [pr.panel(ctx.labels)], _p_and_q(event, ctx),
                     marks=[pr.mark(x, max(p[x], q[x]), f"x = {ctx.labels[x]}: {_verdict(event.accepted)}")])
     return Drawing(chart, _acceptance(event))
 
@@ -194,7 +196,7 @@ def _residual(event: CorrectionEvent, ctx: Context, scale: Fraction, title: str)
 
 @draws(CorrectionEvent)
 def correction(event: CorrectionEvent, ctx: Context) -> Drawing:
-    return _residual(event, ctx, pr.ONE, f"Rejected at position {event.position}: draw from the residual")
+    return _residual(event, ctx, pr.ONE, f"Rejected at position {nth(event.position)}: draw from the residual")
 
 
 @draws(ScaledCorrectionEvent)
@@ -248,7 +250,7 @@ def summary(ctx: Context) -> Data:
         committed = [{"key": f"c{i}", "at": i, "label": labels[t], "cue": "accepted"}
                      for i, t in enumerate(decision.drafts[:kept])] + committed
     title = "Round summary" + (": stopped at a stop token" if any(isinstance(e, StopEvent) for e in events) else "")
-    return {"type": "round", "title": title, "columns": [str(i) for i in range(ctx.scenario.depth + 1)],
+    return {"type": "round", "title": title, "columns": [str(nth(i)) for i in range(ctx.scenario.depth + 1)],
             "x_title": "position in the block", "rows": [{"name": "drafted", "items": drafted},
                                                          {"name": "committed", "items": committed}]}
 
@@ -258,7 +260,7 @@ def summary(ctx: Context) -> Data:
 def block_check(event: BlockCheckEvent, ctx: Context) -> Drawing:
     p, q, x = pr.probs(event.p), pr.probs(event.q), event.token
     weight = block_names(event.position).weight
-    chart = pr.bars(f"Block check at position {event.position}: p vs q, {weight} = {pr.short(event.weight)}",
+    chart = pr.bars(f"Block check at position {nth(event.position)}: p vs q, {weight} = {pr.short(event.weight)}",
                     [pr.panel(ctx.labels)], _p_and_q(event, ctx),
                     marks=[pr.mark(x, max(p[x], q[x]), f"x = {ctx.labels[x]}: p/q = "
                                                        f"{pr.short(event.p_token / event.q_token)}")])
@@ -272,12 +274,12 @@ def block_decision(event: BlockDecisionEvent, ctx: Context) -> Drawing:
     labels = ["0\nnone"] + [f"{i}\n+{ctx.labels[event.drafts[i - 1]]}" for i in range(1, g + 1)]
     taus = tau_distribution(event.stop_probabilities)
     data = [pr.series("tau", "P(τ = i)", "accepted", taus, highlight=tau, symbol="P(τ = i)"),
-            pr.series("h", "h_{τ−1} (stop)", "theory", event.stop_probabilities, kind="tick", symbol="h"),
-            pr.series("w", "w_{τ−1} (weight)", "q", event.weights, kind="line", symbol="w")]
-    hits = ", ".join(str(k) for k, hit in enumerate(event.hits) if hit)
+            pr.series("h", "h_τ (stop)", "theory", event.stop_probabilities, kind="tick", symbol="h"),
+            pr.series("w", "w_τ (weight)", "q", event.weights, kind="line", symbol="w")]
+    hits = ", ".join(str(nth(k)) for k, hit in enumerate(event.hits) if hit)
     hit_text = f"hits at position{'s' if ',' in hits else ''} {hits}" if hits else "no hit"
     chart = pr.bars(f"Block decision: keep {tau} of {g}",
-                    [pr.panel(labels, y_max=1.3, x_title="τ = drafts kept (positions 0..τ−1)",
+                    [pr.panel(labels, y_max=1.3, x_title="τ = drafts kept (positions 1..τ)",
                               ticks=(0, 0.25, 0.5, 0.75, 1))], data,
                     marks=[pr.mark(tau, taus[tau], f"τ = {tau} ({hit_text})")])
     return Drawing(chart)
@@ -307,7 +309,7 @@ def _tree(ctx: Context, panel: Data | None, panel_title: str, strip: Data | None
     heading = title or (f"Draft tree: {panel_title}" if panel_title else "Draft tree")
     chart = {"type": "tree", "title": heading, "nodes": nodes, "edges": edges,
              "current": None if at.current is None else node_key(at.current),
-             "columns": ["prefix"] + [str(i) for i in range(at.depth)], "x_title": "position",
+             "columns": ["prefix"] + [str(nth(i)) for i in range(at.depth)], "x_title": "position",
              "states": [[s, tree_plots.STATES[s][0]] for s in shown], "panel": panel}
     return Drawing(chart, strip)
 
@@ -322,10 +324,10 @@ def tree_draft(event: TreeDraftEvent, ctx: Context) -> Drawing:
     same = tuple(event.drawn_from.ticket_ints()) == tuple(event.q.ticket_ints())
     where = "q" if same else "q′ (q without the drawn)"
     panel = pr.bars("q′ at the node", [pr.panel(ctx.labels, y_max=_panel_top(ctx), ticks=None, y_title="",
-                                                x_title=f"{where}: child #{event.sibling} drawn")],
+                                                x_title=f"{where}: child {nth(event.sibling)} drawn")],
                     [pr.series("qp", "q′", "q", values, highlight=event.token, symbol="q′")])
     strip = chain_plots.sampling_draw_strip(event.drawn_from, event.draw, event.token, ctx.scenario.vocab, cue="q",
-                                            title=f"Draft draw of child #{event.sibling}")
+                                            title=f"Draft draw of child {nth(event.sibling)}")
     return _tree(ctx, panel, "q′ at the node", pr.strip(strip))
 
 
@@ -336,16 +338,16 @@ def tree_check(event: TreeCheckEvent, ctx: Context) -> Drawing:
     left = [max(a - b, pr.ZERO) for a, b in zip(res.r, res.q_prime)]
     after = "accepted" if event.accepted else f"rejected: share → {pr.short(res.share * event.residual_mass)}"
     share = pr.share_bar(res.share, tree_plots.SHARE_NAME, "every earlier sibling rejected")
-    panel = pr.bars(f"sibling #{event.sibling} of {event.siblings}",
+    panel = pr.bars(f"sibling {nth(event.sibling)} of {event.siblings}",
                     [pr.panel(ctx.labels, y_max=_panel_top(ctx), ticks=None, y_title="", share=share,
-                              x_title=f"r at sibling #{event.sibling} ({after})")],
+                              x_title=f"r at sibling {nth(event.sibling)} ({after})")],
                     [pr.series("rmin", "min(r,q′)", "overlap", take, stack="r", highlight=event.token,
                                symbol="min(r, q′)"),
                      pr.series("rleft", "(r−q′)+", "residual", left, stack="r", highlight=event.token,
                                symbol="(r − q′)+"),
                      pr.series("qp", "q′", "q", res.q_prime, kind="marker", symbol="q′")])
-    strip = _acceptance(event, "r(x)", f"Sibling #{event.sibling}: u vs min(1, r/q′)")
-    return _tree(ctx, panel, f"sibling #{event.sibling} of {event.siblings}", strip)
+    strip = _acceptance(event, "r(x)", f"Sibling {nth(event.sibling)}: u vs min(1, r/q′)")
+    return _tree(ctx, panel, f"{node_name(event.path)}, sibling {nth(event.sibling)} of {event.siblings}", strip)
 
 
 @draws(TreeCorrectionEvent)
@@ -375,7 +377,7 @@ def ensemble_check(event: EnsembleCheckEvent, ctx: Context) -> Drawing:
     v = [w * a + (1 - w) * b for a, b in zip(p, q)]
     data = [*_p_and_q(event, ctx), pr.series("v", f"v = {pr.short(w)}·p + {pr.short(1 - w)}·q", "theory", v,
                                              kind="tick", symbol="v")]
-    chart = pr.bars(f"Checking position {event.position}: p, q and v", [pr.panel(ctx.labels)], data,
+    chart = pr.bars(f"Checking position {nth(event.position)}: p, q and v", [pr.panel(ctx.labels)], data,
                     marks=[pr.mark(x, max(p[x], q[x], v[x]), f"x = {ctx.labels[x]}: {_verdict(event.accepted)}")])
     strip = engine_plots.acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
                                           f"Acceptance draw vs 1 − W + W·p/q = {pr.short(event.acceptance)}")
@@ -393,7 +395,7 @@ def threshold_check(event: ThresholdCheckEvent, ctx: Context) -> Drawing:
         data.append(pr.series("bound", f"min(1, p(x)/A), A = {pr.short(a)}", "theory", bound, kind="tick",
                               symbol="the coin's bound min(1, p/A)"))
     how = "p(x) ≥ S: kept" if event.single else f"min(1, p(x)/A) = {pr.short(event.acceptance)}"
-    chart = pr.bars(f"Checking position {event.position}: p against S and A", [pr.panel(ctx.labels)], data,
+    chart = pr.bars(f"Checking position {nth(event.position)}: p against S and A", [pr.panel(ctx.labels)], data,
                     levels=[pr.level(s, f"S = {pr.short(s)}")],
                     marks=[pr.mark(x, max(p[x], event.acceptance), f"x = {ctx.labels[x]}: "
                                                                   f"{_verdict(event.accepted)}")])
@@ -416,7 +418,7 @@ def _without_rejected(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionE
 @draws(ThresholdCorrectionEvent)
 def threshold_final(event: ThresholdCorrectionEvent, ctx: Context) -> Drawing:
     rest, y = pr.probs(event.residual), event.token
-    chart = pr.bars(f"Rejected at position {event.position}: the final token from p without the rejected",
+    chart = pr.bars(f"Rejected at position {nth(event.position)}: the final token from p without the rejected",
                     [pr.panel(ctx.labels)], _without_rejected(event, ctx),
                     marks=[pr.mark(y, rest[y], f"final: {ctx.labels[y]}")])
     strip = engine_plots.sampling_strip(event.residual, event.draw, y, ctx.labels, "residual",
@@ -438,7 +440,7 @@ def threshold_tree_check(event: ThresholdTreeCheckEvent, ctx: Context) -> Drawin
                                symbol="p"),
                      pr.series("held", "summed so far (C)", "accepted" if event.accepted else "q", held, slot=1,
                                slots=2, symbol="counted in C")])
-    title = f"SGLang tree: sibling #{event.sibling} of {event.siblings}, one coin per node"
+    title = f"SGLang tree: {node_name(event.path)}, sibling {nth(event.sibling)} of {event.siblings}, one coin per node"
     strip = pr.strip(engine_plots.coin_strip(event, ctx.events, ctx.labels))
     return _tree(ctx, panel, "", strip, title=title)
 
@@ -460,7 +462,7 @@ def threshold_tree_final(event: ThresholdTreeCorrectionEvent, ctx: Context) -> D
 def medusa_check(event: MedusaCheckEvent, ctx: Context) -> Drawing:
     """p against Medusa's threshold T, q faded (never read); fast: the threshold decides and no coin is drawn."""
     p, q, x = pr.probs(event.p), pr.probs(event.q), event.token
-    chart = pr.bars(f"Checking position {event.position}: p against T", [pr.panel(ctx.labels)],
+    chart = pr.bars(f"Checking position {nth(event.position)}: p against T", [pr.panel(ctx.labels)],
                     _p_and_q(event, ctx, q_opacity=0.35, q_name="draft q (not read)"),
                     levels=[pr.level(event.threshold, f"T = min(ε, δ·e^−H) ≈ {float(event.threshold):.4g}")],
                     marks=[pr.mark(x, max(p[x], q[x]), f"x = {ctx.labels[x]}: {_verdict(event.accepted)}")])
@@ -481,7 +483,7 @@ def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, ctx: Context) -
     data = [pr.series("p", "target p", "p", pr.probs(event.p), slot=0, slots=2, symbol="p"),
             pr.series("next", name, "bonus" if is_bonus else "residual", chosen, slot=1, slots=2, highlight=y,
                       grow=pr.grows("p", "new"), stage=1, symbol="drawn from")]
-    when = "All drafts kept" if is_bonus else f"Rejected at position {event.position}"
+    when = "All drafts kept" if is_bonus else f"Rejected at position {nth(event.position)}"
     chart = pr.bars(f"{when}: Medusa's next token from {name}", [pr.panel(ctx.labels)], data,
                     levels=[pr.level(event.threshold, f"T ≈ {float(event.threshold):.4g}")],
                     marks=[pr.mark(y, chosen[y], f"next: {ctx.labels[y]}")])

@@ -253,22 +253,23 @@ def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]
 def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
     """The rule's decisions in its round, one short line each (numbers exact)."""
     from ..narration.block import fraction_text, names
+    from ..narration.counting import nth
 
     lines = []
     for e in side.trace.events:
         x = f"‘{vocab[e.token]}’" if hasattr(e, "token") else ""
         if isinstance(e, CheckEvent):
             verdict = "accepted" if e.accepted else "rejected"
-            lines.append(f"position {e.position}: {x} min(1, p/q) = {fraction_text(e.acceptance)}; draw "
+            lines.append(f"position {nth(e.position)}: {x} min(1, p/q) = {fraction_text(e.acceptance)}; draw "
                          f"{e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
         elif isinstance(e, BlockCheckEvent):
             n = names(e.position)  # w_k and h_k: computed at position k, as the narration names them
-            lines.append(f"position {e.position}: {x} {n.weight} = {fraction_text(e.weight)}, {n.stop} "
+            lines.append(f"position {nth(e.position)}: {x} {n.weight} = {fraction_text(e.weight)}, {n.stop} "
                          f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
                          f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
         elif isinstance(e, TreeCheckEvent):
             verdict = "accepted" if e.accepted else "rejected"
-            lines.append(f"position {e.position}, sibling #{e.sibling} of {e.siblings}: {x} min(1, r/q′) = "
+            lines.append(f"position {nth(e.position)}, sibling {nth(e.sibling)} of {e.siblings}: {x} min(1, r/q′) = "
                          f"{fraction_text(e.acceptance)}; draw {e.draw} {'<' if e.accepted else '≥'} "
                          f"{e.acceptance.numerator} → {verdict}")
         elif e.kind == "block_decision":

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from ..core.errors import SpecvizError
 from ..core.trace import Event
+from ..narration.counting import nth
 from ..scenario import Scenario
 from .state import MAX_ROUNDS, PlayState, clamp, timeline_for
 
@@ -33,7 +34,7 @@ FIRST_REJECTION, NEXT_CORRECTION, NEXT_BONUS, ROUND_END = "first rejection", "ne
 FIRST_CHECK = "first check"
 TARGETS = (FIRST_CHECK, FIRST_REJECTION, NEXT_CORRECTION, NEXT_BONUS, ROUND_END)
 HELP = {
-    FIRST_REJECTION: "the run's first rejected draft (from step 1 of round 0)",
+    FIRST_REJECTION: "the run's first rejected draft (from step 1 of round 1)",
     NEXT_CORRECTION: "the next token drawn from a residual after a rejection",
     NEXT_BONUS: "the next bonus token (every draft accepted)",
     ROUND_END: "the current round's result",
@@ -109,13 +110,13 @@ def here_notice(target: str, timeline, step: int) -> str:
     """One line for a jump that lands where the animation already is (a round's end, the first rejection)."""
     round_id = timeline.round_of(step)
     if target == FIRST_CHECK:
-        return f"Already at the first check of round {round_id} (step {step + 1})."
+        return f"Already at the first check of round {nth(round_id)} (step {nth(step)})."
     if target == ROUND_END:
         last = timeline.stopped and round_id == len(timeline.rounds) - 1
         then = ("the request stopped here, so no round follows" if last else
-                f"Step plays round {round_id + 1}, and Round end then jumps to its end")
-        return f"Already at the end of round {round_id} (step {step + 1}): {then}."
-    return f"Already at the {target} (step {step + 1}, round {round_id}): Next correction moves on."
+                f"Step plays round {nth(round_id + 1)}, and Round end then jumps to its end")
+        return f"Already at the end of round {nth(round_id)} (step {nth(step)}): {then}."
+    return f"Already at the {target} (step {nth(step)}, round {nth(round_id)}): Next correction moves on."
 
 
 def jump(state: PlayState, scenario: Scenario, target: str) -> PlayState:

@@ -305,12 +305,12 @@ def _link_notes(params: Mapping[str, str]) -> list[str]:
 def _link_step(params: Mapping[str, str], notes: list[str]) -> int:
     """The event index a link opens at: ``at`` counts from 1 (Step 1 is index 0); an older link's ``step`` keeps
     its meaning, the index from 0, so it opens the step it always opened."""
-    if STEP_KEY in params:
-        at = _link_value(params, STEP_KEY, int_from_text)
-        if at is None or at < 1:
-            notes.append(f"at {at if at is not None else '(empty)'} → 1 (steps count from 1)")
+    at = _link_value(params, STEP_KEY, int_from_text)  # None when absent or empty, as every key
+    if at is not None:
+        if at < 1:
+            notes.append(f"at {at} → 1 (steps count from 1)")
             at = 1
-        if OLD_STEP_KEY in params:
+        if params.get(OLD_STEP_KEY, "") != "":
             notes.append(f"step ignored: at={at} names the step")
         return at - 1
     step = _link_value(params, OLD_STEP_KEY, int_from_text) or 0

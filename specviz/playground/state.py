@@ -234,4 +234,4 @@ def fit_step(scenario: Scenario, step: int) -> tuple[int, str]:
         why = f"the Playground plays {MAX_ROUNDS} rounds at most"
     else:
         why = "the next round cannot be played"
-    return fitted, f"step {step} → {fitted} (the last event: {why})"
+    return fitted, f"Step {step + 1} → Step {fitted + 1} (the last step: {why})"

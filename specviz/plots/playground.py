@@ -92,7 +92,7 @@ def draft_figure(event: DraftEvent, vocab: Sequence[str], *, presenter: bool = F
     q = probs(event.q)
     data = [_bars("draft q", style.role("q"), vocab, q, highlight=event.token, symbol="q")]
     return style.figure(data, style.layout(
-        title=f"Drafting position {event.position}: sample from q", presenter=presenter, showlegend=True,
+        title=f"Drafting position {event.position + 1}: sample from q", presenter=presenter, showlegend=True,
         annotations=[_mark(vocab, event.token, float(q[event.token]), f"drafted: {vocab[event.token]}", presenter)],
         **_token_axes(vocab)))
 
@@ -109,7 +109,7 @@ def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = F
     mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
                  f"x = {vocab[event.token]}: {verdict}", presenter)
     return style.figure(data, style.layout(
-        title=f"Checking position {event.position}: p vs q", presenter=presenter, barmode="group",
+        title=f"Checking position {event.position + 1}: p vs q", presenter=presenter, barmode="group",
         annotations=[mark], **_token_axes(vocab)))
 
 
@@ -144,7 +144,7 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
         _mark(vocab, event.token, float(normalized[event.token]), f"correction: {vocab[event.token]}",
               xref="x2", yref="y2", presenter=presenter),
     ]
-    title = f"Rejected at position {event.position}: draw from the residual"
+    title = f"Rejected at position {event.position + 1}: draw from the residual"
     if isinstance(event, ScaledCorrectionEvent):
         title = f"Kept {event.position}: draw from ({wp} − q)+" + (f", w = {_short(scale)}" if scale != 1 else "")
     return style.figure(data, style.layout(
@@ -175,7 +175,7 @@ def block_check_figure(event: BlockCheckEvent, vocab: Sequence[str], *, presente
     mark = _mark(vocab, event.token, float(max(p[event.token], q[event.token])),
                  f"x = {vocab[event.token]}: p/q = {_short(event.p_token / event.q_token)}", presenter)
     return style.figure(data, style.layout(
-        title=f"Block check at position {event.position}: p vs q, {weight} = {_short(event.weight)}",
+        title=f"Block check at position {event.position + 1}: p vs q, {weight} = {_short(event.weight)}",
         presenter=presenter, barmode="group",
         annotations=[mark], **_token_axes(vocab)))
 
@@ -209,34 +209,34 @@ def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, pr
     bars.update(x=xs, hovertemplate="keep %{x}: P(τ = i) = %{customdata}<extra></extra>")
     # keeping i ≥ 1 drafts means the last hit is at position i − 1: its h_{i−1} and w_{i−1} stand at x = i
     # (positions from 0, as everywhere); at i = 0 the start's level (w = 1)
-    at = ["the start" if i == 0 else f"position {i - 1}" for i in xs]
+    at = ["the start" if i == 0 else f"position {i}" for i in xs]  # positions count from 1 (narration.counting)
     h_names = ["h" if i == 0 else block_names(i - 1).stop for i in xs]
     w_names = ["w" if i == 0 else block_names(i - 1).weight for i in xs]
     data = [
         bars,
         # h as a thick black tick across its column: a level, read against the bar of P(τ = i)
-        _trace("scatter", name="h_{τ−1} (stop)", x=xs,
+        _trace("scatter", name="h_τ (stop)", x=xs,
                y=[float(h) for h in event.stop_probabilities], mode="markers",
                customdata=[[f"{name} = {_exact(h)}", where]
                            for name, h, where in zip(h_names, event.stop_probabilities, at, strict=True)],
                hovertemplate="keep %{x} (%{customdata[1]}): %{customdata[0]}<extra></extra>",
                marker={"symbol": "line-ew-open", "size": 40, "color": style.OKABE_ITO["black"],
                        "line": {"width": 4, "color": style.OKABE_ITO["black"]}}),
-        _trace("scatter", name="w_{τ−1} (weight)", x=xs, y=[float(w) for w in event.weights],
+        _trace("scatter", name="w_τ (weight)", x=xs, y=[float(w) for w in event.weights],
                mode="lines+markers",
                customdata=[[f"{name} = {_exact(w)}", where]
                            for name, w, where in zip(w_names, event.weights, at, strict=True)],
                hovertemplate="keep %{x} (%{customdata[1]}): %{customdata[0]}<extra></extra>",
                marker=style.scatter_marker("q", 12), line={"color": style.role("q").color, "dash": "dot", "width": 2}),
     ]
-    hits = ", ".join(str(k) for k, hit in enumerate(event.hits) if hit)
+    hits = ", ".join(str(k + 1) for k, hit in enumerate(event.hits) if hit)
     hit_text = f"hits at position{'s' if ',' in hits else ''} {hits}" if hits else "no hit"
     mark = {**_mark([str(x) for x in xs], tau, float(taus[tau]), f"τ = {tau} ({hit_text})", presenter),
             "x": tau, "ay": -30}
     return style.figure(data, style.layout(
         title=f"Block decision: keep {tau} of {g}", presenter=presenter, showlegend=True, annotations=[mark],
         xaxis={"tickmode": "array", "tickvals": xs, "ticktext": ticktext, "range": [-0.5, g + 0.5],
-               "title": {"text": "τ = drafts kept (positions 0..τ−1)"}, "fixedrange": True, "tickangle": 0},
+               "title": {"text": "τ = drafts kept (positions 1..τ)"}, "fixedrange": True, "tickangle": 0},
         # headroom above 1, so the label over a certain τ stays inside the plot, clear of the legend
         yaxis={"range": [0, 1.3], "title": {"text": "probability"}, "fixedrange": True,
                "tickvals": [0, 0.25, 0.5, 0.75, 1]}))
@@ -460,10 +460,10 @@ def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     strip = None
     if event.kind == "tree_draft":
         strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",
-                                    title=f"Draft draw of child #{event.sibling}")
+                                    title=f"Draft draw of child {event.sibling + 1}")
     elif event.kind == "tree_check":
         strip = acceptance_draw_strip(event)
-        strip = DrawStrip(f"Sibling #{event.sibling}: u vs min(1, r/q′)", strip.segments, strip.draw,
+        strip = DrawStrip(f"Sibling {event.sibling + 1}: u vs min(1, r/q′)", strip.segments, strip.draw,
                           strip.draw_range, strip.chosen)
     elif isinstance(event, CorrectionEvent):
         strip = sampling_draw_strip(event.residual, event.draw, event.token, vocab, cue="residual",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .. import formats, narration
 from ..core.trace import Event
 from ..core.verification import FamilyTable
+from ..narration.counting import nth
 from . import committed_text, engine_rules, style
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it
@@ -86,8 +87,8 @@ def rounds_columns(verification: str) -> list[str]:
 def rounds_rows(history: Sequence[HistoryRow], verification: str) -> list[dict[str, str]]:
     """One row of text cells per finished round, keyed by ``rounds_columns``."""
     round_, drafted, accepted, rejected, committed, tokens = rounds_columns(verification)
-    return [{round_: str(h.round_id), drafted: h.drafted, accepted: str(h.accepted),
-             rejected: "—" if h.rejected_at is None else str(h.rejected_at), committed: h.committed,
+    return [{round_: str(nth(h.round_id)), drafted: h.drafted, accepted: str(h.accepted),
+             rejected: "—" if h.rejected_at is None else str(nth(h.rejected_at)), committed: h.committed,
              tokens: str(h.tokens)} for h in history]
 
 
@@ -204,6 +205,7 @@ def compact(table: str) -> str:
 
 
 def caption(view: StepView) -> str:
-    """'Step 4 · round 0 · event 4 of 9 · Checking': where the step is (steps and events counted from 1)."""
-    return (f"Step {view.step + 1} · round {view.round_id} · event {view.position_in_round + 1} of "
+    """'Step 4 · round 1 · event 4 of 9 · Checking': where the step is (counted from 1, as every count a person
+    reads: narration.counting)."""
+    return (f"Step {nth(view.step)} · round {nth(view.round_id)} · event {nth(view.position_in_round)} of "
             f"{view.events_in_round} · {view.phase_title}")

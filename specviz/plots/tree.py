@@ -184,7 +184,8 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str], *, b
         state = "drafted" if check is None else ("accepted" if check.accepted else "rejected")
         if check is None and finished:
             state = "unchecked"
-        hover = f"{labels[draft.token]} at {list(path)}: q′({labels[draft.token]}) = {_fmt(draft.q_token)}"
+        where = ", ".join(str(i + 1) for i in path)  # paths count from 1, as the narration reads them
+        hover = f"{labels[draft.token]} at [{where}]: q′({labels[draft.token]}) = {_fmt(draft.q_token)}"
         if check is not None:
             hover += (f"<br>r(x) = {_fmt(check.r_token)}, min(1, r/q′) = {_fmt(check.acceptance)}"
                       f"<br>draw {check.draw} of 0..{check.draw_range - 1}: {state}")
@@ -290,7 +291,7 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
         same = tuple(event.drawn_from.ticket_ints()) == tuple(event.q.ticket_ints())
         where = "q" if same else "q′ (q without the drawn)"
         return ([_bar("q′", style.role("q"), labels, values, "q′", event.token)],
-                f"{where}: child #{event.sibling} drawn", "q′ at the node")
+                f"{where}: child {event.sibling + 1} drawn", "q′ at the node")
     if event.kind == "tree_check":
         res = residual_before(round_events, upto)
         take = [min(a, b) for a, b in zip(res.r, res.q_prime)]
@@ -305,7 +306,8 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
             _share_bar(res.share, "every earlier sibling rejected"),
         ]
         after = "accepted" if event.accepted else f"rejected: share → {_short(res.share * event.residual_mass)}"
-        return (traces, f"r at sibling #{event.sibling} ({after})", f"sibling #{event.sibling} of {event.siblings}")
+        sibling = event.sibling + 1
+        return (traces, f"r at sibling {sibling} ({after})", f"sibling {sibling} of {event.siblings}")
     if event.kind == "correction":
         share = correction_share(round_events, event)
         return ([_bar("last r", style.role("residual"), labels, _probs(event.residual), "r", event.token),

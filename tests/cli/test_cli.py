@@ -85,7 +85,7 @@ def test_module_entry_point_help():
 def test_play_narrates_the_trace_with_marked_text():
     code, out, err = _run("play", "--preset", "far apart", "--rounds", "3", "--color", "never")
     assert code == 0, err
-    assert "drafting position 0" in out and "is rejected" in out and "drawn from the residual" in out
+    assert "drafting position 1" in out and "is rejected" in out and "drawn from the residual" in out
     assert "[" in out.splitlines()[-2]  # corrections are bracketed in the committed text
 
 
@@ -342,9 +342,9 @@ def test_play_block_narrates_every_block_number():
     assert "check" not in {e["kind"] for e in events}  # no tokenwise check in a block round
     for e in events:
         if e["kind"] == "block_check":
-            i = e["position"]  # w_k and h_k are named by the position k they are computed at
+            i = e["position"] + 1  # w_k and h_k are named by the position k they are computed at (from 1)
             h = Fraction(e["stop_probability"]["exact"])
-            assert (f"w_{i} = min(1, w_{i - 1} · p/q)" if i else "w_0 = min(1, p/q)") in out
+            assert (f"w_{i} = min(1, w_{i - 1} · p/q)" if i > 1 else "w_1 = min(1, p/q)") in out
             assert f"= {narrate.fraction_abbreviated(Fraction(e['weight']['exact']))}." in out
             assert f"draw {e['draw']} of 0..{e['draw_range'] - 1}" in out
             assert f"draw {e['draw']} {'<' if e['hit'] else '≥'} {h.numerator} (h_{i}'s numerator)" in out
@@ -352,7 +352,7 @@ def test_play_block_narrates_every_block_number():
             assert f"block decision: keep {e['accepted_drafts']} of {len(e['drafts'])}" in out
         if e["kind"] == "correction":
             assert "scaled residual" in out and ("w = 1: no draft was kept" in out if e["position"] == 0 else
-                                                 f"w = w_{e['position'] - 1} = " in out)
+                                                 f"w = w_{e['position']} = " in out)
     assert "**" not in out  # the Playground's markdown bold is not printed
 
 

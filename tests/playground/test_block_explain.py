@@ -31,7 +31,7 @@ def test_every_block_event_is_narrated_with_its_exact_numbers():
             text = "\n".join(lines)
             seen.add(type(event).__name__)
             if isinstance(event, BlockCheckEvent):
-                assert f"block check at position {event.position}" in head and ("no hit" in head) == (not event.hit)
+                assert f"block check at position {event.position + 1}" in head and ("no hit" in head) == (not event.hit)
                 assert running_weight(event.position) in text
                 assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
                 assert fraction_text(event.weight) in text and fraction_text(event.p_token) in text
@@ -41,7 +41,7 @@ def test_every_block_event_is_narrated_with_its_exact_numbers():
                 assert f"keep {event.accepted_drafts} of {len(event.drafts)}" in head
                 assert f"τ = {event.accepted_drafts}." in text
             else:
-                assert (f"w = w_{event.position - 1} = {event.scale}" in text if event.position else
+                assert (f"w = w_{event.position} = {event.scale}" in text if event.position else
                         "w = 1: no draft was kept" in text)
                 assert fraction_text(event.residual_mass) in text
                 assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
@@ -49,16 +49,16 @@ def test_every_block_event_is_narrated_with_its_exact_numbers():
 
 
 def test_the_example_round_reads_as_the_paper_rule():
-    # find a round drafting (a, a): at position 0 w_0 = 1/2, rho_0 = 0, so h_0 = 0; at position 1 h_1 = w_1 = 1/4
-    # (Sun et al.'s w_1, h_1, h_2, counted from 1)
+    # find a round drafting (a, a): at position 1 w_1 = 1/2, rho_1 = 0, so h_1 = 0; at position 2 h_2 = w_2 = 1/4
+    # (Sun et al.'s w_1, h_1, h_2: positions count from 1 here too)
     for played in rounds(EXAMPLE, range(200)):
         decision = played.trace.of_kind("block_decision")[0]
         if decision.drafts == (0, 0):
             text = "\n".join(narrate(played.trace, EXAMPLE.vocab))
-            assert "from 1 before the first draft: w_0 = min(1, p/q) = min(1, 1/2) = 1/2 ≈ 0.5000." in text
-            assert "h_0 = ρ_0 / (ρ_0 + 1 − w_0) = 0 / (0 + 1 − 1/2) = 0" in text
-            assert "h_1 = w_1 = 1/4 ≈ 0.2500" in text
-            assert "P(τ = i), the chance that the last hit is at position i − 1 (none at all for i = 0), is " \
+            assert "from 1 before the first draft: w_1 = min(1, p/q) = min(1, 1/2) = 1/2 ≈ 0.5000." in text
+            assert "h_1 = ρ_1 / (ρ_1 + 1 − w_1) = 0 / (0 + 1 − 1/2) = 0" in text
+            assert "h_2 = w_2 = 1/4 ≈ 0.2500" in text
+            assert "P(τ = i), the chance that the last hit is at position i (none at all for i = 0), is " \
                    "(3/4, 0, 1/4)" in text
             return
     raise AssertionError("no round drafted (a, a)")
@@ -67,7 +67,7 @@ def test_the_example_round_reads_as_the_paper_rule():
 def test_p_equals_q_explains_the_empty_residual_and_a_stop_ends_without_bonus():
     same = EXAMPLE.with_changes(draft=Table((1, 2)), depth=3)
     text = "\n".join(narrate(next(rounds(same)).trace, same.vocab))
-    assert "nothing to resample here, so h_0 = 0" in text and "a bonus token from p follows" in text
+    assert "nothing to resample here, so h_1 = 0" in text and "a bonus token from p follows" in text
     stop = Scenario(vocab=("x", "."), target=Table((1, 1)), draft=Table((1, 3)), depth=2,
                     stop_ids=frozenset({1}), verification="block")
     endings = set()
@@ -109,24 +109,28 @@ def test_long_numbers_are_abbreviated_in_the_playgrounds_formats():
     assert "20-digit" in page.fraction(long) or "21-digit" in page.fraction(long)
 
 
-def running_weight(position: int) -> str:
-    """The running weight's formula at a position, named by the position (the weight before position 0 is 1)."""
-    return "w_0 = min(1, p/q)" if position == 0 else f"w_{position} = min(1, w_{position - 1} · p/q)"
+def running_weight(index: int) -> str:
+    """The running weight's formula at the event's position (an index from 0; position k = index + 1), named by
+    that position (the weight before position 1 is 1)."""
+    k = index + 1
+    return "w_1 = min(1, p/q)" if k == 1 else f"w_{k} = min(1, w_{k - 1} · p/q)"
 
 
-def test_positions_count_from_0_and_the_convention_is_stated():
-    """Issue 24 item 5: one convention: positions from 0, and w_k, ρ_k, h_k carry the position k they are
-    computed at (issue 20 named them by drafts kept, so "position 1" stood beside w_2); τ counts drafts kept."""
-    assert "Positions count from 0" in block_explain.POSITIONS and "computed at position k" in block_explain.POSITIONS
+def test_positions_count_from_1_and_the_convention_is_stated():
+    """Issue 24 item 5, and issue 34's one convention: positions count from 1 as every count a person reads,
+    and w_k, ρ_k, h_k carry the position k they are computed at (Sun et al.'s own numbering); τ counts drafts
+    kept."""
+    assert "Positions count from 1" in block_explain.POSITIONS and "computed at position k" in block_explain.POSITIONS
     for played in rounds(EXAMPLE, range(10)):
         for event in played.trace:
             told = narrate_event(event, EXAMPLE.vocab)
             if isinstance(event, BlockCheckEvent):
-                assert f"block check at position {event.position}:" in told[0]
-                k = event.position
+                k = event.position + 1
+                assert f"block check at position {k}:" in told[0]
                 text = "\n".join(told[1])
-                assert running_weight(k) in text and f"h_{k} = ρ_{k} / (ρ_{k} + 1 − w_{k})" in text or event.last
+                assert running_weight(event.position) in text and f"h_{k} = ρ_{k} / (ρ_{k} + 1 − w_{k})" in text \
+                    or event.last
                 assert f"w_{k + 1}" not in text and f"h_{k + 1}" not in text  # no index but the position's
             if isinstance(event, BlockDecisionEvent):
-                marks = ", ".join(f"{k} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
-                assert f"Stop draws by position (from 0): {marks}." in told[1][0]
+                marks = ", ".join(f"{k + 1} {'✓' if hit else '✗'}" for k, hit in enumerate(event.hits))
+                assert f"Stop draws by position: {marks}." in told[1][0]

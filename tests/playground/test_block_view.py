@@ -118,7 +118,7 @@ def test_long_block_numbers_are_abbreviated_and_listed_in_full():
     assert long
     for sv in long:
         exact = dict(narration.exact_values(sv.event, scenario.vocab))
-        k = sv.event.position  # named by the position, as the narration names them
+        k = sv.event.position + 1  # named by the position (from 1), as the narration names them
         assert exact[f"h_{k}"] == str(sv.event.stop_probability) and exact[f"w_{k}"] == str(sv.event.weight)
         assert all(len(line) < 300 for line in sv.lines)
 
@@ -150,21 +150,21 @@ def test_the_decision_chart_shows_the_exact_law_of_tau():
         fig = plots.block_decision_figure(event, EXAMPLE.vocab)
         bars = fig.data[0]
         assert list(bars.y) == pytest.approx([float(t) for t in tau_distribution(event.stop_probabilities)])
-        assert fig.data[1].name == "h_{τ−1} (stop)" and fig.data[2].name == "w_{τ−1} (weight)"
+        assert fig.data[1].name == "h_τ (stop)" and fig.data[2].name == "w_τ (weight)"
         assert list(fig.data[1].y) == pytest.approx([float(h) for h in event.stop_probabilities])
         assert f"keep {event.accepted_drafts} of {len(event.drafts)}" in fig.layout.title.text
 
 
-def test_the_decision_chart_lies_flat_and_counts_positions_from_0():
-    """Issue 20 item 5: flat two-line ticks (no squashed plot), hits named by their 0-based positions."""
+def test_the_decision_chart_lies_flat_and_counts_positions_from_1():
+    """Issue 20 item 5: flat two-line ticks (no squashed plot), hits named by their positions (from 1)."""
     for event, _ in events_of(BlockDecisionEvent):
         fig = plots.block_decision_figure(event, EXAMPLE.vocab)
         xaxis = fig.layout.xaxis
         assert xaxis.tickangle == 0 and list(xaxis.tickvals) == list(range(len(event.drafts) + 1))
         assert xaxis.ticktext[0] == "0<br>none"
         assert xaxis.ticktext[1] == f"1<br>+{style.token_labels(EXAMPLE.vocab)[event.drafts[0]]}"
-        assert "positions 0..τ−1" in xaxis.title.text
-        hits = [k for k, hit in enumerate(event.hits) if hit]
+        assert "positions 1..τ" in xaxis.title.text
+        hits = [k + 1 for k, hit in enumerate(event.hits) if hit]
         label = fig.layout.annotations[0].text
         assert label.endswith(f"at position{'s' if len(hits) > 1 else ''} {', '.join(map(str, hits))})"
                               if hits else "(no hit)")

@@ -80,7 +80,7 @@ def test_a_tree_is_compared_too_with_its_own_drafts():
     assert tree.result == own.result  # the tree's own round 0
     assert c.side("token").chain == c.side("block").chain == c.drafts  # the chains still share their drafts
     assert "drafted nodes accepted" in tree.summary()
-    assert any("sibling #" in line for line in compare.trace_lines(tree, s.vocab))
+    assert any("sibling 1 of" in line for line in compare.trace_lines(tree, s.vocab))
 
 
 def test_the_exact_expectations_are_sun_et_als():

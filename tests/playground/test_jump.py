@@ -55,7 +55,7 @@ def test_block_rejection_is_a_decision_that_corrects():
 
 
 def test_unknown_target_is_refused_by_name():
-    with pytest.raises(jump.JumpError, match="one of 'first rejection'.*got 'next stop'"):
+    with pytest.raises(jump.JumpError, match="one of 'first check', 'first rejection'.*got 'next stop'"):
         jump.find([], 0, "next stop")
     with pytest.raises(jump.JumpError):
         jump.jump(PlayState(), scenario(), "bonus")

@@ -35,7 +35,7 @@ def test_every_setting_round_trips():
 
 def test_defaults_are_left_out():
     query = share.scenario_to_query(presets.default_scenario(), 0)
-    assert set(query) == {"vocab", "p", "q", "depth", "seed", "step"}
+    assert set(query) == {"vocab", "p", "q", "depth", "seed", "at"} and query["at"] == "1"  # Step 1: at=1
 
 
 def test_markov_rows_use_semicolons():

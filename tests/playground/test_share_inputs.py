@@ -172,11 +172,17 @@ def _assert_notes_say_what_changed(params: dict, mutation: Mutation, opened: sha
     if params.get("fp32", "") not in _ON_OFF:
         expected.append("fp32")
         assert read.fp32 is False
-    if mutation.field == "step" and params.get("step", "").startswith("-"):
-        expected.append("step")
-        assert read_step == 0
-    elif params.get("step"):
-        assert read_step == int(params["step"])  # no other step is moved while reading
+    at, old = params.get("at", ""), params.get("step", "")
+    if at != "":  # at= reads as the label (from 1); an older key beside it is ignored, with a note
+        if int(at) < 1:
+            expected.append("at")
+        assert read_step == max(int(at), 1) - 1  # no other step is moved while reading
+        if old != "":
+            expected.append("step ignored")
+    elif old != "":  # an older link's step keeps its meaning: the index from 0
+        if old.startswith("-"):
+            expected.append("step")
+        assert read_step == max(int(old), 0)
     assert len(opened.notes) == len(expected), (opened.notes, mutation)
     for word, note in zip(expected, opened.notes):
         assert word in note
@@ -187,10 +193,13 @@ def _assert_notes_say_what_changed(params: dict, mutation: Mutation, opened: sha
 
 def test_the_audit_cases_of_issue_20():
     query = share.scenario_to_query(presets.default_scenario(), 0)
-    read = share.scenario_from_query(query | {"step": "-3", "fp32": "2", "utm_source": "mail"})
+    old = {k: v for k, v in query.items() if k != "at"}  # an older link: its step from 0
+    read = share.scenario_from_query(old | {"step": "-3", "fp32": "2", "utm_source": "mail"})
     assert read[1] == 0 and not read[0].fp32 and len(read.notes) == 3
     line = form.alterations_line(list(read.notes))
     assert "step -3 → 0" in line and "fp32 ‘2’ ignored" in line and "‘utm_source’ ignored" in line
+    read = share.scenario_from_query(query | {"at": "-3"})  # a link of today: its step from 1
+    assert read[1] == 0 and read.notes == ("at -3 → 1 (steps count from 1)",)
     assert share.scenario_from_query(query | {"presenter": "1"}).notes == ()  # the page's own key
     _, notes = form.fit_to_controls(share.scenario_from_query(query | {"top_p": "2.5"})[0], 5)
     assert notes == ["top-p 2.5 → off (the slider goes from 0.05 to 1 and keeps 4 decimals)"]
@@ -227,7 +236,7 @@ def test_a_step_past_the_end_is_moved_to_the_last_event_with_a_note(scenario, st
     if available > step:
         assert (fitted, note) == (step, "")
     else:
-        assert fitted == max(available - 1, 0) and f"step {step} → {fitted}" in note
+        assert fitted == max(available - 1, 0) and f"Step {step + 1} → Step {fitted + 1}" in note
 
 
 def test_the_seed_box_reads_ascii_digits_only():

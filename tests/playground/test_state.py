@@ -174,8 +174,9 @@ def test_fit_step_moves_a_step_past_the_end_and_says_why():
     last = len(timeline.events) - 1
     assert state.fit_step(s, 3) == (3, "")
     step, note = state.fit_step(s, 9999)
-    assert step == last and note == f"step 9999 → {last} (the last event: the request stops at a stop token there)"
+    assert step == last and note == (f"Step 10000 → Step {last + 1} (the last step: the request stops at a stop token "
+                                     "there)")  # steps read from 1, as the label says them
     assert state.fit_step(s, -3) == (0, "")  # the reader of the link says that one
     endless = presets.default_scenario()
     step, note = state.fit_step(endless, 10**6)
-    assert f"plays {state.MAX_ROUNDS} rounds at most" in note and str(step) in note
+    assert f"plays {state.MAX_ROUNDS} rounds at most" in note and str(step + 1) in note

@@ -29,19 +29,23 @@ def test_every_tree_event_is_narrated_with_its_numbers():
         kinds.add(event.kind)
         head, lines = told
         text = "\n".join(lines)
-        assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
+        if event.kind == "tree_check" and event.acceptance == 0:  # r(x) = 0: rejected whatever u is
+            assert "r(x) = 0: **rejected**, no draw needed" in text and f"draw {event.draw} of" not in text
+        else:
+            assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
+        node = "node [" + ", ".join(str(i + 1) for i in event.path) + "]" if event.path else "the root"
         if event.kind == "tree_draft":
-            assert f"child #{event.sibling} at position {event.position}" in head
+            assert f"drafting the tree: {node} is" in head  # named by its path, from 1
             assert fraction_text(event.q_token) in text
             assert ("without replacement" in text) == (event.sibling > 0)  # distinct: q′ after the first
         elif event.kind == "tree_check":
-            assert f"sibling #{event.sibling} of {event.siblings}" in head
+            assert f"tree check of {node}: sibling {event.sibling + 1} of {event.siblings}" in head
             assert fraction_text(event.r_token) in text and fraction_text(event.acceptance) in text
             if not event.accepted:
                 assert fraction_text(event.residual_mass) in text
                 assert ("(p − q)+" in text) == (event.scale == 1)
         else:
-            assert "every child at position" in head and fraction_text(event.residual_mass) in text
+            assert f"every child of {node} rejected" in head and fraction_text(event.residual_mass) in text
     assert kinds == {"tree_draft", "tree_check", "correction"}
 
 

@@ -72,8 +72,8 @@ def test_rounds_table_shows_the_latest_rounds_escaped_under_a_heading_that_says_
     assert f"the last 3 of {len(last.history)}" in table and table.count("<tr>") == 1 + 3
     assert "<b>" not in table.split("</thead>")[1]  # token text is escaped, never markup
     rows = step_html.rounds_rows(last.history, "token")
-    assert [r["round"] for r in rows] == [str(h.round_id) for h in last.history]
-    assert all(r["rejected at"] == ("—" if h.rejected_at is None else str(h.rejected_at))
+    assert [r["round"] for r in rows] == [str(h.round_id + 1) for h in last.history]  # rounds read from 1
+    assert all(r["rejected at"] == ("—" if h.rejected_at is None else str(h.rejected_at + 1))
                for r, h in zip(rows, last.history))
     assert "kept τ" in step_html.rounds_html(last.history, "block")
     assert "<th>accepted</th>" in step_html.rounds_html(last.history, "multi:2")
@@ -103,7 +103,7 @@ def test_compact_keeps_a_markdown_table_markdown_inside_its_wrapper():
 
 def test_the_caption_counts_steps_and_events_from_one():
     v = narrative.step_view(scenario(), 1)
-    assert step_html.caption(v) == (f"Step 2 · round 0 · event 2 of {v.events_in_round} · "
+    assert step_html.caption(v) == (f"Step 2 · round 1 · event 2 of {v.events_in_round} · "
                                     f"{narrative.PHASE_TITLES[v.phase]}")
 
 

@@ -1,8 +1,11 @@
-"""The Playground page under streamlit.testing.v1.AppTest (timers never fire: we click Step)."""
+"""The Playground page under streamlit.testing.v1.AppTest (no browser: player_support plays the step player's
+part, reading its data and sending what the browser sends)."""
 
 from pathlib import Path
 
 import pytest
+from player_support import back, caption, data, frame, headline, notice, press, step
+from player_support import text as player_text
 from streamlit.testing.v1 import AppTest
 
 from specviz.playground import presets, share, state
@@ -33,24 +36,13 @@ def open_tab(at, label):
     return at
 
 
-def headline(at):
-    return at.subheader[0].value
-
-
 def page_text(at):
     return "\n".join(m.value for m in at.markdown) + "\n" + "\n".join(s.value for s in at.subheader)
 
 
-def step(at, times=1):
-    for _ in range(times):
-        at.button(key="pg_forward").click().run()
-        assert not at.exception, at.exception
-    return at
-
-
 def test_loads_with_defaults_and_writes_the_link():
     at = app()
-    assert "drafting position 0" in headline(at)
+    assert "drafting position 1" in headline(at)
     assert not at.error
     assert at.query_params["vocab"] == ["the,cat,sat,on,mat,."] or at.query_params["vocab"] == "the,cat,sat,on,mat,."
 
@@ -73,14 +65,14 @@ def test_every_preset_loads(markov):
 
 def test_sliders_change_the_trace():
     at = app()
-    before = headline(at), page_text(at)
+    before = headline(at), player_text(at)
     at.text_input(key="pg_seed").input("3").run()
-    after = headline(at), page_text(at)
+    after = headline(at), player_text(at)
     assert at.session_state["pg_scenario"].seed == 3 and before != after
     at.slider(key="pg_depth").set_value(5).run()
     assert at.session_state["pg_scenario"].depth == 5
     step(at, 5)
-    assert "checking position 0" in headline(at)
+    assert "checking position 1" in headline(at)
     at.slider(key="pg_draft_topk").set_value(1).run()
     assert at.session_state["pg_scenario"].draft_topk == 1
     assert at.session_state["pg_state"].step == 0  # an edit replays from the start
@@ -94,7 +86,7 @@ def test_stepping_walks_through_every_phase_with_exact_fractions():
     seen = set()
     for index in range(len(timeline.events)):
         event = timeline.events[index]
-        text = page_text(at)
+        text = player_text(at)
         assert at.session_state["pg_state"].step == index
         seen.add(event.kind)
         if event.kind == "draft":
@@ -120,19 +112,19 @@ def test_stepping_walks_through_every_phase_with_exact_fractions():
 def test_step_back_play_reset_next_round_new_seed():
     at = app()
     step(at, 3)
-    at.button(key="pg_back").click().run()
+    back(at)
     assert at.session_state["pg_state"].step == 2
-    at.button(key="pg_play").click().run()
-    assert at.session_state["pg_state"].playing
-    assert at.button(key="pg_play").label == "Pause"
-    at.button(key="pg_play").click().run()
-    assert not at.session_state["pg_state"].playing
-    at.button(key="pg_next").click().run()
-    assert "Round 1" in headline(at)
-    at.button(key="pg_reset").click().run()
-    assert at.session_state["pg_state"].step == 0
+    first = data(at)["round"]
+    assert first["first"] == 0 and len(first["frames"]) == first["last"] + 1  # the whole round, once
+    # Play runs in the browser; at the round's end it asks for the next round and plays on
+    press(at, "step", dir=1, step=first["last"], playing=True)
+    assert data(at)["playing"] and data(at)["step"] == first["last"] + 1 and "Round 2" in headline(at)
+    press(at, "reset")
+    assert at.session_state["pg_state"].step == 0 and not data(at)["playing"]
+    press(at, "next_round")
+    assert "Round 2" in headline(at)
     seed = at.session_state["pg_scenario"].seed
-    at.button(key="pg_new_seed").click().run()
+    press(at, "new_seed")
     assert at.session_state["pg_scenario"].seed == seed + 1 and at.text_input(key="pg_seed").value == str(seed + 1)
 
 
@@ -143,8 +135,8 @@ def test_stop_token_ends_the_request():
     at = app(share.scenario_to_query(s, len(timeline.events) - 2))
     assert "stop token" in headline(at)
     step(at)
-    at.button(key="pg_next").click().run()
-    assert any("stopped" in i.value for i in at.info)
+    press(at, "next_round")
+    assert "stopped" in notice(at)
 
 
 def test_query_string_restores_a_scenario():
@@ -155,7 +147,7 @@ def test_query_string_restores_a_scenario():
     assert at.session_state["pg_scenario"] == s
     assert at.session_state["pg_state"].step == 5
     assert at.session_state["pg_presenter"] is True
-    assert "Step 6" in at.caption[0].value or any("Step 6" in c.value for c in at.caption)
+    assert caption(at).startswith("Step 6 ·") and data(at)["presenter"]
     at.toggle(key="pg_presenter").set_value(False).run()
     assert at.text_input(key="pg_vocab").value == "a, b, c, d, e, f"
     assert at.slider(key="pg_depth").value == 4
@@ -412,14 +404,15 @@ def test_fp32_column_shows_flushed_zeros_and_subnormals():
     assert column[0] == "0 (FP32 flushes it to 0)" and column[1].endswith("(FP32 subnormal)")
 
 
-def test_rounds_table_lists_the_finished_rounds_as_plain_html():
+def test_rounds_table_lists_the_finished_rounds():
     at = app(share.scenario_to_query(presets.apply_preset(presets.default_scenario(), "far apart"), 0))
     for _ in range(10):
-        at.button(key="pg_next").click().run()
-    assert not at.exception and not at.dataframe  # a plain table: no data grid to redraw on every Step
-    table = next(m.value for m in at.markdown if "Rounds so far" in m.value)
-    assert "the last 8 of 10" in table and table.count("<tr>") == 1 + 8
-    assert "<th>rejected at</th>" in table
+        press(at, "next_round")
+    assert not at.exception and not at.dataframe  # the player draws its tables: no data grid
+    rounds = data(at)["round"]["rounds"]
+    assert frame(at)["finished"] == 10 and len(rounds["rows"]) >= 10 and rounds["shown"] == 8
+    assert "rejected at" in rounds["columns"]
+    assert [row["round"] for row in rounds["rows"][:10]] == [str(r) for r in range(1, 11)]
 
 
 def test_proof_tab_rebuilds_p_and_many_rounds_runs():

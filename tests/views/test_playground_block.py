@@ -1,8 +1,9 @@
 """Block verification in the Playground under AppTest: the switch, a whole narrated round, links, tabs."""
 
-import html
 from pathlib import Path
 
+from player_support import data, frame, headline, press, step
+from player_support import text as player_text
 from streamlit.testing.v1 import AppTest
 
 from specviz import gallery, narration
@@ -21,16 +22,6 @@ def app(query=None):
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def page_text(at):
-    return "\n".join(m.value for m in at.markdown) + "\n" + "\n".join(s.value for s in at.subheader)
-
-
-def step(at):
-    at.button(key="pg_forward").click().run()
     assert not at.exception, at.exception
     return at
 
@@ -56,24 +47,24 @@ def test_the_switch_turns_block_on_and_a_whole_round_is_narrated_with_its_number
         if index:
             step(at)
         assert at.session_state["pg_state"].step == index
-        text = page_text(at)
+        text = player_text(at)
         kinds_seen.add(event.kind)
         told = block_narration.narrate_event(event, scenario.vocab, PAGE_FORMATS)
         if told is not None:  # every block step shows exactly the narration of its own numbers
-            assert at.subheader[0].value == told[0]
-            for line in told[1]:  # the page escapes markup characters ("u < h") so that text stays text
-                assert html.escape(line, quote=False) in text, line
+            assert headline(at) == told[0]
+            assert [line for line in frame(at)["lines"]] == [line.split("**") for line in told[1]]  # set as text
         if isinstance(event, BlockCheckEvent):
-            k = event.position  # w_k and h_k: named by the position they are computed at
-            weight = "w_0 = min(1, p/q)" if k == 0 else f"w_{k} = min(1, w_{k - 1} · p/q)"
+            k = event.position + 1  # w_k and h_k: named by the position they are computed at (from 1)
+            weight = "w_1 = min(1, p/q)" if k == 1 else f"w_{k} = min(1, w_{k - 1} · p/q)"
             assert weight in text and f"h_{k}" in text
             assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
-            assert at.get("plotly_chart")  # the distributions
-            assert any("<svg" in m.value and f"Stop draw vs h_{k}" in m.value for m in at.markdown)  # the draw
+            assert frame(at)["chart"]["type"] == "bars"  # the distributions
+            assert frame(at)["strip"]["title"].startswith(f"Stop draw vs h_{k}")  # the draw
         if isinstance(event, BlockDecisionEvent):
             assert f"τ = {event.accepted_drafts}" in text
         if isinstance(event, ResultEvent):  # the rounds table names block's kept drafts and correction place
-            assert "<th>kept τ</th>" in text and "<th>corrected at</th>" in text
+            columns = data(at)["round"]["rounds"]["columns"]
+            assert "kept τ" in columns and "corrected at" in columns
     assert {"block_check", "block_decision", "result"} <= kinds_seen
     assert not at.error
 
@@ -108,10 +99,9 @@ def test_block_steps_in_presenter_mode_and_the_stats_name_kept_drafts():
     at = app(share.scenario_to_query(EXAMPLE))
     at.toggle(key="pg_presenter").set_value(True).run()
     assert at.radio(key="pg_verification").value == "block"  # the switch stays in presenter mode
-    at.button(key="pg_next").click().run()
-    assert not at.exception, at.exception
-    text = page_text(at)
-    assert "kept drafts per round" in text and "E[τ] = 11/9" in text
+    press(at, "next_round")
+    text = player_text(at)
+    assert data(at)["presenter"] and "kept drafts per round" in text and "E[τ] = 11/9" in text
 
 
 def test_proof_tab_says_what_it_shows_and_many_rounds_runs_block_without_a_bug():

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
-from test_playground import app, headline, open_tab, page_text, step
+from player_support import back, caption, data, frame, headline, notice, press, step
+from player_support import jump as jump_to
+from player_support import text as player_text
+from test_playground import app, open_tab, page_text
 
 from specviz.core.trace import BonusEvent, CheckEvent, CorrectionEvent, ResultEvent
 from specviz.playground import jump, lecture, presets, share, state
@@ -23,18 +26,19 @@ def test_the_verification_switch_plays_a_tree_node_by_node():
     at = app()
     at.radio(key="pg_verification").set_value("tree").run()
     assert not at.exception and at.session_state["pg_scenario"].verification == "multi:2"
-    assert "drafting the tree: child #0 at position 0" in headline(at)
+    assert "drafting the tree: node [1] is" in headline(at)  # a node named by its path, from 1
     timeline = state.timeline_for(at.session_state["pg_scenario"])
     kinds = set()
     for index in range(len(timeline.rounds[0].trace.events)):
         event = timeline.events[index]
         kinds.add(event.kind)
         assert at.session_state["pg_state"].step == index
-        text = page_text(at)
+        text = player_text(at)
         if event.kind == "tree_check":
-            assert f"sibling #{event.sibling} of {event.siblings}" in headline(at)
-            assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
-        assert at.get("plotly_chart"), event.kind  # the tree
+            assert f"sibling {event.sibling + 1} of {event.siblings}" in headline(at)
+            assert (f"draw {event.draw} of 0..{event.draw_range - 1}" in text if event.acceptance
+                    else "r(x) = 0: rejected, no draw needed" in text)
+        assert frame(at)["chart"]["type"] == "tree", event.kind  # the tree
         step(at)
     assert {"tree_draft", "tree_check", "result"} <= kinds
     assert not at.error
@@ -78,33 +82,34 @@ def test_jump_to_moves_to_each_target():
     at = app(share.scenario_to_query(s, 0))
     timeline = state.timeline_for(s)
     expected_kind = {jump.FIRST_REJECTION: CheckEvent, jump.NEXT_CORRECTION: CorrectionEvent,
-                     jump.NEXT_BONUS: BonusEvent, jump.ROUND_END: ResultEvent}
+                     jump.NEXT_BONUS: BonusEvent, jump.ROUND_END: ResultEvent, jump.FIRST_CHECK: CheckEvent}
     for target in jump.TARGETS:
         before = at.session_state["pg_state"].step
-        at.menu_button(key="pg_jump").click(target).run()
-        assert not at.exception, at.exception
+        jump_to(at, target)  # within the round in the browser, beyond it asked of the server
         now = at.session_state["pg_state"].step
-        assert now == jump.find(timeline.events, before, target)
+        start = timeline.starts[timeline.round_of(before)] if target == jump.FIRST_CHECK else None
+        assert now == jump.find(timeline.events, before, target, start=start)
         assert isinstance(timeline.events[now], expected_kind[target])
     assert "commits" in headline(at)
 
 
 def test_jump_without_a_target_says_so():
     at = app(share.scenario_to_query(scenario("p = q", seed=2), 0))
-    at.menu_button(key="pg_jump").click(jump.NEXT_CORRECTION).run()
+    jump_to(at, jump.NEXT_CORRECTION)  # none in the round: the server plays on, and says there is none
     assert at.session_state["pg_state"].step == 0
-    assert any("No correction to jump to" in i.value for i in at.info)
+    assert "No correction to jump to" in notice(at)
 
 
 def test_round_end_at_a_rounds_end_says_so():
     s = scenario("close", seed=1)
     at = app(share.scenario_to_query(s, 0))
-    at.menu_button(key="pg_jump").click(jump.ROUND_END).run()
+    jump_to(at, jump.ROUND_END)
     end = at.session_state["pg_state"].step
     assert isinstance(state.timeline_for(s).events[end], ResultEvent)
-    at.menu_button(key="pg_jump").click(jump.ROUND_END).run()
-    assert at.session_state["pg_state"].step == end
-    assert any(f"Already at the end of round 0 (step {end + 1})" in i.value for i in at.info)
+    # there again: the browser says it is there already, in the words the round carries
+    assert f"Already at the end of round 1 (step {end + 1})" in data(at)["round"]["here"][f"round end@{end}"]
+    press(at, "jump", target=jump.ROUND_END)  # the server says the same
+    assert at.session_state["pg_state"].step == end and f"Already at the end of round 1 (step {end + 1})" in notice(at)
 
 
 # --- lecture scripts --------------------------------------------------------------------------------------
@@ -114,7 +119,8 @@ def two_entries():
 
 
 def captions(at) -> str:
-    return "\n".join(c.value for c in at.caption)
+    """The player's caption line: its label and the lecture banner."""
+    return caption(at) + "\n" + ((data(at).get("lecture") or {}).get("text") or "")
 
 
 def load_lecture(at, talk):
@@ -135,10 +141,10 @@ def test_a_lecture_script_walks_across_entries_with_step_and_back():
     first, second = talk.entries
     assert [(s == first.scenario, n) for s, n in walked[:3]] == [(True, 1), (True, 2), (True, 3)]
     assert [(s == second.scenario, n) for s, n in walked[3:]] == [(True, 0), (True, 1), (True, 1)]
-    assert any("end of the lecture" in i.value for i in at.info)
+    assert "end of the lecture" in notice(at)
     assert at.radio(key="pg_verification").value == "block"  # the sidebar follows the entry
-    at.button(key="pg_back").click().run()
-    at.button(key="pg_back").click().run()
+    assert data(at)["bounds"] == [0, 1]  # the player steps within the entry; beyond it, it asks
+    back(at, 2)
     assert at.session_state["pg_scenario"] == first.scenario and at.session_state["pg_state"].step == 3
     assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)
 
@@ -157,7 +163,7 @@ def test_a_bad_lecture_file_names_entry_and_field():
 def test_end_lecture_and_add_this_step():
     at = load_lecture(app(), two_entries())
     assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)  # loading opens the animation with the lecture's line
-    at.button(key="pg_lecture_end").click().run()
+    press(at, "lecture", to="end")
     assert at.session_state["pg_lecture"] is None
     before = at.session_state["pg_state"].step
     step(at)
@@ -244,7 +250,7 @@ def query_of(at) -> dict[str, str]:
 def test_the_banner_counts_steps_from_1_like_the_step_counter():
     at = load_lecture(app(), two_entries())
     assert "entry 1/2 · steps 2 to 4 · rejection" in captions(at)  # step 1..3 of the file, shown from 1
-    assert any(c.value.startswith("Step 2 · round 0") for c in at.caption)
+    assert caption(at).startswith("Step 2 · round 1")
 
 
 def test_a_reload_keeps_the_lecture_by_its_id_in_the_link():
@@ -258,7 +264,7 @@ def test_a_reload_keeps_the_lecture_by_its_id_in_the_link():
     assert "entry 2/2 · steps 1 to 2 · bonus" in captions(again)
     step(again)
     assert again.session_state["pg_state"].step == 1
-    assert not any("lecture script is no longer" in i.value for i in again.info)
+    assert not any("lecture script is no longer" in i.value for i in again.info) and not notice(again)
 
 
 def test_a_lecture_link_the_server_no_longer_knows_opens_its_scenario_and_says_so():

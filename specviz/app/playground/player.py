@@ -128,6 +128,7 @@ def session_data(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> 
 
 def payload(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> bytes:
     """The data the player is mounted with: the session's part and the round's cached frames, as UTF-8 JSON."""
+    pg.state = state.clamp(pg.state, scenario)  # the rounds up to the step played (a refusal is raised here)
     round_id = state.timeline_for(scenario).round_of(pg.state.step)
     frames = round_cache.rounds.get(scenario, round_id, presenter)
     head = json.dumps(session_data(pg, scenario, presenter), ensure_ascii=False, separators=(",", ":"))

@@ -32,11 +32,10 @@ def test_init_sets_defaults_and_keeps_what_is_there():
     store = {"pg_depth": 4}
     pg = PlaygroundSession(store)
     pg.init("close")
-    assert (pg.presenter, pg.speed, pg.sliders, pg.many_n, pg.many_bug, pg.many_seed) == (
-        False, "normal", False, 10_000, "none", 0)
+    assert (pg.presenter, pg.sliders, pg.many_n, pg.many_bug, pg.many_seed) == (False, False, 10_000, "none", 0)
     assert pg.preset == pg.preset_before == "close"
     assert pg.depth == 4 and pg.link_problems == [] and pg.link_note == ""
-    assert pg.preset_undo is None and pg.last_tick == 0.0 and not pg.has("scenario")
+    assert pg.preset_undo is None and pg.player_inbox == [] and pg.player_seq == 0 and not pg.has("scenario")
 
 
 def test_a_widget_dropped_by_another_page_comes_back_from_its_copy():

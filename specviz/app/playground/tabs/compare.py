@@ -8,6 +8,7 @@ import html
 import streamlit as st
 
 from .... import formats
+from ....narration.counting import nth
 from ....playground import compare, state
 from ....plots import committed_text, step_html, tree
 from ....plots import playground as figures
@@ -25,7 +26,7 @@ def intro(result: compare.Comparison, vocab: tuple[str, ...]) -> str:
     """What is compared, in words: the round, its prefix, the shared drafts (and a tree's own)."""
     chain = next(s for s in result.sides if s.chain is not None)
     drafted, where = compare.tokens_text(vocab, chain.chain), compare.prefix_text(vocab, result.prefix)
-    text = (f"**Round {result.round_id}** (the animation's round), drafted {where}. "
+    text = (f"**Round {nth(result.round_id)}** (the animation's round), drafted {where}. "
             f"Tokenwise and block verification verify the same drafted block, **{drafted}**, with the same "
             "acceptance and correction streams (seed, request and round): every difference comes from the rule.")
     for side in result.sides:
