@@ -44,6 +44,7 @@ def main() -> None:
     links.write_link(*links.shown(pg))  # at once, whichever tab is open
     sidebar.sidebar_controls(presenter)
     tabs.tabs(presenter)
+    player.mount_reporter()  # with the page, not the Animation fragment: the browser's step reruns the whole page
     pg.remember()
 
 

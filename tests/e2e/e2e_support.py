@@ -148,6 +148,8 @@ def open_page(page, url: str, timeout: float = 60_000) -> None:
     # the first run of a page: wait until at least one element of the main area has rendered
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout)
     wait_for_charts(page, timeout)
+    if page.locator(".stBidiComponent").count():  # the Playground's step player: its round drawn
+        wait_for_player(page, timeout)
 
 
 def wait_for_charts(page, timeout: float = 30_000) -> None:
@@ -274,3 +276,43 @@ def serve(folder: Path) -> Iterator[AppServer]:
         yield AppServer(url, log, netlog)
     finally:
         stop(proc)
+
+
+# --- the step player (specviz/player/browser): a custom component in a shadow root -------------------------------
+# Playwright's CSS locators pierce open shadow roots, so '.specviz-player .caption' finds the player's label; a
+# page script reaches the mounted player as window.__specvizPlayer (player.js sets it for tests and benchmarks).
+PLAYER = ".specviz-player"
+PLAYER_CAPTION_JS = ("() => { const p = window.__specvizPlayer;"
+                     " return p && p.root.isConnected ? p.root.querySelector('.caption').textContent : ''; }")
+PLAYER_IDLE_JS = ("() => { const p = window.__specvizPlayer; return !!p && p.root.isConnected && !p.waiting"
+                  " && p.root.getAttribute('data-state') === 'ready' && !p.motion.running; }")
+
+
+def wait_for_player(page, timeout: float = 30_000) -> None:
+    """The player mounted, its round drawn, no request to the server pending and no motion running."""
+    page.wait_for_function(PLAYER_IDLE_JS, timeout=timeout)
+    wait_for_app(page, timeout)
+
+
+def player_caption(page) -> str:
+    return page.evaluate(PLAYER_CAPTION_JS)
+
+
+def player_text(page) -> str:
+    """Everything the player shows in words (its label, headline, narration, chips, tables, notice)."""
+    return page.locator(PLAYER).first.inner_text()
+
+
+def player_button(page, name: str):
+    """One of the player's buttons by its class: step, back, play, reset, next-round, new-seed, lecture-end, ..."""
+    return page.locator(f"{PLAYER} button.{name}").first
+
+
+def press_player(page, key: str, timeout: float = 30_000) -> None:
+    """A key where the focus is; then the player's label changed (or a notice said why not), and all settled."""
+    before = player_caption(page)
+    page.keyboard.press(key)
+    page.wait_for_function(f"(before) => ({PLAYER_CAPTION_JS})() !== before || (window.__specvizPlayer"
+                           " && !window.__specvizPlayer.root.querySelector('.notice').hidden)", arg=before,
+                           timeout=timeout)
+    wait_for_player(page, timeout)

@@ -27,14 +27,12 @@ TWO = Lecture((Entry(FAR.with_changes(seed=1), 1, until=3, title="a rejection"),
 
 
 def press(page, key: str) -> None:
-    """Press a clicker key with nothing focused, and wait until the step's caption has changed."""
+    """Press a clicker key with nothing focused, and wait until the player's label has changed."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     caption = page.evaluate(STEP_CAPTION_JS)
     page.keyboard.press(key)
-    # the step's caption changing is the sign (a fast fragment rerun can slip past the run counter)
     page.wait_for_function(f"(caption) => ({STEP_CAPTION_JS})() !== caption", arg=caption, timeout=30_000)
-    sup.wait_for_app(page)
-    sup.wait_for_charts(page)
+    sup.wait_for_player(page)
 
 
 def open_tab(page, label: str) -> None:
@@ -50,9 +48,8 @@ def load_lecture(page, talk: Lecture, tmp_path) -> None:
     before = sup.runs(page)
     page.locator(".st-key-pg_lecture_upload input[type=file]").set_input_files(str(path))
     sup.wait_for_rerun(page, before)
-    page.wait_for_selector(".st-key-pg_lecture_end", timeout=30_000)
-    sup.wait_for_app(page)
-    sup.wait_for_charts(page)
+    page.locator(f"{sup.PLAYER} .lecture-end").wait_for(timeout=30_000)  # the banner on the player's caption line
+    sup.wait_for_player(page)
 
 
 def query(page) -> dict[str, str]:

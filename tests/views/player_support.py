@@ -14,15 +14,20 @@ from typing import Any
 INBOX = "pg_player_inbox"
 
 
+def _players(at) -> list:
+    """The step players on the page (the component with a round as its data; its reporter carries none)."""
+    return [e for e in at.get("bidi_component") if e.proto.WhichOneof("data") == "bytes"]
+
+
 def data(at) -> dict[str, Any]:
     """The player's data on the page (the last step player drawn)."""
-    found = at.get("bidi_component")
+    found = _players(at)
     assert found, "no step player on the page"
     return json.loads(found[-1].proto.bytes)
 
 
 def has_player(at) -> bool:
-    return bool(at.get("bidi_component"))
+    return bool(_players(at))
 
 
 def frame(at) -> dict[str, Any]:

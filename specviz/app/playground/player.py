@@ -5,8 +5,9 @@ current round's frames (``round_cache``: built once per scenario, round and mode
 process) and the session's side of it: the step to open at, a lecture's bounds and banner, a notice. The browser
 steps within the round with no server round trip; it speaks to Python only
 
-* through the state ``at`` ({token, step}), set just before the user touches anything else on the page, so that
-  every other part of the page (the tabs, the link, Share) reads the step the browser shows; and
+* through the state ``at`` ({token, step}) of its reporter (a second, invisible component mounted with the page:
+  ``mount_reporter``), set just before the user touches anything else on the page, so that every other part of
+  the page (the tabs, the link, Share) reads the step the browser shows; and
 * through the trigger ``action`` ({name, step, ...}) when it needs what it does not hold: the next or previous
   round, Next round, Reset to round 1, New seed, a jump beyond the round, a lecture's other entry.
 
@@ -45,6 +46,18 @@ def component():
     return st.components.v2.component(NAME, html=files.html(), css=files.css(), js=files.js())
 
 
+@lru_cache(maxsize=1)
+def reporter():
+    """The player's reporter (browser/reporter.js): mounted with the page, outside the Animation fragment, so that
+    the step the browser reports reruns the whole page in the same batch as the click it precedes."""
+    return st.components.v2.component(NAME + "_reporter", js=files.text("reporter.js"))
+
+
+def mount_reporter() -> None:
+    """The reporter, with no visible content; its state ``at`` is the browser's step (``on_at``)."""
+    reporter()(key=Keys.player_at, on_at_change=on_at, height=0, width=1)
+
+
 @lru_cache(maxsize=256)
 def token(scenario: Scenario) -> str:
     """A short name of the scenario, so that a report about another scenario is never taken for this one's."""
@@ -52,21 +65,21 @@ def token(scenario: Scenario) -> str:
 
 
 # --- messages from the browser ------------------------------------------------------------------------------------
-def _value(name: str) -> Any:
-    found = st.session_state.get(Keys.player)
+def _value(key: str, name: str) -> Any:
+    found = st.session_state.get(key)
     return None if found is None else found.get(name)
 
 
 def on_at() -> None:
     """The browser's step, reported before the user touched another part of the page."""
-    value = _value("at")
+    value = _value(Keys.player_at, "at")
     if isinstance(value, dict):
         session().player_inbox = [*session().player_inbox, {"name": "at", **value}]
 
 
 def on_action() -> None:
     """Something the browser needs from Python (another round, scenario, lecture entry)."""
-    value = _value("action")
+    value = _value(Keys.player, "action")
     if isinstance(value, dict):
         session().player_inbox = [*session().player_inbox, value]
 
@@ -137,5 +150,5 @@ def payload(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> bytes
 
 def show(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> None:
     """Mount the player at the session's step (clamped) with its round."""
-    component()(key=Keys.player, data=payload(pg, scenario, presenter), on_at_change=on_at,
-                on_action_change=on_action, height="content")
+    component()(key=Keys.player, data=payload(pg, scenario, presenter), on_action_change=on_action,
+                height="content")

@@ -220,7 +220,8 @@ class Tab:
 class Keys:
     """Keys of elements that hold no value worth keeping: buttons, charts, the uploader."""
 
-    player = PREFIX + "player"  # the step player (its state "at" and trigger "action": app/playground/player.py)
+    player = PREFIX + "player"  # the step player (its trigger "action": app/playground/player.py)
+    player_at = PREFIX + "player_at"  # the player's reporter (its state "at", the browser's step)
     undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
         "undo", "undo_preset", "many_run", "upload", "download"))
     proof_chart, many_chart = PREFIX + "proof_chart", PREFIX + "many_chart"
