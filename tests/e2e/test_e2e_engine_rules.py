@@ -40,7 +40,7 @@ def test_each_engine_rules_check_reads_at_1280x800(name, scenario, kind, said, p
     page = fresh_page
     app_page("playground")
     _open(page, app_url, scenario, kind, presenter)
-    text = sup.main_text(page)
+    text = sup.player_text(page)
     assert said in text, f"{name}: the step does not narrate its rule ({said!r})"
     assert "min(1, p(x)/q(x))" not in text, f"{name}: the narration says tokenwise's acceptance"
     assert_clean(page, recorder, f"{name} at a {kind}")

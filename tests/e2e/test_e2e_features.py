@@ -68,7 +68,7 @@ def test_pagedown_walks_a_lecture_across_two_scenarios(presenter, app_url, app_p
         seen.append((position(page)[0] - 1, query(page).get("verification", "token")))
     assert seen == [(1, "token"), (2, "token"), (3, "token"), (0, "block"), (1, "block")]
     assert query(page)["p"] == ",".join(str(w) for w in second.scenario.target.start)
-    assert "entry 2/2 · steps 1 to 3 · every draft kept" in sup.main_text(page)
+    assert "entry 2/2 · steps 1 to 3 · every draft kept" in sup.player_text(page)
     assert_clean(page, recorder, "walking the lecture")
     sup.screenshot(page, "playground-lecture" + ("-presenter" if presenter else ""))
     press(page, "PageUp")
@@ -90,7 +90,7 @@ def test_the_tree_steps_node_by_node_and_fits_the_screen(presenter, app_url, app
     step = tree_step()
     sup.open_page(page, link(app_url, TREE, step, presenter=presenter))
     assert position(page)[2].lower().startswith("tree check")
-    assert "sibling #1 of 2" in headline(page)
+    assert "sibling 2 of 2" in headline(page)  # siblings count from 1
     for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"tree check: {key} is not wholly on screen at 1280x800: {box}"
@@ -124,12 +124,11 @@ def test_a_wide_tree_reads_at_1280x800(presenter, kind, app_url, app_page, page,
     for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"wide tree: {key} is not wholly on screen at 1280x800: {box}"
-    # every drawn text and every visible marker (the labels' own markers are invisible: opacity 0)
-    boxes = """(selector) => [...document.querySelectorAll('.st-key-pg_main_chart ' + selector)]
-        .filter(t => getComputedStyle(t).opacity !== '0' && (t.closest('.trace') === null
-                     || getComputedStyle(t.closest('.trace')).opacity !== '0'))
+    # every node's label and every node's marker (the ring round the step's node too), as drawn in the player
+    boxes = """(selector) => [...window.__specvizPlayer.root.querySelectorAll('svg.chart ' + selector)]
+        .filter(t => getComputedStyle(t).opacity !== '0')
         .map(t => t.getBoundingClientRect()).filter(r => r.width > 0).map(r => [r.left, r.top, r.right, r.bottom])"""
-    labels, markers = page.evaluate(boxes, ".textpoint"), page.evaluate(boxes, ".scatterlayer .point")
+    labels, markers = page.evaluate(boxes, "text.node-label"), page.evaluate(boxes, "path.node, path.ring")
 
     def cross(a, b, air=2):
         return a[0] < b[2] - air and b[0] < a[2] - air and a[1] < b[3] - air and b[1] < a[3] - air
@@ -145,25 +144,23 @@ def test_a_wide_tree_reads_at_1280x800(presenter, kind, app_url, app_page, page,
 def test_jump_to_the_first_rejection(app_url, app_page, page, recorder):
     app_page("playground")
     sup.open_page(page, link(app_url, FAR.with_changes(seed=3), 0))
-    page.locator(".st-key-pg_jump button").first.click()
-    page.get_by_role("menuitem", name="First rejection").wait_for()
+    menu = page.locator(f"{sup.PLAYER} .jump summary").first
+    menu.click()
+    item = page.get_by_role("menuitem", name=re.compile("^First rejection"))
+    item.wait_for()
     sup.screenshot(page, "playground-jump")  # the menu open beside Step
-    before = sup.runs(page)
-    page.get_by_role("menuitem", name="First rejection").click()
-    sup.wait_for_rerun(page, before)
-    sup.wait_for_charts(page)
+    item.click()
+    sup.wait_for_player(page)
     assert "rejected" in headline(page)
-    assert re.search(r"[?&]step=\d+", page.url)
-    assert page.get_by_role("menuitem").count() == 0, "the jump menu stays open over the figure"
+    assert re.search(rf"[?&]at={position(page)[0]}(&|$)", page.url)
+    assert not page.get_by_role("menuitem").first.is_visible(), "the jump menu stays open over the figure"
     sup.screenshot(page, "playground-jump-after")  # the menu closed, the figure clear
     for _ in range(2):  # the round's end, then Round end again where it already is: it says so
-        page.locator(".st-key-pg_jump button").first.click()
-        before = sup.runs(page)
-        page.get_by_role("menuitem", name="Round end").click()
-        sup.wait_for_rerun(page, before)
-        sup.wait_for_charts(page)
+        menu.click()
+        page.get_by_role("menuitem", name=re.compile("^Round end")).click()
+        sup.wait_for_player(page)
     assert position(page)[2].lower().startswith("round result")
-    page.get_by_text("Already at the end of round 0").wait_for()
+    page.locator(f"{sup.PLAYER} .notice").get_by_text("Already at the end of round 1").wait_for()
     sup.screenshot(page, "playground-round-end")
     assert_clean(page, recorder, "after a jump")
 

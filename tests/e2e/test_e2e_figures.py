@@ -1,6 +1,6 @@
-"""Figures for slides, in Chromium: every chart's mode bar downloads it as SVG and as PNG, drawn by the browser
-(the Playground's charts, whose own button gives SVG, and a chart of another page drawn with plotly's default
-config, whose own button gives PNG)."""
+"""Figures for slides, in Chromium: the step player's own drawing downloads as SVG and as PNG (made by the browser,
+no server), and every other chart's mode bar gives both formats (a chart of another page drawn with plotly's
+default config, whose own button gives PNG)."""
 
 from __future__ import annotations
 
@@ -25,16 +25,17 @@ def download(page, chart, button) -> tuple[str, bytes]:
         return got.suggested_filename, data.read()
 
 
-def test_a_playground_chart_downloads_as_svg_and_png(app_url, app_page, page, recorder):
+def test_the_players_step_downloads_as_svg_and_png(app_url, app_page, page, recorder):
     app_page("playground")
     sup.open_page(page, link(app_url, presets.default_scenario().with_changes(verification="block"), 3))
-    chart = page.locator(".st-key-pg_main_chart")
-    chart.locator("[data-specviz-format=png]").wait_for(state="attached")
-    name, data = download(page, chart, chart.locator("[data-specviz-format=png]"))
+    chart = page.locator(f"{sup.PLAYER} svg.chart").first
+    name, data = download(page, chart, sup.player_button(page, "save-png"))
     assert name == "specviz-block-step-4.png" and data.startswith(PNG)
-    name, data = download(page, chart, chart.locator(".modebar-btn[data-title='Download plot']").first)
-    assert name == "specviz-block-step-4.svg" and data.lstrip().startswith(b"<svg")
-    assert_clean(page, recorder, "downloading a chart")
+    name, data = download(page, chart, sup.player_button(page, "save-svg"))
+    assert name == "specviz-block-step-4.svg" and data.lstrip().startswith(b"<?xml") and b"<svg" in data
+    assert b"Block check at position 4" not in data and b"Block check at position" in data  # the step's own chart
+    assert b"class=" not in data and b"fill=" in data  # styles written into the file: it needs no stylesheet
+    assert_clean(page, recorder, "downloading a step")
 
 
 def test_another_pages_chart_gets_the_other_format_beside_plotlys_own(app_url, app_page, page, recorder):

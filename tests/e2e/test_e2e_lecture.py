@@ -34,8 +34,10 @@ DRAW = "draw"  # the draw strip's SVG (in the step's words, found by its class)
 
 
 def chart_box(page, key: str) -> dict:
-    """The box of a plotly chart by its container key, or of the draw strip's SVG (``DRAW``)."""
-    selector = ".specviz-draw svg" if key == DRAW else f'.st-key-{key} [data-testid="stPlotlyChart"]'
+    """The box of the player's chart (``pg_main_chart``), of its draw strip (``DRAW``), or of a plotly chart by
+    its container key."""
+    selector = {DRAW: f"{sup.PLAYER} .specviz-draw svg", "pg_main_chart": f"{sup.PLAYER} svg.chart"}.get(
+        key, f'.st-key-{key} [data-testid="stPlotlyChart"]')
     box = page.locator(selector).first.bounding_box()
     assert box is not None, f"no chart {key}"
     return box
@@ -57,7 +59,7 @@ def test_presenter_mode_fits_the_step_on_one_screen(scenario, kind, app_url, app
     for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"{kind}: {key} is not wholly on screen at 1280x800: {box}"
-    verdict = page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.bounding_box()
+    verdict = page.locator(f"{sup.PLAYER} .headline").first.bounding_box()
     assert verdict and verdict["y"] + verdict["height"] <= sup.VIEWPORT["height"]
     assert_clean(page, recorder, f"presenter mode at a {kind} step")
     sup.screenshot(page, f"playground-presenter-{kind}")
@@ -74,16 +76,16 @@ def test_presenter_mode_fits_a_block_check_on_one_screen(app_url, app_page, page
     # an inner check whose draw has both a hit and a no-hit segment: every line of the narration is there
     step = next(i for i, e in enumerate(timeline.events) if e.kind == "block_check" and e.position > 0
                 and not e.last and 0 < e.stop_probability < 1)
-    k = timeline.events[step].position  # w_k, h_k: named by the position (from 0) they are computed at
+    k = timeline.events[step].position + 1  # w_k, h_k: named by the position (from 1) they are computed at
     sup.open_page(page, link(app_url, BLOCK_FAR, step, presenter=True))
     assert position(page)[2].lower().startswith("block check")
     assert chart_box(page, "pg_main_chart")["x"] < 150, "presenter mode collapses the sidebar"
     for key in ("pg_main_chart", DRAW):
         box = chart_box(page, key)
         assert wholly_on_screen(box), f"block check: {key} is not wholly on screen at 1280x800: {box}"
-    verdict = page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.bounding_box()
+    verdict = page.locator(f"{sup.PLAYER} .headline").first.bounding_box()
     assert verdict and verdict["y"] + verdict["height"] <= sup.VIEWPORT["height"]
-    text = sup.main_text(page)
+    text = sup.player_text(page)
     assert f"w_{k} = min(1, w_{k - 1} · p/q)" in text and f"h_{k} = ρ_{k} / (ρ_{k} + 1 − w_{k})" in text
     assert_clean(page, recorder, "presenter mode at a block check step")
     sup.screenshot(page, "playground-block")
@@ -109,15 +111,12 @@ def test_growing_the_vocabulary_keeps_keep_all(app_url, app_page, page, recorder
 def test_clicker_keys_step_and_replace_the_history_entry(app_url, app_page, page, recorder):
     app_page("playground")
     sup.open_page(page, link(app_url, FAR, 0))
-    page.locator('[data-testid="stMain"] [data-testid="stHeading"]').last.click()  # focus the page, not a field
+    page.locator(f"{sup.PLAYER} .headline").first.click()  # focus the page, not a field
     start, length = position(page)[0], page.evaluate("history.length")
     for key in ("PageDown", "PageDown", " ", "PageUp"):
-        before = sup.runs(page)
-        page.keyboard.press(key)
-        sup.wait_for_rerun(page, before)
-        sup.wait_for_charts(page)
+        sup.press_player(page, key)
     assert position(page)[0] == start + 2
-    page.wait_for_url(re.compile(rf"[?&]step={start + 1}(&|$)"))
+    page.wait_for_url(re.compile(rf"[?&]at={start + 2}(&|$)"))  # the link's step reads as the label
     assert page.evaluate("history.length") == length, "stepping added browser-history entries"
     click(page, "pg_forward")
     assert position(page)[0] == start + 3

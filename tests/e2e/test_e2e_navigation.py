@@ -42,9 +42,8 @@ def go_by_sidebar(page, target: sup.AppPage) -> None:
 
 
 def playground_back(page) -> None:
-    page.wait_for_selector('[data-testid="stMain"] [data-testid="stCaptionContainer"] >> text=/^Step \\d+/')
-    sup.wait_for_app(page)
-    sup.wait_for_charts(page)
+    page.wait_for_function(f"() => /^Step \\d+/.test(({sup.PLAYER_CAPTION_JS})())", timeout=60_000)
+    sup.wait_for_player(page)
 
 
 def seen(page) -> tuple[dict[str, str], tuple[int, int, str]]:
@@ -61,7 +60,7 @@ def test_every_page_and_back_keeps_the_scenario_and_the_step(presenter, app_url,
     for _ in range(4):
         click(page, "pg_forward")
     before = seen(page)
-    assert before[0]["step"] == "4" and before[0]["depth"] == "2" and before[0]["vocab"] == "a,b,c,d,e,f"
+    assert before[0]["at"] == "5" and before[0]["depth"] == "2" and before[0]["vocab"] == "a,b,c,d,e,f"
     assert (before[0].get("presenter") == "1") is presenter
     for other in others:
         go_by_sidebar(page, other)

@@ -24,7 +24,11 @@ BUTTONS = {"pg_forward": "step", "pg_back": "back", "pg_play": "play", "pg_reset
 
 
 def button(page, key: str):
-    return sup.player_button(page, BUTTONS.get(key, key))
+    """A player button by its old transport key (or its class); any other key a Streamlit button's."""
+    if key in BUTTONS or not key.startswith("pg_"):
+        return sup.player_button(page, BUTTONS.get(key, key))
+    # a button with a tooltip or shortcut is rendered twice (one hidden copy measures its width)
+    return page.locator(f".st-key-{key} button:visible").first
 
 
 def position(page) -> tuple[int, int, str]:
@@ -41,8 +45,13 @@ def headline(page) -> str:
 
 
 def click(page, key: str) -> None:
-    """Click a player button; then its label changed (or a notice said why not, or the server answered)."""
+    """Click a player button; then its label changed (or a notice said why not, or the server answered). A
+    Streamlit button (any other pg_ key): its rerun finished."""
     before, runs = sup.player_caption(page), sup.runs(page)
+    if key.startswith("pg_") and key not in BUTTONS:
+        button(page, key).click()
+        sup.wait_for_rerun(page, runs)
+        return
     button(page, key).click()
     page.wait_for_function(f"([before, runs]) => ({STEP_CAPTION_JS})() !== before || (window.__specvizRuns || 0)"
                            " > runs || !window.__specvizPlayer.root.querySelector('.notice').hidden",

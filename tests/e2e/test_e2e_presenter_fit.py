@@ -30,21 +30,21 @@ SCREEN = sup.VIEWPORT["height"]
 LONG_TITLE = "a rejection, its correction and the residual"  # a lecturer's entry title, of a real length
 
 MEASURE_JS = """() => {
+  const root = window.__specvizPlayer.root;
   const bottom = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
                            return r.height > 0 ? Math.round(r.bottom) : null; };
-  const main = document.querySelector('[data-testid="stMain"]');
-  const heads = main.querySelectorAll('[data-testid="stHeading"]');
-  const items = [...document.querySelectorAll('.specviz-narration li')];
+  const items = [...root.querySelectorAll('.specviz-narration li')];
+  const draw = root.querySelector('.specviz-draw');
   const parts = {
-    chart: bottom(document.querySelector('.st-key-pg_main_chart')),
-    draw: bottom(document.querySelector('.specviz-draw svg')),
-    verdict: bottom(heads[heads.length - 1]),
+    chart: bottom(root.querySelector('svg.chart')),
+    draw: draw && !draw.hidden ? bottom(draw.querySelector('svg')) : null,
+    verdict: bottom(root.querySelector('.headline')),
     bullets: items.length ? bottom(items[items.length - 1]) : null,
-    committed: bottom(document.querySelector('.specviz-committed')),
-    banner: bottom(document.querySelector('.st-key-pg_lecture_end')),
+    committed: bottom(root.querySelector('.specviz-committed')),
+    banner: bottom(root.querySelector('.lecture-end')),
   };
-  const title = document.querySelector('.st-key-pg_main_chart .gtitle');
-  const svg = document.querySelector('.st-key-pg_main_chart .main-svg');
+  const title = root.querySelector('svg.chart text.title');
+  const svg = root.querySelector('svg.chart');
   const clipped = title && svg ? Math.round(title.getBoundingClientRect().right - svg.getBoundingClientRect().right)
                                : null;
   return {parts, clipped, title: title ? title.textContent : ''};
@@ -72,8 +72,7 @@ def step_once(page) -> None:
     caption = page.evaluate(STEP_CAPTION_JS)
     page.keyboard.press("PageDown")
     page.wait_for_function(f"(caption) => ({STEP_CAPTION_JS})() !== caption", arg=caption, timeout=30_000)
-    sup.wait_for_app(page)
-    sup.wait_for_charts(page)
+    sup.wait_for_player(page)  # the step drawn where its motion ends
 
 
 @pytest.mark.parametrize("verification, depth", RULES, ids=[f"{rule}-depth{depth}" for rule, depth in RULES])
@@ -87,14 +86,14 @@ def test_presenter_mode_fits_every_event_kind_with_the_lecture_banner(verificati
                    title="Presenter fit")
     sup.open_page(page, link(app_url, walks[0][0], 0, presenter=True))
     load_lecture(page, talk, tmp_path)
-    page.wait_for_function("() => { const c = document.querySelector('.st-key-pg_main_chart');"
-                           " return c && c.getBoundingClientRect().left < 200; }", timeout=15_000)
+    page.wait_for_function("() => { const p = window.__specvizPlayer;"
+                           " return p && p.root.getBoundingClientRect().left < 200; }", timeout=15_000)
     worst: dict[str, dict] = {}
     steps = sum(last - first + 1 for _, first, last in walks)
     for index in range(steps):
         if index:
             step_once(page)
-        page.wait_for_timeout(150)  # the fragment's last paint
+        page.wait_for_timeout(100)  # the last paint
         measured = page.evaluate(MEASURE_JS)
         kind = position(page)[2]
         parts = {name: value for name, value in measured["parts"].items() if value is not None}

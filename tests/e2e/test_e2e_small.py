@@ -24,10 +24,10 @@ def test_presenter_alone_in_the_link_opens_presenter_mode(app_url, app_page, fre
     app_page("playground")
     sup.open_page(page, f"{app_url}/playground?presenter=1")
     page.wait_for_url(re.compile(r"vocab=.*presenter=1|presenter=1.*vocab="))  # the scenario joins the link
-    page.wait_for_function("() => { const c = document.querySelector('.st-key-pg_main_chart');"
-                           " return c && c.getBoundingClientRect().left < 200; }", timeout=15_000)
+    page.wait_for_function("() => { const p = window.__specvizPlayer;"
+                           " return p && p.root.getBoundingClientRect().left < 200; }", timeout=15_000)
     assert chart_box(page, "pg_main_chart")["x"] < 150, "the sidebar is collapsed"
-    size = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.specviz-narration li')).fontSize)")
+    size = page.locator(f"{sup.PLAYER} .specviz-narration li").first.evaluate("li => parseFloat(getComputedStyle(li).fontSize)")
     assert size >= 20, f"presenter type: {size}px"
     assert_clean(page, recorder, "?presenter=1 alone")
     sup.screenshot(page, "playground-presenter-link")
@@ -55,7 +55,7 @@ def test_collected_entries_are_listed_reordered_and_shown(app_url, app_page, pag
     before = sup.runs(page)
     page.locator(".st-key-pg_lecture_mine_open_1 button:visible").first.click()  # Show: entry 1, at its step 3
     sup.wait_for_rerun(page, before)
-    sup.wait_for_charts(page)
+    sup.wait_for_player(page)
     assert position(page)[0] == 3
 
 

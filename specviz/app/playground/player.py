@@ -148,7 +148,18 @@ def payload(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> bytes
     return head[:-1].encode() + b',"round":' + frames + b"}"
 
 
+# shown, in place of Streamlit's own error, only when the browser could not run the player's module (CSS :has)
+FAILED = ("<style>.specviz-player-failed {display: none; color: #B00020; font-weight: 600;}"
+          f" .st-key-{Keys.player_box}:has([data-testid='stAlertContentError']) .specviz-player-failed {{display: block;}}"
+          f" .st-key-{Keys.player_box}:has([data-testid='stAlertContentError']) .stBidiComponent {{display: none;}}"
+          "</style><div class='specviz-player-failed' role='alert'>The step player could not load in this browser, so "
+          "the round cannot be shown here: reload the page; if this line stays, use a current Chrome, Edge, Firefox "
+          "or Safari, or the deck of <code>python -m specviz export</code>.</div>")
+
+
 def show(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> None:
-    """Mount the player at the session's step (clamped) with its round."""
-    component()(key=Keys.player, data=payload(pg, scenario, presenter), on_action_change=on_action,
-                height="content")
+    """Mount the player at the session's step (clamped) with its round; one line instead if it cannot load."""
+    data = payload(pg, scenario, presenter)
+    with st.container(key=Keys.player_box, gap=None):
+        component()(key=Keys.player, data=data, on_action_change=on_action, height="content")
+        st.html(FAILED)

@@ -489,7 +489,7 @@ function treeChart(chart, width, height, font) {
       const beside = 12;
       fsize = fitSize(n.label, column - own - beside - 3, size, 11);
     }
-    specs.push({key: `${n.key}:label`, tag: "text", cls: "", text: n.label, style: `font-size:${fsize}px`,
+    specs.push({key: `${n.key}:label`, tag: "text", cls: "node-label", text: n.label, style: `font-size:${fsize}px`,
                 enterAt: enter ? {tx: enter.tx - x, ty: enter.ty - y} : null,
                 attrs: {x: x + own, y: y + fsize * 0.35, tx: 0, ty: 0}});
   }

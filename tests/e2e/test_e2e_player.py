@@ -1,0 +1,87 @@
+"""The step player's edges in Chromium: labels that are markup read literally and run nothing, a player the
+browser cannot run says so in one line, and the page's other controls read the step the browser shows."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+import e2e_support as sup
+import pytest
+from test_e2e_features import open_tab
+from test_e2e_playground import assert_clean, click, headline, position
+
+from specviz.playground import presets, share
+
+pytestmark = pytest.mark.e2e
+
+MARKUP = ("the", "<img src=x onerror=window.__pwned=1>", "sat", "</svg><script>window.__pwned=2</script>", "<b>mat</b>",
+          ".")
+
+
+def link(base: str, scenario, step: int) -> str:
+    return f"{base}/playground?{urllib.parse.urlencode(share.scenario_to_query(scenario, step))}"
+
+
+def test_labels_that_are_markup_read_literally_and_run_nothing(app_url, app_page, page, recorder):
+    app_page("playground")
+    scenario = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(vocab=MARKUP, seed=1)
+    sup.open_page(page, link(app_url, scenario, 0))
+    for _ in range(8):  # drafts, checks, a rejection and its correction: the labels in every part of the step
+        click(page, "pg_forward")
+        assert page.evaluate("window.__pwned === undefined"), "a label ran as script"
+    root = f"{sup.PLAYER}"
+    assert page.locator(f"{root} img").count() == 0 and page.locator(f"{root} script").count() == 0
+    assert not any(t == "mat" for t in page.locator(f"{root} b").all_inner_texts()), "<b>mat</b> was read as markup"
+    ticks = page.locator(f"{root} svg.chart text.tick").all_text_contents()
+    assert "<img src=x onerror=window.__pwned=1>" in ticks and "<b>mat</b>" in ticks, ticks  # literally
+    text = sup.player_text(page)
+    assert "</svg><script>window.__pwned=2</script>" in text or "<img src=x onerror" in text
+    assert page.evaluate("window.__pwned === undefined")
+    assert_clean(page, recorder, "labels that are markup")
+
+
+BREAK_THE_MODULE = """(() => {  // a browser that cannot run the player's module (the blob Streamlit imports it from)
+  const make = URL.createObjectURL.bind(URL);
+  URL.createObjectURL = (blob) => (blob && blob.type === 'text/javascript' && blob.size > 10000)
+    ? make(new Blob(['export default function (', ''], {type: 'text/javascript'})) : make(blob);
+})();"""
+
+
+def test_a_player_the_browser_cannot_run_says_so_in_one_line(app_url, app_page, browser, recorder):
+    app_page("playground")
+    context = browser.new_context(viewport=sup.VIEWPORT)
+    context.add_init_script(sup.RUN_COUNTER_JS)
+    context.add_init_script(BREAK_THE_MODULE)
+    try:
+        page = context.new_page()
+        page.goto(f"{app_url}/playground", wait_until="domcontentloaded")
+        sup.wait_for_app(page)
+        line = page.locator(".specviz-player-failed")
+        line.wait_for(state="visible", timeout=30_000)
+        assert line.inner_text().startswith("The step player could not load in this browser")
+        assert "\n" not in line.inner_text().strip()
+        assert not page.locator(".stBidiComponent [data-testid=stAlertContentError]").first.is_visible()
+        assert "Presenter mode" in page.locator('[data-testid="stSidebar"]').inner_text()  # the rest of the page works
+    finally:
+        context.close()
+
+
+def test_the_tabs_read_the_step_the_browser_shows(app_url, app_page, page, recorder):
+    """Steps taken in the browser only (no server round trip), then a tab: Share's link and Why exactly p are at
+    that step, and back on the animation the player is still there."""
+    app_page("playground")
+    scenario = presets.apply_preset(presets.default_scenario(markov=True), "far apart", True).with_changes(seed=1)
+    sup.open_page(page, link(app_url, scenario, 0))
+    for _ in range(4):
+        sup.press_player(page, "PageDown")
+    shown = position(page)[0]
+    open_tab(page, "Share")
+    code = page.locator('[data-testid="stCode"]').first.inner_text()
+    assert re.search(rf"[?&]at={shown}(&|$)", code), code
+    open_tab(page, "Why exactly p")
+    assert "the animation's current position" in sup.main_text(page)
+    open_tab(page, "Animation")
+    sup.wait_for_player(page)
+    assert position(page)[0] == shown and headline(page)
+    assert_clean(page, recorder, "tabs after steps in the browser")
