@@ -59,7 +59,7 @@ def read_source(source: str):
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Read the link or file, check the formats, then write the round; exit status 2 for a refusal."""
-    from specviz.plots import export
+    from specviz.player import export  # the step player's deck and drawings, plotly's PNG charts
 
     try:
         opened = read_source(args.source)

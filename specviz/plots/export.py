@@ -1,42 +1,35 @@
-"""Figures for slides: one round of a scenario as files, one per step (``python -m specviz export``).
+"""Figures for slides, the plotly side: a round's steps and their charts as PNG through kaleido.
 
 ``round_steps(scenario, round_id)`` is the round's step indices; ``pages`` builds each step's page with the
-Playground's own builder (``step_page.build``, presenter type by default: what a room reads); ``write_round``
-writes, into one folder:
-
-* ``step-05-check.svg`` / ``.png``: the step's main chart, through kaleido (an optional extra: plotly's
-  static-image engine, which drives Chromium), one export server for the whole round;
-* ``step-05-draw.svg``: the step's draw on [0, 1), where the step draws (plain SVG: no kaleido);
-* ``round-2.html``: the whole round as a self-contained slide deck (plotly.js inlined, no network): one
-  screen per step with its chart, its draw, its words and the committed text; → / PageDown and ← / PageUp
-  move between steps. Needs no kaleido.
-
-``kaleido_problem()`` says (None when it can) why SVG and PNG cannot be written here, and how to install
-kaleido; the command refuses an image format before any slow work starts.
+Playground's plotly figure builders (``step_page.build``, presenter type by default: what a room reads) and
+``write_images`` writes their charts as PNG through kaleido (an optional extra: plotly's static-image engine,
+which drives Chromium), one export server for the round. The round's HTML deck and each step's SVG are the step
+player's own (``specviz.player.export``, which writes a round in every format); ``kaleido_problem()`` says (None
+when it can) why PNG cannot be written here, and how to install kaleido; a format that cannot be written is
+refused before any slow work starts.
 """
 
 from __future__ import annotations
 
-import html
 import os
 import re
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import SpecvizError
 from ..scenario import Scenario
-from . import step_html, step_page
+from . import step_page
 from .step_page import StepPage
 
 FORMATS = ("html", "svg", "png")
-IMAGE_FORMATS = ("svg", "png")
+IMAGE_FORMATS = ("png",)  # through kaleido; SVG is the step player's own drawing (specviz.player.export)
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium: kaleido's browser where BROWSER_PATH says nothing
 WIDTH = 1000  # px of an exported chart (its height is the chart's own); a PNG is drawn at SCALE times it
 SCALE = 2
-INSTALL = ("SVG and PNG need kaleido, an optional extra (plotly's static-image engine; it drives Chromium): "
+INSTALL = ("PNG needs kaleido, an optional extra (plotly's static-image engine; it drives Chromium): "
            "pip install -r requirements-export.txt (kaleido==1.5.1, choreographer==1.4.0), with Chromium "
            "installed (apt-get install chromium; set BROWSER_PATH to another Chrome or Chromium). "
            "The HTML deck needs neither: --format html.")
@@ -47,7 +40,7 @@ class ExportError(SpecvizError, ValueError):
 
 
 def kaleido_problem() -> str | None:
-    """Why SVG and PNG cannot be written here (None: they can): kaleido missing, or no browser for it."""
+    """Why PNG cannot be written here (None: it can): kaleido missing, or no browser for it."""
     try:
         import kaleido  # noqa: F401
     except ImportError:
@@ -59,7 +52,8 @@ def kaleido_problem() -> str | None:
 
 
 def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
-    """The formats asked for, checked: known names, and an image engine for SVG or PNG (before any work)."""
+    """The formats asked for, checked: known names, and kaleido for PNG (before any work; the player's export checks
+    what SVG needs)."""
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ExportError(f"--format takes {', '.join(FORMATS)} (comma-separated), got "
@@ -141,117 +135,6 @@ def write_images(figures: Sequence[tuple[Path, object]], formats: Sequence[str],
     finally:
         kaleido.stop_sync_server(silence_warnings=True)
     return written, time.perf_counter() - start
-
-
-def write_round(scenario: Scenario, round_id: int, folder: Path, formats: Sequence[str] = ("html",), *,
-                presenter: bool = True, on_image: Callable[[Path], None] | None = None) -> Exported:
-    """Write round ``round_id``'s figures (per step) and its HTML deck into ``folder``, as ``formats`` ask."""
-    formats = check_formats(formats)
-    steps = round_steps(scenario, round_id)
-    built = pages(scenario, steps, presenter)
-    folder.mkdir(parents=True, exist_ok=True)
-    files: list[Path] = []
-    for step, page in built:
-        if page.draw_svg is not None:
-            path = folder / f"step-{step + 1:02d}-draw.svg"
-            path.write_text(standalone_svg(page.draw_svg), encoding="utf-8")
-            files.append(path)
-    image_formats = [f for f in formats if f in IMAGE_FORMATS]
-    seconds, images = 0.0, 0
-    if image_formats:
-        figures = [(folder / f"step-{step + 1:02d}-{slug(page)}", page.figure) for step, page in built]
-        written, seconds = write_images(figures, image_formats, on_image)
-        files += written
-        images = len(written)
-    if "html" in formats:
-        path = folder / f"round-{round_id}.html"
-        path.write_text(deck_html(scenario, round_id, built), encoding="utf-8")
-        files.append(path)
-    return Exported(folder, tuple(files), len(built), seconds, images)
-
-
-# --- the HTML deck ------------------------------------------------------------------------------------------
-def standalone_svg(svg: str) -> str:
-    """The page's inline draw strip as a file of its own (an XML declaration; a fixed width instead of 100%)."""
-    width = re.search(r"viewBox='0 0 (\d+)", svg)
-    body = svg.replace("width='100%'", f"width='{width[1]}'" if width else "width='440'", 1)
-    return "<?xml version='1.0' encoding='UTF-8'?>\n" + body + "\n"
-
-
-def _bold(text: str) -> str:
-    """Escaped text with the narration's **bold** as <b>."""
-    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text, quote=False))
-
-
-@dataclass
-class _Deck:
-    sections: list[str] = field(default_factory=list)
-    figures: list[str] = field(default_factory=list)
-
-
-DECK_CSS = """
-body {margin: 0; font-family: Inter, 'Source Sans Pro', Arial, sans-serif; color: #000; background: #fff;}
-section {box-sizing: border-box; height: 100vh; padding: 2.2vh 3vw; display: grid; grid-template-rows: auto auto 1fr;
-         scroll-snap-align: start; border-bottom: 1px solid #eee;}
-html {scroll-snap-type: y mandatory;}
-.caption {color: #555; font-size: 1.05rem;}
-h2 {font-size: 1.7rem; margin: 0.3rem 0 0.6rem 0;}
-.body {display: grid; grid-template-columns: 3fr 2fr; gap: 2vw; align-items: start; min-height: 0;}
-.body li {font-size: 1.3rem; line-height: 1.45; margin-bottom: 0.3rem;}
-.chart {width: 100%;}
-.title {font-size: 2rem; margin-top: 30vh; text-align: center;}
-"""
-
-DECK_JS = """
-(() => {
-  const sections = [...document.querySelectorAll('section')];
-  const at = () => sections.findIndex(s => s.getBoundingClientRect().top > -window.innerHeight / 2);
-  document.addEventListener('keydown', (event) => {
-    const forward = ['ArrowRight', 'PageDown', ' '].includes(event.key);
-    const back = ['ArrowLeft', 'PageUp'].includes(event.key);
-    if (!forward && !back) return;
-    event.preventDefault();
-    const next = Math.min(Math.max(at() + (forward ? 1 : -1), 0), sections.length - 1);
-    sections[next].scrollIntoView({behavior: 'instant', block: 'start'});
-  });
-})();
-"""
-
-
-def deck_html(scenario: Scenario, round_id: int, built: Sequence[tuple[int, StepPage]]) -> str:
-    """The round as one self-contained HTML file: plotly.js inlined, one screen per step, keys to move."""
-    from plotly.offline import get_plotlyjs
-
-    from .. import narration
-    from ..core.verification import rule
-    from ..playground.narrative import step_view
-
-    deck = _Deck()
-    title = (f"specviz: round {round_id} under {rule(scenario.verification).label}, seed {scenario.seed}, "
-             f"depth {scenario.depth}")
-    deck.sections.append(f"<section><div class='title'><b>{html.escape(title)}</b><br><span class='caption'>"
-                         f"{len(built)} steps · → or PageDown for the next, ← or PageUp for the previous</span>"
-                         "</div></section>")
-    for index, (step, page) in enumerate(built):
-        view = step_view(scenario, step)
-        bullets = "".join(f"<li>{_bold(line)}</li>" for line in view.lines)
-        exact = step_html.exact_values_html(narration.exact_values(view.event, scenario.vocab))
-        draw = page.draw_svg or ""
-        deck.sections.append(
-            f"<section id='step-{step + 1}'><div class='caption'>{html.escape(page.caption)}</div>"
-            f"<h2>{html.escape(page.headline)}</h2><div class='body'><div><div class='chart' id='chart-{index}'></div>"
-            f"{step_html.committed_markdown(view, scenario.vocab, True)}</div><div>{draw}<ul>{bullets}</ul>{exact}"
-            "</div></div></section>")
-        deck.figures.append(page.figure.to_json(validate=False))
-    charts = ",\n".join(deck.figures)
-    script = (f"const figures = [{charts}];\n"
-              "figures.forEach((f, i) => Plotly.newPlot('chart-' + i, f.data, f.layout, "
-              "{displaylogo: false, modeBarButtons: [['toImage']], "
-              "toImageButtonOptions: {format: 'svg', filename: 'specviz-step-' + (i + 1)}}));")
-    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{html.escape(title)}</title><style>{DECK_CSS}</style>"
-            f"<script>{get_plotlyjs()}</script></head><body>{''.join(deck.sections)}"
-            f"<script>{script}</script><script>{DECK_JS}</script></body></html>\n")
 
 
 def summary(exported: Exported) -> str:

@@ -60,5 +60,17 @@ def test_without_kaleido_the_deck_is_written_and_the_install_line_said(monkeypat
     code, out, err = run("vocab=a,b&p=1,2&q=2,1&depth=2", "--out", str(tmp_path))
     assert code == 0 and "pip install -r requirements-export.txt" in err
     assert (tmp_path / "round-0.html").is_file() and not list(tmp_path.glob("*.png"))
-    code, _, err = run("vocab=a,b&p=1,2&q=2,1&depth=2", "--format", "svg", "--out", str(tmp_path / "s"))
+    code, _, err = run("vocab=a,b&p=1,2&q=2,1&depth=2", "--format", "png", "--out", str(tmp_path / "s"))
     assert code == 2 and "kaleido is not installed" in err
+
+
+def test_svg_is_the_players_own_drawing_and_needs_no_kaleido(monkeypatch, tmp_path):
+    from specviz.player import deck
+
+    if deck.browser_problem():
+        pytest.skip(deck.browser_problem())
+    monkeypatch.setattr(export, "kaleido_problem", lambda: "kaleido is not installed. " + export.INSTALL)
+    code, out, err = run("vocab=a,b&p=1,2&q=2,1&depth=2", "--format", "svg", "--out", str(tmp_path))
+    assert code == 0, err
+    drawings = sorted(tmp_path.glob("step-*.svg"))
+    assert drawings and all(p.read_text().startswith("<?xml") and "<svg" in p.read_text() for p in drawings)

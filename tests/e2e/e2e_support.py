@@ -291,7 +291,8 @@ PLAYER_IDLE_JS = ("() => { const p = window.__specvizPlayer; return !!p && p.roo
 def wait_for_player(page, timeout: float = 30_000) -> None:
     """The player mounted, its round drawn, no request to the server pending and no motion running."""
     page.wait_for_function(PLAYER_IDLE_JS, timeout=timeout)
-    wait_for_app(page, timeout)
+    if page.locator('[data-testid="stApp"]').count():  # the Playground (the exported deck has no Streamlit)
+        wait_for_app(page, timeout)
 
 
 def player_caption(page) -> str:

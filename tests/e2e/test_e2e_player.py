@@ -85,3 +85,47 @@ def test_the_tabs_read_the_step_the_browser_shows(app_url, app_page, page, recor
     sup.wait_for_player(page)
     assert position(page)[0] == shown and headline(page)
     assert_clean(page, recorder, "tabs after steps in the browser")
+
+
+def test_the_deck_plays_from_disk_with_every_request_refused(browser, recorder, tmp_path):
+    """`specviz export`'s deck, opened from file:// with the network refused: the same labels as the Playground's
+    frames, the clicker keys step it, the drawing moves, Play plays, and nothing is asked of any server."""
+    from specviz.player import deck, export
+
+    scenario = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
+    export.write_round(scenario, 0, tmp_path, ("html",))
+    path = tmp_path / "round-0.html"
+    frames = deck.data(scenario, 0)["round"]["frames"]
+    context = browser.new_context(viewport=sup.VIEWPORT)
+    asked: list[str] = []
+
+    def refuse(route):
+        asked.append(route.request.url)
+        if route.request.url == path.as_uri():
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", refuse)
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: recorder.page_errors.append(str(error)))
+        page.goto(path.as_uri())
+        page.wait_for_function(sup.PLAYER_IDLE_JS)
+        assert sup.player_caption(page) == frames[0]["caption"] and headline(page) == frames[0]["headline"]
+        for index in (1, 2, 3):
+            sup.press_player(page, "PageDown")
+            assert sup.player_caption(page) == frames[index]["caption"]
+        sup.press_player(page, "PageUp")
+        assert sup.player_caption(page) == frames[2]["caption"]
+        seen = page.evaluate(__import__("test_e2e_playground").SAMPLE_MOTION_JS, "ArrowRight")
+        assert seen["running"] >= 3 and seen["shapes"] >= 3, f"the deck's drawing did not move: {seen}"
+        sup.player_button(page, "play").click()
+        page.wait_for_function(f"() => ({sup.PLAYER_CAPTION_JS})() === {frames[-1]['caption']!r}", timeout=20_000)
+        assert not page.locator(f"{sup.PLAYER} button.next-round").is_visible()  # nothing a server would answer
+        assert asked == [path.as_uri()], f"the deck asked for more than itself: {asked}"
+        assert not recorder.page_errors, recorder.page_errors
+        sup.SCRATCH.mkdir(exist_ok=True)
+        page.screenshot(path=str(sup.SCRATCH / "deck.png"))
+    finally:
+        context.close()

@@ -63,8 +63,8 @@ def test_presenter_mode_shows_the_committed_text_on_the_first_screen(scenario, k
     app_page("playground")
     sup.open_page(page, link(app_url, scenario, first_step(scenario, kind), presenter=True))
     # presenter mode collapses the sidebar with a CSS transition: measure once the main column is full width
-    page.wait_for_function("() => { const p = window.__specvizPlayer;"
-                           " return p && p.root.querySelector('.specviz-committed').getBoundingClientRect().left < 200; }",
+    page.wait_for_function("() => { const p = window.__specvizPlayer; return p"
+                           " && p.root.querySelector('.specviz-committed').getBoundingClientRect().left < 200; }",
                            timeout=15_000)
     box = page.locator(f"{sup.PLAYER} .specviz-committed").first.bounding_box()
     assert box is not None and box["y"] + box["height"] <= sup.VIEWPORT["height"], f"committed text at {box}"

@@ -27,7 +27,8 @@ def test_presenter_alone_in_the_link_opens_presenter_mode(app_url, app_page, fre
     page.wait_for_function("() => { const p = window.__specvizPlayer;"
                            " return p && p.root.getBoundingClientRect().left < 200; }", timeout=15_000)
     assert chart_box(page, "pg_main_chart")["x"] < 150, "the sidebar is collapsed"
-    size = page.locator(f"{sup.PLAYER} .specviz-narration li").first.evaluate("li => parseFloat(getComputedStyle(li).fontSize)")
+    item = page.locator(f"{sup.PLAYER} .specviz-narration li").first
+    size = item.evaluate("li => parseFloat(getComputedStyle(li).fontSize)")
     assert size >= 20, f"presenter type: {size}px"
     assert_clean(page, recorder, "?presenter=1 alone")
     sup.screenshot(page, "playground-presenter-link")

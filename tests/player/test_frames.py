@@ -12,10 +12,10 @@ import pytest
 
 from specviz.core import trace
 from specviz.formats import fraction_folded
-from specviz.playground import narrative, presets
-from specviz.playground.state import timeline_for
 from specviz.player import frames, rounds
 from specviz.player.frames import BUILDERS, Context, FrameError
+from specviz.playground import narrative, presets
+from specviz.playground.state import timeline_for
 from specviz.scenario import Scenario, Table
 
 BASE = presets.default_scenario()

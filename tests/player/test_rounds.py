@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from specviz.core.trace import CheckEvent
+from specviz.player import frames, rounds
 from specviz.playground import jump, presets
 from specviz.playground.state import timeline_for
-from specviz.player import frames, rounds
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
 

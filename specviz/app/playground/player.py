@@ -149,9 +149,9 @@ def payload(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> bytes
 
 
 # shown, in place of Streamlit's own error, only when the browser could not run the player's module (CSS :has)
+_BROKEN = f".st-key-{Keys.player_box}:has([data-testid='stAlertContentError'])"
 FAILED = ("<style>.specviz-player-failed {display: none; color: #B00020; font-weight: 600;}"
-          f" .st-key-{Keys.player_box}:has([data-testid='stAlertContentError']) .specviz-player-failed {{display: block;}}"
-          f" .st-key-{Keys.player_box}:has([data-testid='stAlertContentError']) .stBidiComponent {{display: none;}}"
+          f" {_BROKEN} .specviz-player-failed {{display: block;}} {_BROKEN} .stBidiComponent {{display: none;}}"
           "</style><div class='specviz-player-failed' role='alert'>The step player could not load in this browser, so "
           "the round cannot be shown here: reload the page; if this line stays, use a current Chrome, Edge, Firefox "
           "or Safari, or the deck of <code>python -m specviz export</code>.</div>")

@@ -1076,7 +1076,8 @@ class Player {
     on("button.play", () => this.play());
     on("button.reset", () => {
       this.pause();
-      if (this.round.first === 0 && (!this.data.bounds || this.data.bounds[0] === 0)) { this.notice = ""; this.show(0, {animate: true}); }
+      const here = this.data.offline || (this.round.first === 0 && (!this.data.bounds || this.data.bounds[0] === 0));
+      if (here) { this.notice = ""; this.show(0, {animate: true}); }  // the round's first step is in the browser
       else this.request({name: "reset", step: this.step});
     });
     on("button.next-round", () => { this.pause(); this.request({name: "next_round", step: this.step}); });
