@@ -1,16 +1,19 @@
 """A lecture hall on the Playground: N simulated students against `make run` and `make serve`.
 
 Each student is a browser tab speaking Streamlit's websocket protocol (bench/streamlit_tab.py): it GETs the page
-(with --static, every file a first visit downloads, as Chromium listed them), opens the Playground, then clicks
-Step every U(think) seconds with the page's widget values, as the frontend sends them; --play K of them press
-Play instead and follow its timer. Every Step must move the caption on by one and the link to the new step, or it
-counts as lost. Students join over --ramp seconds and leave together; --waves W repeats the class W times on the
-same server and measures memory after each wave (sessions must not leak).
+(with --static, every file a first visit downloads, as Chromium listed them), opens the Playground, then steps
+every U(think) seconds as the step player does: within the round it holds, in the browser (no message at all);
+past the round's end it asks the server for the next round, with the page's widget values as the frontend sends
+them. --play K of them press Play instead (a step a second, a request per round). Every request must bring the
+next round with its next step, its label and its link, or it counts as lost. Students join over --ramp seconds and
+leave together; --waves W repeats the class W times on the same server and measures memory after each wave
+(sessions must not leak).
 
-Printed per server and class size: page-open and Step latency percentiles, Steps/s, the servers' CPU (all app
-processes and nginx) and memory, errors, lost steps, how the sessions spread over the processes, and, as the
-baseline measured in the same run, one student alone (Step p50 "x solo"); with --first-visit, the bytes of a
-first visit in Chromium, compressed or not. Every loop is bounded in count and time; traffic goes to 127.0.0.1.
+Printed per server and class size: page-open and new-round latency percentiles, Steps/s (all of them, in the
+browser or not) and new rounds/s, the servers' CPU (all app processes and nginx) per Step and per new round, memory,
+errors, lost steps, how the sessions spread over the processes, and, as the baseline measured in the same run, one
+student alone (new round p50 "x solo"); with --first-visit, the bytes of a first visit in Chromium, compressed or
+not. Every loop is bounded in count and time; traffic goes to 127.0.0.1.
 
     .venv/bin/python bench/class_load.py --targets run,serve --workers 2 --students 30,60 --duration 40
 """
@@ -39,7 +42,7 @@ from bench import first_visit, load_targets  # noqa: E402  (run as a script: the
 from bench.load_targets import HOST, Target  # noqa: E402
 from bench.streamlit_tab import Tab, http_get, now  # noqa: E402
 
-SOLO_STEPS = 12
+SOLO_ROUNDS = 8  # the lone student's new rounds, the baseline
 SAMPLE_S = 1.0
 BROWSER_CONNECTIONS = 6  # parallel downloads per host, as a browser does
 MB = 2**20
@@ -67,8 +70,9 @@ class Wave:
     students: int
     opens: list[float] = field(default_factory=list)
     http_opens: list[float] = field(default_factory=list)
-    steps: list[tuple[float, float]] = field(default_factory=list)  # (sent at, latency)
-    step_bytes: list[int] = field(default_factory=list)
+    steps: list[float] = field(default_factory=list)  # when each Step was taken (in the browser or not)
+    rounds: list[tuple[float, float]] = field(default_factory=list)  # the requests for a new round: (sent at, latency)
+    step_bytes: list[int] = field(default_factory=list)  # bytes received for each new round
     ticks: list[float] = field(default_factory=list)
     play_steps: int = 0
     lost: list[str] = field(default_factory=list)
@@ -250,8 +254,10 @@ class Classroom:
             sent = now() - self.start
             outcome = await tab.step()
             if outcome.ok:
-                self.wave.steps.append((sent, outcome.latency_s))
-                self.wave.step_bytes.append(outcome.nbytes)
+                self.wave.steps.append(sent)
+                if outcome.server:
+                    self.wave.rounds.append((sent, outcome.latency_s))
+                    self.wave.step_bytes.append(outcome.nbytes)
             elif tab.closed_by_server or "Error" in outcome.problem:
                 self.wave.errors.append(outcome.problem)
                 return
@@ -297,11 +303,11 @@ class Classroom:
 
 @dataclass
 class Solo:
-    """One student alone on the server: the baseline every class is compared with."""
+    """One student alone on the server: the baseline every class is compared with (its new rounds)."""
 
     open_s: float
-    steps_s: list[float]
-    cpu_ms_per_step: float | None
+    steps_s: list[float]  # each new round's latency
+    cpu_ms_per_step: float | None  # app CPU per new round
     link: str
 
     @property
@@ -309,31 +315,41 @@ class Solo:
         return pct(self.steps_s, 0.5) or float("nan")
 
 
+async def step_to_a_new_round(tab: Tab):
+    """Step until the player asks for a new round (a round has at most 47 steps here): that request's outcome."""
+    for _ in range(500):
+        outcome = await tab.step()
+        if outcome.server or not outcome.ok:
+            return outcome
+    raise RuntimeError("no new round in 500 steps")
+
+
 async def warm_up(target: Target) -> None:
-    """Each app process opens the page and steps 3 times on its own port (its imports and caches warm), as the
+    """Each app process opens the page and plays 3 rounds on its own port (its imports and caches warm), as the
     lecturer's own rehearsal would; behind nginx a first student would otherwise pay for them."""
     for port in target.app_ports():
         tab = Tab(HOST, port)
         try:
             await tab.open()
             for _ in range(3):
-                await tab.step()
+                await step_to_a_new_round(tab)
         finally:
             await tab.close()
 
 
 async def solo(target: Target, monitor: Monitor) -> Solo:
-    """The lecturer's tab before the class: open, then Step SOLO_STEPS times, 0.3 s apart (after 2 warm-ups)."""
+    """The lecturer's tab before the class: open, then step through SOLO_ROUNDS new rounds, each asked 0.3 s after
+    the last (after 2 warm-ups); the new rounds' latencies and the app's CPU per new round."""
     cookies = await first_visit_http(target.port, [])
     tab = Tab(HOST, target.port, cookies=cookies)
     opened = await tab.open()
     for _ in range(2):
-        await tab.step()
+        await step_to_a_new_round(tab)
     latencies = []
     t0 = monitor.sample()
-    for _ in range(SOLO_STEPS):
+    for _ in range(SOLO_ROUNDS):
         await asyncio.sleep(0.3)
-        outcome = await tab.step()
+        outcome = await step_to_a_new_round(tab)
         if outcome.ok:
             latencies.append(outcome.latency_s)
     t1 = monitor.sample()
@@ -366,8 +382,8 @@ async def measure_target(target: Target, sizes: list[int], waves: int, make: Cla
     try:
         await warm_up(target)
         alone = await solo(target, monitor)
-        print(f"  {target.label}: one student alone: open {alone.open_s:.2f} s, Step p50 "
-              f"{1000 * alone.p50:.0f} ms, {alone.cpu_ms_per_step or 0:.0f} ms of app CPU per Step", flush=True)
+        print(f"  {target.label}: one student alone: open {alone.open_s:.2f} s, new round p50 "
+              f"{1000 * alone.p50:.0f} ms, {alone.cpu_ms_per_step or 0:.0f} ms of app CPU per new round", flush=True)
         results = []
         for n in sizes:
             for w in range(waves):
@@ -388,16 +404,19 @@ async def measure_target(target: Target, sizes: list[int], waves: int, make: Cla
 
 def summary_line(target: Target, wave: Wave, alone: Solo, index: int) -> str:
     row = figures(wave, alone)
-    return (f"{target.kind} n={wave.students} wave {index + 1}: Step p50 {row['p50']} p95 {row['p95']} ms, open median "
-            f"{row['open']} s, {row['rate']} Steps/s, CPU {row['cores']} cores, RSS {row['rss']} MB, "
+    return (f"{target.kind} n={wave.students} wave {index + 1}: new round p50 {row['p50']} p95 {row['p95']} ms, "
+            f"open median {row['open']} s, {row['rate']} Steps/s ({row['round_rate']} new rounds/s), CPU "
+            f"{row['cores']} cores, {row['cpu_step']} ms a Step, {row['cpu_round']} ms a new round, "
+            f"RSS {row['rss']} MB, "
             f"errors {len(wave.errors)}, lost {len(wave.lost)}, sessions {wave.sessions}"
-            + (f"; Play: {len(wave.ticks)} ticks, p95 {row['tick95']} ms, {wave.play_steps} steps"
+            + (f"; Play: {len(wave.ticks)} new rounds, p95 {row['tick95']} ms, {wave.play_steps} steps"
                if wave.ticks else ""))
 
 
 def figures(wave: Wave, alone: Solo) -> dict[str, str]:
     """The printed figures of a wave (strings, '-' where nothing was measured), over its steady window."""
-    steady = [lat for sent, lat in wave.steps if wave.steady_from <= sent <= wave.steady_to]
+    steady = [lat for sent, lat in wave.rounds if wave.steady_from <= sent <= wave.steady_to]
+    stepped = [sent for sent in wave.steps if wave.steady_from <= sent <= wave.steady_to]
     span = wave.steady_to - wave.steady_from
     p50, p95 = pct(steady, 0.5), pct(steady, 0.95)
     app_cpu, nginx_cpu = wave.cpu_s.get("app", 0.0), wave.cpu_s.get("nginx", 0.0)
@@ -411,10 +430,12 @@ def figures(wave: Wave, alone: Solo) -> dict[str, str]:
         "solo": "-" if p50 is None else f"{p50 / alone.p50:.1f}x",
         "open": "-" if not wave.opens else f"{statistics.median(wave.opens):.2f}",
         "open95": "-" if not wave.opens else f"{pct(wave.opens, 0.95):.2f}",
-        "rate": f"{len(steady) / span:.1f}" if span > 0 else "-",
+        "rate": f"{len(stepped) / span:.1f}" if span > 0 else "-",
+        "round_rate": f"{len(steady) / span:.1f}" if span > 0 else "-",
         "cores": f"{(app_cpu + nginx_cpu) / span:.2f}" if measured else "-",
         "nginx": f"{nginx_cpu / span:.2f}" if measured else "-",
-        "cpu_step": f"{1000 * app_cpu / len(steady):.0f}" if measured and steady else "-",
+        "cpu_step": f"{1000 * (app_cpu + nginx_cpu) / len(stepped):.1f}" if measured and stepped else "-",
+        "cpu_round": f"{1000 * app_cpu / len(steady):.0f}" if measured and steady else "-",
         "rss": f"{wave.rss_before_mb:.0f} → {wave.rss_peak_mb:.0f} → {wave.rss_after_mb:.0f}",
         "opened": f"{len(wave.opens)}/{wave.students}",
         "tick95": ms(pct(wave.ticks, 0.95)),
@@ -423,18 +444,20 @@ def figures(wave: Wave, alone: Solo) -> dict[str, str]:
 
 def print_tables(report: dict) -> None:
     """The markdown tables: the classes, the waves (memory), the first visits."""
-    print("\n| server | students | opened | Step p50 (ms) | Step p95 (ms) | Step max (ms) | p50 vs one student "
-          "| page open median (s) | open p95 (s) | Steps/s | server CPU (cores) | of it nginx | app CPU per Step (ms) "
-          "| RSS before → peak → after (MB) | errors | lost | sessions per process |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")
+    print("\n| server | students | opened | new round p50 (ms) | new round p95 (ms) | new round max (ms) "
+          "| p50 vs one student | page open median (s) | open p95 (s) | Steps/s | new rounds/s | server CPU (cores) "
+          "| of it nginx | server CPU per Step (ms) | app CPU per new round (ms) | RSS before → peak → after (MB) "
+          "| errors | lost | sessions per process |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")
     for result in report["targets"]:
         alone = Solo(**result["solo"])
         for raw in result["waves"]:
-            wave = Wave(**{**raw, "steps": [tuple(s) for s in raw["steps"]]})
+            wave = Wave(**{**raw, "rounds": [tuple(s) for s in raw["rounds"]]})
             f = figures(wave, alone)
             print(f"| {result['target']} | {wave.students} | {f['opened']} | {f['p50']} | {f['p95']} | {f['max']} | "
-                  f"{f['solo']} | {f['open']} | {f['open95']} | {f['rate']} | {f['cores']} | {f['nginx']} | "
-                  f"{f['cpu_step']} | {f['rss']} | {len(wave.errors)} | {len(wave.lost)} | {wave.sessions} |")
+                  f"{f['solo']} | {f['open']} | {f['open95']} | {f['rate']} | {f['round_rate']} | {f['cores']} | "
+                  f"{f['nginx']} | {f['cpu_step']} | {f['cpu_round']} | {f['rss']} | {len(wave.errors)} | "
+                  f"{len(wave.lost)} | {wave.sessions} |")
     print_memory(report)
     logged = [r for r in report["targets"] if r.get("gc")]
     if logged:
@@ -443,7 +466,7 @@ def print_tables(report: dict) -> None:
         print("|---|---:|---:|---:|---:|")
         for result in logged:
             cpu, wall = [c for c, _ in result["gc"]], [w for _, w in result["gc"]]
-            steps = sum(len(w["steps"]) for w in result["waves"]) + len(result["solo"]["steps_s"])
+            steps = sum(len(w["steps"]) for w in result["waves"])
             print(f"| {result['target']} | {len(cpu)} | {pct(cpu, 0.5):.0f} / {max(cpu):.0f} | "
                   f"{pct(wall, 0.5):.0f} / {max(wall):.0f} | {sum(cpu) / max(1, steps):.2f} |")
     visits = report.get("first_visits") or []
@@ -487,7 +510,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--duration", type=float, default=40.0, help="seconds of stepping after the ramp")
     ap.add_argument("--think", default="1,3", help="seconds between a student's Steps: min,max")
     ap.add_argument("--ramp", type=float, default=5.0, help="students join over this many seconds")
-    ap.add_argument("--play", type=int, default=0, help="this many students press Play instead of stepping")
+    ap.add_argument("--play", type=int, default=0, help="this many students press Play instead of stepping (a step a "
+                    "second, in the browser)")
     ap.add_argument("--static", action="store_true", help="each student downloads a first visit's files")
     ap.add_argument("--first-visit", action="store_true", help="count a first visit's bytes in Chromium")
     ap.add_argument("--own-seeds", action="store_true", help="student i opens the link at seed 1000+i")

@@ -1,9 +1,11 @@
 """A simulated browser tab on a Streamlit page: it speaks Streamlit's websocket protocol as the frontend does.
 
 `PageModel` reads the ForwardMsgs a page sends (its widgets with the values the frontend would report, its
-buttons with their fragments, the Playground's "Step N · round R · event E of M" caption, the link) and writes the
-BackMsg of a click; `Tab` holds the websocket, opens the page, clicks, and times each answer. The Playground is
-found by what it shows, never by file names: widget keys (`pg_forward`, `pg_play`) and the step caption.
+buttons with their fragments, the Playground's step player: the round its feed carries and the trigger its
+element listens on, the link) and writes the BackMsg of a click or of the player's request; `Tab` holds the
+websocket, opens the page, steps as the player does (within a round in the browser, with no message at all; past
+the round's end a request for the next round) and times each answer. The Playground is found by what it shows,
+never by file names: the player's component names and the frames' labels ("Step N · round R · event E of M").
 Traffic goes to the host it is given (the benchmark passes 127.0.0.1 only); every wait has a time limit.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 import time
 from collections.abc import Callable
@@ -31,7 +34,9 @@ FINISHED_FRAGMENT = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 CLOSED = -1  # not a Streamlit status: the websocket closed while a run was awaited
 ERROR_ALERT = 1  # Alert.Format.ERROR: an st.error box
-STEP_KEY, BACK_KEY, PLAY_KEY = "pg_forward", "pg_back", "pg_play"
+PLAYER, FEED = "specviz.player", "specviz.player_feed"  # the step player's component and its feed (the round)
+TRIGGER_PREFIX, TRIGGER_EVENTS = "$$STREAMLIT_INTERNAL_KEY_", "__events"  # a component's trigger widget id
+PLAY_S = {"slow": 2.0, "normal": 1.0, "fast": 0.5}  # the player's Play: one step per interval (player.js SPEEDS)
 OP_TIMEOUT_S = 60.0
 
 
@@ -108,7 +113,44 @@ WIDGET_VALUES: dict[str, Callable[[Any, WidgetState], WidgetState | None]] = {
 }
 # widgets whose value this client does not model; a page that shows one is reported, not silently misread
 UNMODELLED = frozenset({"date_input", "time_input", "color_picker", "file_uploader", "camera_input", "chat_input",
-                        "arrow_data_frame", "audio_input", "bidi_component", "component_instance"})
+                        "arrow_data_frame", "audio_input", "component_instance"})
+
+
+@dataclass
+class Player:
+    """The step player as the browser holds it: the round its feed sent, where it stands, how to ask for more."""
+
+    trigger_id: str = ""  # the player element's trigger widget
+    fragment_id: str = ""  # the fragment the player lives in (its requests rerun only that)
+    token: str = ""
+    seq: int = -1
+    step: int = 0  # where the browser stands (global step index)
+    first: int = 0  # the round's steps: first..last
+    last: int = -1
+    round: int = -1
+    captions: list[str] = field(default_factory=list)
+    bounds: tuple[int, int] | None = None
+
+    def take(self, data: dict) -> None:
+        """A new feed: the browser takes its step when Python sent a new seq or another round or scenario."""
+        same = data["token"] == self.token and data["round"]["first"] == self.first
+        if not same or data["seq"] != self.seq:
+            self.step = data["step"]
+        self.token, self.seq = data["token"], data["seq"]
+        self.first, self.last, self.round = data["round"]["first"], data["round"]["last"], data["round"]["round"]
+        self.captions = [frame["caption"] for frame in data["round"]["frames"]]
+        self.bounds = tuple(data["bounds"]) if data.get("bounds") else None
+
+    @property
+    def caption(self) -> Caption | None:
+        index = self.step - self.first
+        found = STEP_CAPTION.match(self.captions[index]) if 0 <= index < len(self.captions) else None
+        return Caption(*(int(x) for x in found.groups())) if found else None
+
+    def can_step(self) -> bool:
+        """Whether the next step is in the round the browser holds (no server needed)."""
+        hi = self.last if self.bounds is None else min(self.last, self.bounds[1])
+        return self.step + 1 <= hi
 
 
 def widget_state(kind: str, proto: Any) -> WidgetState | None:
@@ -124,7 +166,7 @@ class PageModel:
     widgets: dict[str, WidgetState] = field(default_factory=dict)
     buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (widget id, fragment id)
     tabs: dict[str, tuple[int, list[str]]] = field(default_factory=dict)  # stateful st.tabs: id -> default, labels
-    caption: Caption | None = None
+    player: Player = field(default_factory=Player)
     query: str = ""
     page_hash: str = ""
     session_id: str = ""
@@ -173,14 +215,17 @@ class PageModel:
         elif kind == "popover" and block.popover.id:
             self.widgets[block.popover.id] = WidgetState(id=block.popover.id, bool_value=block.popover.open)
 
+    @property
+    def caption(self) -> Caption | None:
+        """The step player's label where the browser stands (None before a player was sent)."""
+        return self.player.caption if self.player.captions else None
+
     def _element(self, element: Any, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
         if kind == "button":
             self.buttons[user_key(element.button.id)] = (element.button.id, fragment_id)
-        elif kind == "markdown":
-            found = STEP_CAPTION.match(element.markdown.body)
-            if found:
-                self.caption = Caption(*(int(x) for x in found.groups()))
+        elif kind == "bidi_component":
+            self._component(element.bidi_component, fragment_id)
         elif kind == "exception":
             self.app_errors.append("exception: " + element.exception.message[:200])
         elif kind == "alert" and element.alert.format == ERROR_ALERT:
@@ -194,6 +239,14 @@ class PageModel:
         elif kind in UNMODELLED:
             self.unmodelled.add(kind)
 
+    def _component(self, proto: Any, fragment_id: str) -> None:
+        """The player's element (its trigger), or its feed (the round, as JSON bytes)."""
+        if proto.component_name == PLAYER:
+            self.player.trigger_id = f"{TRIGGER_PREFIX}{proto.id}{TRIGGER_EVENTS}"
+            self.player.fragment_id = fragment_id
+        elif proto.component_name == FEED and proto.WhichOneof("data") == "bytes":
+            self.player.take(json.loads(proto.bytes))
+
     def widget_states(self) -> list[WidgetState]:
         """Every value the frontend would send with a rerun (the open tab of a stateful st.tabs included)."""
         states = list(self.widgets.values())
@@ -201,6 +254,21 @@ class PageModel:
             if 0 <= default < len(labels):
                 states.append(WidgetState(id=tabs_id, string_value=labels[default]))
         return states
+
+    def request(self, url: str, action: dict) -> bytes:
+        """The BackMsg of the player's request (its trigger ``action``), rerunning the player's fragment."""
+        back = BackMsg()
+        run = back.rerun_script
+        run.query_string = self.query
+        info = run.context_info
+        info.timezone, info.timezone_offset, info.locale, info.url = "UTC", 0, "en-US", url
+        info.is_embedded, info.color_scheme = False, "light"
+        run.page_script_hash = self.page_hash
+        run.widget_states.widgets.extend(self.widget_states())
+        payload = [{"event": "action", "value": {**action, "token": self.player.token}}]
+        run.widget_states.widgets.append(WidgetState(id=self.player.trigger_id, json_trigger_value=json.dumps(payload)))
+        run.fragment_id = self.player.fragment_id
+        return back.SerializeToString()
 
     def rerun(self, url: str, trigger: str | None = None, fragment_id: str = "", auto: bool = False,
               page_name: str = "") -> bytes:
@@ -228,21 +296,23 @@ class PageModel:
 
 @dataclass
 class StepOutcome:
-    """One Step click: its latency, and what went wrong if anything (a lost step is a problem, not a crash)."""
+    """One Step: where it was served (the browser, or the server for a new round), its latency, and what went wrong
+    if anything (a lost step is a problem, not a crash)."""
 
     ok: bool
     latency_s: float = 0.0
     nbytes: int = 0
     problem: str = ""
+    server: bool = False  # the step needed the server: the next round
 
 
 @dataclass
 class PlayOutcome:
-    """A stretch of Play: the click's latency, each timer tick's, and the steps the caption moved."""
+    """A stretch of Play: each request for the next round it made, and the steps the label moved."""
 
     ok: bool
     click_s: float = 0.0
-    ticks_s: list[float] = field(default_factory=list)
+    ticks_s: list[float] = field(default_factory=list)  # the requests for a next round, each one's latency
     steps: int = 0
     problem: str = ""
 
@@ -320,50 +390,58 @@ class Tab:
         return await self.send_run(self.model.rerun(self.url, trigger=key))
 
     async def step(self) -> StepOutcome:
-        """Click Step; the caption must move on by one and the link must carry the new step."""
-        if STEP_KEY not in self.model.buttons or self.model.caption is None:
-            return StepOutcome(False, problem="no Step button or no step caption on the page")
-        before = self.model.caption
-        try:
-            status, latency, nbytes = await self.click(STEP_KEY)
-        except (TimeoutError, ConnectionError, ConnectionClosed) as error:
-            return StepOutcome(False, problem=f"step: {type(error).__name__} {error}")
-        if status == CLOSED:
-            return StepOutcome(False, latency, nbytes, "websocket closed during a Step")
-        after = self.model.caption
-        if status != FINISHED_FRAGMENT:
-            return StepOutcome(False, latency, nbytes, f"Step finished with status {status}")
-        if after is None or after.step != before.step + 1:
-            return StepOutcome(False, latency, nbytes, f"caption step {before.step} -> {after and after.step}")
-        if not re.search(rf"(^|&)step={after.step - 1}(&|$)", self.model.query):
-            return StepOutcome(False, latency, nbytes, f"link lacks step={after.step - 1}: ...{self.model.query[-40:]}")
-        return StepOutcome(True, latency, nbytes)
+        """Step as the player does: within its round in the browser (no message at all), past the round's end a
+        request for the next round, whose label must read the next step and whose link must carry it."""
+        player = self.model.player
+        if not player.captions or not player.trigger_id:
+            return StepOutcome(False, problem="no step player on the page")
+        if player.can_step():
+            player.step += 1
+            return StepOutcome(True)
+        return await self.next_round(playing=False)
 
-    async def play(self, until: float) -> PlayOutcome:
-        """Click Play, then rerun the animation on Streamlit's timer as the frontend does (one auto rerun of the
-        fragment per interval) until the clock reads `until`; then Pause. Counts the steps the caption moved."""
+    async def next_round(self, playing: bool) -> StepOutcome:
+        """The player's request past its round's end: the next round must come with the next step."""
+        player = self.model.player
+        before = player.caption
+        action = {"name": "step", "dir": 1, "step": player.step, "playing": playing}
         try:
-            status, latency, _ = await self.click(PLAY_KEY)
+            status, latency, nbytes = await self.send_run(self.model.request(self.url, action))
         except (TimeoutError, ConnectionError, ConnectionClosed) as error:
-            return PlayOutcome(False, problem=f"play: {type(error).__name__} {error}")
-        timer, first = self.model.auto_rerun, self.model.caption
-        if status == CLOSED or timer is None or first is None:
-            return PlayOutcome(False, click_s=latency, problem=f"Play started no timer (status {status})")
-        interval, fragment_id = timer
-        outcome = PlayOutcome(True, click_s=latency)
+            return StepOutcome(False, problem=f"next round: {type(error).__name__} {error}", server=True)
+        if status == CLOSED:
+            return StepOutcome(False, latency, nbytes, "websocket closed during a request", server=True)
+        after = player.caption
+        if status != FINISHED_FRAGMENT:
+            return StepOutcome(False, latency, nbytes, f"the request finished with status {status}", server=True)
+        if before is None or after is None or after.step != before.step + 1:
+            return StepOutcome(False, latency, nbytes, f"label step {before and before.step} -> {after and after.step}",
+                               server=True)
+        if not re.search(rf"(^|&)at={after.step}(&|$)", self.model.query):
+            return StepOutcome(False, latency, nbytes, f"link lacks at={after.step}: ...{self.model.query[-40:]}",
+                               server=True)
+        return StepOutcome(True, latency, nbytes, server=True)
+
+    async def play(self, until: float, speed: str = "normal") -> PlayOutcome:
+        """Press Play: one step per interval in the browser, a request for each next round (which plays on), until
+        the clock reads `until`. Counts the steps the label moved."""
+        first = self.model.caption
+        if first is None:
+            return PlayOutcome(False, problem="no step player on the page")
+        outcome, interval = PlayOutcome(True), PLAY_S[speed]
         for _ in range(100_000):
-            if now() + interval >= until or self.model.auto_rerun is None:
+            if now() + interval >= until:
                 break
             await asyncio.sleep(interval)
-            try:
-                status, tick_s, _ = await self.send_run(self.model.rerun(self.url, fragment_id=fragment_id, auto=True))
-            except (TimeoutError, ConnectionError, ConnectionClosed) as error:
-                return dataclasses.replace(outcome, ok=False, problem=f"tick: {type(error).__name__} {error}")
-            outcome.ticks_s.append(tick_s)
+            if self.model.player.can_step():
+                self.model.player.step += 1
+                continue
+            asked = await self.next_round(playing=True)
+            outcome.ticks_s.append(asked.latency_s)
+            if not asked.ok:
+                return dataclasses.replace(outcome, ok=False, problem=asked.problem)
         last = self.model.caption
         outcome.steps = (last.step - first.step) if last else 0
-        if self.model.auto_rerun is not None:  # still playing: Pause
-            await self.click(PLAY_KEY)
         return outcome
 
     async def close(self) -> None:

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 BROWSER = Path(__file__).resolve().parent / "browser"
-NAMES = ("player.html", "player.css", "player.js", "reporter.js")
+NAMES = ("player.html", "player.css", "player.js", "reporter.js", "feed.js")
 
 
 @cache

@@ -1,4 +1,5 @@
-"""The class benchmark's arithmetic and settings: percentiles, the steady window, CPU per Step, own seeds."""
+"""The class benchmark's arithmetic and settings: percentiles, the steady window, CPU per Step and per new round,
+own seeds."""
 
 from __future__ import annotations
 
@@ -17,20 +18,22 @@ def test_percentiles_interpolate_and_say_nothing_for_nothing():
 
 def test_figures_count_only_the_steady_window():
     wave = Wave(students=2, steady_from=10.0, steady_to=20.0, opens=[1.0, 3.0],
-                steps=[(5.0, 9.0), (11.0, 0.1), (15.0, 0.2), (19.0, 0.3)],  # the first, during the ramp, is left out
+                steps=[5.0, 11.0, 12.0, 13.0, 15.0, 16.0, 19.0],  # the first, during the ramp, is left out
+                rounds=[(5.0, 9.0), (11.0, 0.1), (15.0, 0.2), (19.0, 0.3)],  # the Steps that asked for a new round
                 cpu_s={"app": 0.6, "nginx": 0.1}, rss_before_mb=100, rss_peak_mb=150, rss_after_mb=120)
     f = figures(wave, Solo(open_s=0.1, steps_s=[0.05, 0.05], cpu_ms_per_step=10.0, link=""))
     assert (f["p50"], f["max"], f["solo"]) == ("200", "300", "4.0x")
-    assert f["rate"] == "0.3"  # 3 Steps in 10 s
+    assert f["rate"] == "0.6" and f["round_rate"] == "0.3"  # 6 Steps, 3 of them new rounds, in 10 s
     assert f["cores"] == "0.07" and f["nginx"] == "0.01"
-    assert f["cpu_step"] == "200"  # 0.6 s of app CPU over 3 Steps
+    assert f["cpu_step"] == "116.7"  # 0.7 s of server CPU over 6 Steps (the others asked nothing)
+    assert f["cpu_round"] == "200"  # 0.6 s of app CPU over 3 new rounds
     assert f["open"] == "2.00" and f["opened"] == "2/2"
     assert f["rss"] == "100 → 150 → 120"
 
 
 def test_a_wave_with_nothing_measured_prints_dashes():
     f = figures(Wave(students=3), Solo(0.1, [], None, ""))
-    assert f["p50"] == f["open"] == f["rate"] == f["cores"] == f["cpu_step"] == "-"
+    assert f["p50"] == f["open"] == f["rate"] == f["cores"] == f["cpu_step"] == f["cpu_round"] == "-"
     assert f["opened"] == "0/3"
 
 

@@ -1,13 +1,16 @@
-"""The benchmark's tab reads a page's messages as the frontend does and writes the BackMsg of a click."""
+"""The benchmark's tab reads a page's messages as the frontend does and writes the BackMsg of a click or of the
+step player's request; it steps within a round as the browser does, with no message."""
 
 from __future__ import annotations
+
+import json
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.Slider_pb2 import Slider
 
-from bench.streamlit_tab import FINISHED_FRAGMENT, Caption, PageModel, user_key, widget_state
+from bench.streamlit_tab import FEED, FINISHED_FRAGMENT, PLAYER, Caption, PageModel, user_key, widget_state
 
 FRAGMENT = "frag-1"
 
@@ -33,10 +36,20 @@ def block(kind: str, **fields) -> ForwardMsg:
     return msg
 
 
+def feed(step: int = 3, seq: int = 1, first: int = 0, frames: int = 8, token: str = "t1") -> ForwardMsg:
+    """The player's feed: a round's frames (their labels) and where the browser is to open."""
+    data = {"token": token, "seq": seq, "step": step, "bounds": None,
+            "round": {"round": 0, "first": first, "last": first + frames - 1,
+                      "frames": [{"caption": f"Step {first + i + 1} · round 1 · event {i + 1} of {frames} · Check"}
+                                 for i in range(frames)]}}
+    return element("bidi_component", fragment=FRAGMENT, component_name=FEED, id="$$ID-q-pg_player_feed",
+                   bytes=json.dumps(data).encode())
+
+
 def page() -> PageModel:
-    """A small Playground-like page: the link, the sidebar's widgets, the tabs, the transport row, the caption."""
+    """A small Playground-like page: the link, the sidebar's widgets, the tabs, the step player and its feed."""
     info, nav = ForwardMsg(), ForwardMsg()
-    info.page_info_changed.query_string = "seed=0&step=3"
+    info.page_info_changed.query_string = "seed=0&at=4"
     nav.navigation.page_script_hash = "hash-playground"
     msgs = [nav, info,
             element("checkbox", id="$$ID-a-pg_presenter", default=False),
@@ -51,9 +64,8 @@ def page() -> PageModel:
             block("tab_container", id="$$ID-k-pg_tab"),
             block("tab", label="▶ Animation"),
             block("tab", label="🧮 Why exactly p"),
-            element("button", fragment=FRAGMENT, id="$$ID-i-pg_forward"),
-            element("button", fragment=FRAGMENT, id="$$ID-j-pg_play"),
-            element("markdown", fragment=FRAGMENT, body="Step 4 · round 0 · event 4 of 8 · Check")]
+            element("bidi_component", fragment=FRAGMENT, component_name=PLAYER, id="$$ID-p-pg_player"),
+            feed()]
     model = PageModel()
     for msg in msgs:
         model.feed(msg)
@@ -86,22 +98,37 @@ def test_a_widget_keeps_its_value_unless_the_server_sets_another():
     assert {user_key(w.id): w for w in model.widget_states()}["pg_fp32"].bool_value is False
 
 
-def test_the_caption_link_and_buttons_are_read():
+def test_the_players_round_label_and_link_are_read():
     model = page()
-    assert model.caption == Caption(step=4, round=0, event=4, events=8)
-    assert model.query == "seed=0&step=3" and model.page_hash == "hash-playground"
-    assert model.buttons["pg_forward"] == ("$$ID-i-pg_forward", FRAGMENT)
+    assert model.caption == Caption(step=4, round=1, event=4, events=8)
+    assert model.query == "seed=0&at=4" and model.page_hash == "hash-playground"
+    player = model.player
+    assert player.trigger_id == "$$STREAMLIT_INTERNAL_KEY_$$ID-p-pg_player__events"
+    assert (player.fragment_id, player.first, player.last, player.step) == (FRAGMENT, 0, 7, 3)
 
 
-def test_a_step_click_is_the_frontends_backmsg():
+def test_the_browser_steps_within_its_round_and_keeps_its_step_until_python_sends_another():
+    model = page()
+    assert model.player.can_step()
+    model.player.step = 7  # the round's last step: the next one needs the server
+    assert not model.player.can_step()
+    model.feed(feed(step=3, seq=1))  # a rerun for something else: the same round, the same seq
+    assert model.player.step == 7
+    model.feed(feed(step=8, seq=2, first=8))  # the next round, sent with a new seq: taken
+    assert model.player.step == 8 and model.caption.step == 9 and model.player.can_step()
+
+
+def test_the_players_request_is_the_frontends_backmsg():
     model = page()
     back = BackMsg()
-    back.ParseFromString(model.rerun("http://127.0.0.1:1/playground", trigger="pg_forward"))
+    back.ParseFromString(model.request("http://127.0.0.1:1/playground", {"name": "step", "dir": 1, "step": 7}))
     run = back.rerun_script
     assert run.fragment_id == FRAGMENT and run.page_script_hash == "hash-playground"
-    assert run.query_string == "seed=0&step=3" and not run.is_auto_rerun
-    triggers = [w for w in run.widget_states.widgets if w.WhichOneof("value") == "trigger_value"]
-    assert [(w.id, w.trigger_value) for w in triggers] == [("$$ID-i-pg_forward", True)]
+    assert run.query_string == "seed=0&at=4" and not run.is_auto_rerun
+    sent = [w for w in run.widget_states.widgets if w.WhichOneof("value") == "json_trigger_value"]
+    assert [w.id for w in sent] == [model.player.trigger_id]
+    assert json.loads(sent[0].json_trigger_value) == [
+        {"event": "action", "value": {"name": "step", "dir": 1, "step": 7, "token": "t1"}}]
     assert len(run.widget_states.widgets) == 1 + len(model.widget_states())
 
 

@@ -47,6 +47,13 @@ def component():
 
 
 @lru_cache(maxsize=1)
+def feed():
+    """The player's feed (browser/feed.js): the element that carries each round's data to the player, so that the
+    player's own element (its module, HTML and CSS) never changes and Streamlit sends it once per session."""
+    return st.components.v2.component(NAME + "_feed", js=files.text("feed.js"))
+
+
+@lru_cache(maxsize=1)
 def reporter():
     """The player's reporter (browser/reporter.js): mounted with the page, outside the Animation fragment, so that
     the step the browser reports reruns the whole page in the same batch as the click it precedes."""
@@ -161,5 +168,6 @@ def show(pg: PlaygroundSession, scenario: Scenario, presenter: bool) -> None:
     """Mount the player at the session's step (clamped) with its round; one line instead if it cannot load."""
     data = payload(pg, scenario, presenter)
     with st.container(key=Keys.player_box, gap=None):
-        component()(key=Keys.player, data=data, on_action_change=on_action, height="content")
+        component()(key=Keys.player, on_action_change=on_action, height="content")  # the same element every run
+        feed()(key=Keys.player_feed, data=data, height=0, width=1)  # this round, for this session
         st.html(FAILED)

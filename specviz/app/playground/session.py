@@ -223,6 +223,7 @@ class Keys:
     player = PREFIX + "player"  # the step player (its trigger "action": app/playground/player.py)
     player_at = PREFIX + "player_at"  # the player's reporter (its state "at", the browser's step)
     player_box = PREFIX + "player_box"  # the container of the player and its one line if it cannot load
+    player_feed = PREFIX + "player_feed"  # the element that carries each round's data to the player
     undo, undo_preset, many_run, upload, download = (PREFIX + k for k in (
         "undo", "undo_preset", "many_run", "upload", "download"))
     proof_chart, many_chart = PREFIX + "proof_chart", PREFIX + "many_chart"

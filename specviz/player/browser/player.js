@@ -1284,6 +1284,8 @@ if (!w.__specvizHistory) {
 }
 
 // --- the component's entry ------------------------------------------------------------------------------------------------
+// The Playground mounts the player with no data and sends each round through its feed (feed.js): the player's own
+// element never changes, so Streamlit sends this module once per session. The deck mounts it with its data.
 export default function mount(component) {
   const parent = component.parentElement;
   let player = registry.get(parent);
@@ -1295,7 +1297,12 @@ export default function mount(component) {
     }
     keys.active = player;
     w.__specvizPlayer = player;  // for the tests and the benchmarks: the mounted player
-    player.update(component);
+    const own = {setStateValue: component.setStateValue, setTriggerValue: component.setTriggerValue};
+    w.__specvizPlayerFeed = (feed) => player.update({...feed, ...own});  // a round's data, sent to the player
+    const pending = w.__specvizPlayerPending;
+    delete w.__specvizPlayerPending;
+    if (component.data) player.update(component);
+    else if (pending) player.update({...pending, ...own});
   } catch (error) {
     const root = parent.querySelector(".specviz-player");
     if (root) {
@@ -1305,7 +1312,11 @@ export default function mount(component) {
     }
     throw error;
   }
-  return () => { if (player) player.destroy(); registry.delete(parent); };
+  return () => {
+    if (player) player.destroy();
+    registry.delete(parent);
+    if (w.__specvizPlayer === player) { delete w.__specvizPlayerFeed; }
+  };
 }
 
 export {Player, decode, CUES};
