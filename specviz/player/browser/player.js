@@ -165,30 +165,43 @@ class Layer {
 
   sync(specs, timing) {
     const seen = new Set();
+    let previous = null;  // the node drawn just before: later specs draw over earlier ones
     for (const spec of specs) {
       seen.add(spec.key);
       let node = this.nodes.get(spec.key);
       const fresh = !node || node.tagName !== spec.tag;
       if (fresh) {
         if (node) node.remove();
-        node = s(spec.tag, {}, this.group);
+        node = s(spec.tag, {});
         node.__key = spec.key;
         this.nodes.set(spec.key, node);
-      } else this.group.appendChild(node);  // in the specs' order: later draws over earlier
-      node.setAttribute("class", spec.cls || "");
-      if (spec.text !== undefined) setSvgText(node, spec.text);
-      setTitle(node, spec.title);
-      if (spec.style) node.setAttribute("style", spec.style); else node.removeAttribute("style");
-      const to = {...spec.attrs};
-      const numeric = {}, fixed = {};
-      for (const [k, v] of Object.entries(to)) (NUMERIC.has(k) || k === "points" ? numeric : fixed)[k] = v;
-      for (const [k, v] of Object.entries(fixed)) node.setAttribute(k, v);
+      }
+      if (node.previousSibling !== previous || node.parentNode !== this.group) {  // move only what is out of place
+        this.group.insertBefore(node, previous ? previous.nextSibling : this.group.firstChild);
+      }
+      previous = node;
+      // what does not move is written only when it changed (a Step redraws a few elements, not all of them)
+      const cls = spec.cls || "";
+      if (node.__cls !== cls) { node.setAttribute("class", cls); node.__cls = cls; }
+      if (spec.text !== undefined && node.__text !== spec.text) { setSvgText(node, spec.text); node.__text = spec.text; }
+      if (node.__title !== (spec.title || "")) { setTitle(node, spec.title); node.__title = spec.title || ""; }
+      const style = spec.style || "";
+      if (node.__style !== style) {
+        if (style) node.setAttribute("style", style); else node.removeAttribute("style");
+        node.__style = style;
+      }
+      const numeric = {};
+      for (const [k, v] of Object.entries(spec.attrs)) {
+        if (NUMERIC.has(k) || k === "points") numeric[k] = v;
+        else if ((node.__fixed || (node.__fixed = {}))[k] !== v) { node.setAttribute(k, v); node.__fixed[k] = v; }
+      }
       const delay = (spec.stage || 0) * timing.stage;
       let from;
       if (fresh) from = spec.enter ? {...numeric, ...spec.enter} : {...numeric, opacity: 0};
-      if (fresh && delay) from.opacity = 0;  // a later stage's element waits unseen, then comes in
       else from = {...numeric, ...pick(node.__attrs || {}, Object.keys(numeric))};
+      if (fresh && delay) from.opacity = 0;  // a later stage's element waits unseen, then comes in
       if (!("opacity" in numeric)) { numeric.opacity = 1; if (!("opacity" in from)) from.opacity = fresh && !spec.enter ? 0 : 1; }
+      if (!fresh && same(from, numeric)) continue;  // it stays where it is: nothing to move or write
       this.motion.add(node, from, numeric, fresh ? delay : 0, timing.duration);
     }
     for (const [key, node] of [...this.nodes]) {
@@ -201,6 +214,18 @@ class Layer {
   }
 
   clear() { for (const node of this.nodes.values()) node.remove(); this.nodes.clear(); }
+}
+
+function same(a, b) {  // two attribute sets that draw the same (numbers within a hundredth of a pixel)
+  for (const key of Object.keys(b)) {
+    const x = a[key], y = b[key];
+    if (Array.isArray(y)) {
+      if (!Array.isArray(x) || x.length !== y.length || y.some((v, i) => Math.abs(v - x[i]) > 0.01)) return false;
+    } else if (typeof y === "number") {
+      if (typeof x !== "number" || Math.abs(x - y) > 0.01) return false;
+    } else if (x !== y) return false;
+  }
+  return true;
 }
 
 function pick(object, keys) { const out = {}; for (const k of keys) if (k in object) out[k] = object[k]; return out; }
