@@ -176,3 +176,24 @@ def test_user_labels_travel_as_plain_text():
         if "onerror" in text:
             assert "<img src=x onerror=alert(1)>" in text  # the label itself, not escaped into entities
         assert "&lt;" not in text and "&amp;" not in text  # the browser sets text: nothing is pre-escaped
+
+
+def test_presenter_mode_keeps_the_last_chips_and_says_how_many():
+    last = None
+    for _, frame, _ in all_frames(SAME, 3, presenter=True):
+        last = frame
+    chips = last["text"]
+    assert len(chips["chips"]) == frames.PRESENTER_CHIPS
+    assert chips["note"].startswith(f"(last {frames.PRESENTER_CHIPS} of ")
+    for _, frame, _ in all_frames(SAME, 3, presenter=False):
+        assert frame["text"]["note"] == ""  # outside presenter mode the whole text
+
+
+def test_long_numbers_are_abbreviated_in_the_lines_and_listed_in_full():
+    scenario = BASE.with_changes(target=Table((Fraction(1, 3**60), 1, 2, 3, 4, 5)), draft=Table((1,) * 6))
+    for event, frame, _ in all_frames(scenario, 1):
+        if isinstance(event, trace.CheckEvent):
+            exact = dict(frame["exact"])
+            assert exact[f"p({scenario.vocab[event.token]})"] == str(event.p_token)
+            return
+    raise AssertionError("no check")

@@ -1,4 +1,4 @@
-"""A step's page: each part laid out as the Animation tab shows it (the words as one element per layout)."""
+"""A step's plotly chart for export: the layout a step had, its caption and headline, its title wrapped to fit."""
 
 import pytest
 
@@ -15,18 +15,14 @@ def views(scenario, rounds=3):
 
 
 @pytest.mark.parametrize("presenter", [False, True])
-def test_the_words_hold_the_draw_and_the_narration_as_the_layout_places_them(presenter):
+def test_each_step_gets_its_chart_named_as_the_player_names_it(presenter):
     layouts = set()
     for view in views(FAR):
         page = step_page.build(view, FAR, presenter)
         layouts.add(page.layout)
         assert page.layout == step_page.layout_of(view.event.kind, presenter)
-        beside = page.layout == "wide"
-        assert page.words == step_html.words(page.draw_svg, page.narration, beside,
-                                             step_page.ELEMENT_GAP[presenter])
-        assert page.narration in page.words
-        if page.draw_svg is not None:
-            assert page.draw_svg in page.words
-            assert page.words.startswith("<div class='specviz-side-by-side'" if beside else "<div class='specviz-draw'")
-        assert page.committed.startswith(f"<div class='{step_html.COMMITTED_CLASS}'>")
+        assert page.caption == step_html.caption(view) and page.headline == view.headline
+        assert page.figure.layout.title.text and page.filename == step_page.filename(FAR, view.step)
+        if presenter:
+            assert page.figure.layout.height == step_page.PRESENTER_CHART_HEIGHT
     assert layouts == ({"split"} if presenter else {"split", "wide"})  # a rejection's residual spans the page
