@@ -129,3 +129,34 @@ def test_the_deck_plays_from_disk_with_every_request_refused(browser, recorder, 
         page.screenshot(path=str(sup.SCRATCH / "deck.png"))
     finally:
         context.close()
+
+
+def test_a_step_the_player_cannot_draw_is_one_plain_box_naming_its_event(browser, recorder, tmp_path):
+    """A frame the browser cannot draw (here: a chart of a kind it does not know) shows one box that names the
+    event, in the chart's place, never a blank area; the steps before and after it draw as ever."""
+    from specviz.player import deck
+
+    scenario = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
+    data = deck.data(scenario, 0)
+    data["round"]["frames"][1]["chart"]["type"] = "hologram"
+    page_text = deck.deck_html(scenario, 0)
+    start = page_text.index("id='specviz-round'>") + len("id='specviz-round'>")
+    end = page_text.index("</script>", start)
+    path = tmp_path / "deck.html"
+    path.write_text(page_text[:start] + deck._json_for_html(data) + page_text[end:], encoding="utf-8")
+    context = browser.new_context(viewport=sup.VIEWPORT)
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: recorder.page_errors.append(str(error)))
+        page.goto(path.as_uri())
+        page.wait_for_function(sup.PLAYER_IDLE_JS)
+        sup.press_player(page, "PageDown")
+        box = page.locator(f"{sup.PLAYER} .frame-error").first
+        assert box.is_visible() and box.inner_text().startswith("The step player cannot draw step 2 (DraftEvent)")
+        assert "hologram" in box.inner_text() and "\n" not in box.inner_text().strip()
+        assert headline(page) == data["round"]["frames"][1]["headline"]  # the words are still there
+        sup.press_player(page, "PageDown")
+        assert not box.is_visible() and page.locator(f"{sup.PLAYER} svg.chart rect.bar").count() > 0
+        assert not recorder.page_errors, recorder.page_errors
+    finally:
+        context.close()
