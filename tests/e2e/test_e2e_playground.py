@@ -227,11 +227,25 @@ def test_the_drawing_moves_between_steps_and_keeps_still_for_reduced_motion(app_
             assert position(page)[2].lower().startswith("rejection")
             if expect_motion:
                 assert seen["running"] >= 3 and seen["shapes"] >= 4, f"nothing moved: {seen}"
+                photograph_in_motion(page)
             else:
                 assert seen["running"] == 0 and seen["shapes"] <= 2, f"it moved with reduced motion: {seen}"
         finally:
             context.close()
     assert not recorder.page_errors, recorder.page_errors
+
+
+def photograph_in_motion(page) -> None:
+    """The README's picture of a step in motion: back to the check, then at the slow speed into the correction,
+    photographed while the residual grows out of p (assets/screenshot-playground-motion.png)."""
+    sup.press_player(page, "PageUp")
+    page.locator(f"{sup.PLAYER} select.speed").select_option("slow")
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.mouse.move(0, 0)
+    page.keyboard.press("PageDown")
+    page.wait_for_timeout(420)  # p has split; the residual flies to the right panel, growing to its height
+    page.screenshot(path=str(sup.ASSETS / "screenshot-playground-motion.png"), animations="allow", scale="css")
+    sup.wait_for_player(page)
 
 
 def test_shared_link_and_reload_show_the_same_state(playground, browser, recorder):

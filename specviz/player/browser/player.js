@@ -100,12 +100,13 @@ class Motion {
   get running() { return this.tweens.size > 0; }
 
   // node's attributes from `from` to `to` over [delay, delay + duration] ms (0: at once)
-  add(node, from, to, delay, duration, onEnd) {
+  // pop: the element waits unseen for its stage, then shows at once where it starts and moves from there
+  add(node, from, to, delay, duration, onEnd, pop) {
     const old = this.tweens.get(node);
     if (old && old.onEnd && old.onEnd !== onEnd) old.onEnd(true);
     if (!duration) { apply(node, to); if (onEnd) onEnd(false); this.tweens.delete(node); return; }
     apply(node, from);
-    this.tweens.set(node, {from, to, start: performance.now() + delay, duration, onEnd});
+    this.tweens.set(node, {from, to, start: performance.now() + delay, duration, onEnd, pop});
     if (!this.frame) this.frame = w.requestAnimationFrame((t) => this.tick(t));
   }
 
@@ -122,6 +123,7 @@ class Motion {
         else if (typeof b === "number" && typeof a === "number") cur[key] = a + (b - a) * k;
         else cur[key] = b;
       }
+      if (tw.pop) cur.opacity = tw.to.opacity;
       apply(node, cur);
       if (t >= 1) { this.tweens.delete(node); if (tw.onEnd) tw.onEnd(false); }
     }
@@ -199,10 +201,11 @@ class Layer {
       let from;
       if (fresh) from = spec.enter ? {...numeric, ...spec.enter} : {...numeric, opacity: 0};
       else from = {...numeric, ...pick(node.__attrs || {}, Object.keys(numeric))};
-      if (fresh && delay) from.opacity = 0;  // a later stage's element waits unseen, then comes in
+      const pop = fresh && delay > 0 && !!spec.enter;  // a later stage's element waits unseen, then moves out
+      if (fresh && delay) from.opacity = 0;
       if (!("opacity" in numeric)) { numeric.opacity = 1; if (!("opacity" in from)) from.opacity = fresh && !spec.enter ? 0 : 1; }
       if (!fresh && same(from, numeric)) continue;  // it stays where it is: nothing to move or write
-      this.motion.add(node, from, numeric, fresh ? delay : 0, timing.duration);
+      this.motion.add(node, from, numeric, fresh ? delay : 0, timing.duration, undefined, pop);
     }
     for (const [key, node] of [...this.nodes]) {
       if (seen.has(key)) continue;
