@@ -1120,6 +1120,8 @@ class Player {
       e.target.blur();
     });
     this.q("select.pace").addEventListener("change", (e) => { this.pace = e.target.value; e.target.blur(); });
+    const jump = this.q(".jump");  // the menu closes on Escape (and on a click elsewhere: onPointer)
+    jump.addEventListener("keydown", (e) => { if (e.key === "Escape") { jump.open = false; e.stopPropagation(); } });
     this.resize = new ResizeObserver(() => {  // the page's width changed (not a step's layout): draw again to fit
       const width = this.root.clientWidth || 0;
       if (Math.abs(width - (this.rootWidth || 0)) <= 2) return;
@@ -1275,7 +1277,10 @@ function inside(event, player) { return event.composedPath().includes(player.hos
 function onPointer(event) {  // a click anywhere else on the page: Python hears the step first
   keys.tabbed = false;
   const player = keys.active;
-  if (player && !inside(event, player)) player.report();
+  if (!player) return;
+  const jump = player.root.querySelector(".jump");
+  if (jump && jump.open && !event.composedPath().includes(jump)) jump.open = false;
+  if (!inside(event, player)) player.report();
 }
 
 function onFocus(event) {
