@@ -929,7 +929,7 @@ class Player {
     const motion = animate ? SPEEDS[this.speed].motion : 0;
     this.motion.finish();
     // every size is read before anything is written: a read after a write would make the browser lay out twice
-    const before = animate ? this.rects() : {};
+    const before = animate ? this.rects(frame) : {};
     this.widths = columns(frame.layout || "split", this.rootWidth || (this.rootWidth = this.root.clientWidth));
     this.q(".caption").textContent = frame.caption;
     this.q(".headline").textContent = frame.headline;
@@ -1001,6 +1001,8 @@ class Player {
   }
 
   drawWords(frame) {
+    if (this.wordsOf === frame) return;  // the same step drawn again (a resize): its words stand
+    this.wordsOf = frame;
     const list = this.q("ul.lines");
     clear(list);
     for (const line of frame.lines || []) {
@@ -1018,9 +1020,15 @@ class Player {
     }
   }
 
-  rects() {  // where every chip and chart element is on screen now (the chips' motion starts there)
-    const out = {};
-    for (const chip of this.root.querySelectorAll(".chip")) out[chip.dataset.key] = chip.getBoundingClientRect();
+  rects(frame) {  // where the chips a new chip grows out of are on screen now (its motion starts there)
+    const out = {}, wanted = new Set();
+    for (const chip of (frame.text || {chips: []}).chips) {
+      if (chip.grow && chip.grow.key.startsWith("chip:") && chip.grow.frame !== "new") wanted.add(chip.grow.key);
+    }
+    if (!wanted.size) return out;
+    for (const chip of this.root.querySelectorAll(".chip")) {
+      if (wanted.has(chip.dataset.key)) out[chip.dataset.key] = chip.getBoundingClientRect();
+    }
     return out;
   }
 
@@ -1036,6 +1044,9 @@ class Player {
   drawChips(frame, before, motion, layout) {
     const holder = this.q(".chips");
     const text = frame.text || {chips: [], note: ""};
+    const signature = JSON.stringify(text);
+    if (signature === this.chipsOf) return;  // the same text (a draft's next step): nothing moves
+    this.chipsOf = signature;
     this.q(".chips-note").textContent = text.note || "";
     const old = new Map([...holder.querySelectorAll(".chip")].map((c) => [c.dataset.key, c]));
     clear(holder);
@@ -1068,6 +1079,9 @@ class Player {
 
   drawTables(frame) {
     const r = this.round, presenter = !!this.data.presenter;
+    const signature = JSON.stringify([r.first, frame.finished, frame.stats, presenter, this.widths && this.widths.root]);
+    if (signature === this.tablesOf) return;  // the tables change once a round and with the statistics
+    this.tablesOf = signature;
     const rounds = this.q(".rounds");
     clear(rounds);
     const rows = r.rounds.rows.slice(0, frame.finished);
