@@ -3,7 +3,8 @@
 ``write_round(scenario, round_id, folder, formats)`` writes, into one folder:
 
 * ``round-2.html``: the whole round as the step player in one self-contained file (``deck``): opened from disk
-  with no network it plays with the Playground's motion, keys and labels;
+  with no network it plays with the Playground's motion, keys and labels (file names count rounds and steps
+  from 1, as the page shows them: round-2 is the second round);
 * ``step-05-checking.svg``: each step's drawing (its chart and its draw), drawn by the player itself in Chromium
   (``deck.drawings``), with its styles written into the file;
 * ``step-05-checking.png``: each step's chart through kaleido (``specviz.plots.export``, an optional extra).
@@ -21,6 +22,7 @@ from pathlib import Path
 from ..plots import export as images
 from ..plots.export import (  # noqa: F401 - the export command's names, in one place
     FORMATS,
+    IMAGE_FORMATS,
     INSTALL,
     Exported,
     ExportError,
@@ -47,6 +49,17 @@ def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
     return checked
 
 
+def deck_name(round_id: int) -> str:
+    """'round-1.html' for the first round (round_id 0): file names count rounds and steps from 1, as people do."""
+    return f"round-{round_id + 1}.html"
+
+
+def write_file(path: Path, data: str) -> Path:
+    """Write one file of the export (text as UTF-8): every file of a round is written here."""
+    path.write_text(data, encoding="utf-8")
+    return path
+
+
 def slug(frame: dict) -> str:
     """'drafting', 'block-check', 'tree-check': the step's kind, from its label's phase."""
     phase = frame["caption"].rsplit(" · ", 1)[-1].split(":")[0]
@@ -66,8 +79,7 @@ def write_round(scenario: Scenario, round_id: int, folder: Path, formats: Sequen
     if "svg" in formats:
         for index, drawing in enumerate(deck.drawings(page, len(steps))):
             path = folder / f"step-{steps[index] + 1:02d}-{slug(frames[index])}.svg"
-            path.write_text(drawing, encoding="utf-8")
-            files.append(path)
+            files.append(write_file(path, drawing))
             if on_image:
                 on_image(path)
     if "png" in formats:
@@ -77,7 +89,5 @@ def write_round(scenario: Scenario, round_id: int, folder: Path, formats: Sequen
         files += written
         count = len(written)
     if "html" in formats:
-        path = folder / f"round-{round_id}.html"
-        path.write_text(page, encoding="utf-8")
-        files.append(path)
+        files.append(write_file(folder / deck_name(round_id), page))
     return Exported(folder, tuple(files), len(steps), seconds, count)

@@ -29,7 +29,7 @@ def test_a_link_exports_the_round_that_holds_its_step(tmp_path):
     code, out, err = run(link(FAR, step, presenter="1", lecture="0" * 16, entry="0"), "--format", "html",
                          "--out", str(tmp_path))
     assert code == 0, err
-    assert "exporting round 1" in out and (tmp_path / "round-1.html").is_file()
+    assert "exporting round 1" in out and (tmp_path / "round-2.html").is_file()  # file names count from 1
     assert "unknown key" not in err  # presenter and a lecture's keys are the page's, not refused
 
 
@@ -40,7 +40,7 @@ def test_the_query_alone_and_a_downloaded_file_work_too(tmp_path):
     saved.write_text(share.export_json(FAR, 3), encoding="utf-8")
     code, out, err = run(str(saved), "--format", "html", "--round", "2", "--out", str(tmp_path / "f"))
     assert code == 0, err
-    assert (tmp_path / "f" / "round-2.html").is_file()
+    assert (tmp_path / "f" / "round-3.html").is_file()
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -59,7 +59,7 @@ def test_without_kaleido_the_deck_is_written_and_the_install_line_said(monkeypat
     monkeypatch.setattr(export, "kaleido_problem", lambda: "kaleido is not installed. " + export.INSTALL)
     code, out, err = run("vocab=a,b&p=1,2&q=2,1&depth=2", "--out", str(tmp_path))
     assert code == 0 and "pip install -r requirements-export.txt" in err
-    assert (tmp_path / "round-0.html").is_file() and not list(tmp_path.glob("*.png"))
+    assert (tmp_path / "round-1.html").is_file() and not list(tmp_path.glob("*.png"))
     code, _, err = run("vocab=a,b&p=1,2&q=2,1&depth=2", "--format", "png", "--out", str(tmp_path / "s"))
     assert code == 2 and "kaleido is not installed" in err
 

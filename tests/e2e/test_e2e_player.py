@@ -94,7 +94,7 @@ def test_the_deck_plays_from_disk_with_every_request_refused(browser, recorder, 
 
     scenario = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
     export.write_round(scenario, 0, tmp_path, ("html",))
-    path = tmp_path / "round-0.html"
+    path = tmp_path / export.deck_name(0)
     frames = deck.data(scenario, 0)["round"]["frames"]
     context = browser.new_context(viewport=sup.VIEWPORT)
     asked: list[str] = []

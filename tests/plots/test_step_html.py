@@ -24,6 +24,16 @@ def test_the_compare_tabs_html_escapes_its_text():
     assert "&lt;b&gt;" in committed_text.round_chips_html((0,), 0, "bonus", ("<b>", "x"), large=True)
 
 
+def test_committed_chips_show_pending_drafts_faded_after_the_text():  # the Overview's example
+    s = scenario("close")
+    v = narrative.step_view(s, s.depth - 1)  # last draft of round 1: every draft pending
+    html = committed_text.committed_html(v, s.vocab)
+    assert html.count("<span") == s.depth and html.count("font-style:italic") == s.depth
+    empty = committed_text.committed_html(narrative.step_view(s, 0), s.vocab)
+    assert "<sup>" in empty and "nothing committed yet" not in empty  # the first draft is pending already
+    assert "nothing committed yet" in committed_text.tokens_html([], [], s.vocab)
+
+
 def test_the_rounds_rows_read_from_1_with_each_rules_columns():
     s = scenario(vocab=("<b>", "a|b", "c", "d", "e", "f"))
     views = walk(s, rounds=6)

@@ -837,7 +837,7 @@ class Player {
     this.index = index;
     this.draw(frames[index], animate && !reducedMotion());
     this.shown = index;
-    if (changed || force) this.writeLink();
+    if (changed || force) this.linkSoon();
   }
 
   say(text) { this.notice = text; this.renderNotice(); }
@@ -909,6 +909,18 @@ class Player {
   }
 
   // --- the URL ---------------------------------------------------------------------------------------------------------
+  linkSoon() {  // the address bar follows once the step is on screen (history.replaceState can take tens of ms)
+    if (this.linkPending) return;
+    this.linkPending = true;
+    w.requestAnimationFrame(() => setTimeout(() => this.flushLink(), 0));
+  }
+
+  flushLink() {  // now (also when the page is left or reloaded before the step was written)
+    if (!this.linkPending) return;
+    this.linkPending = false;
+    this.writeLink();
+  }
+
   writeLink() {
     const link = this.data && this.data.link;
     if (!link || this.data.offline) return;
@@ -1320,6 +1332,7 @@ if (!w.__specvizHistory) {
   w.__specvizHistory = true;
   const push = w.history.pushState.bind(w.history);
   w.history.pushState = (data, title, url) => {
+    if (keys.active) keys.active.flushLink();  // the step shown is this entry's before another page's entry comes
     try {
       const next = new URL(url, w.location.href);
       if (keys.active && keys.active.root.isConnected && next.pathname === w.location.pathname) {
@@ -1328,6 +1341,7 @@ if (!w.__specvizHistory) {
     } catch (e) { /* not a URL we can read: leave it to the browser */ }
     return push(data, title, url);
   };
+  w.addEventListener("pagehide", () => { if (keys.active) keys.active.flushLink(); });  // a reload keeps the step
 }
 
 // --- the component's entry ------------------------------------------------------------------------------------------------
