@@ -17,7 +17,7 @@ NAMES = ("player.html", "player.css", "player.js", "reporter.js", "feed.js")
 def text(name: str) -> str:
     """The text of browser/<name>."""
     if name not in NAMES:
-        raise ValueError(f"the player has no file {name!r} (it has {', '.join(NAMES)})")
+        raise AssertionError(f"the player has no file {name!r} (it has {', '.join(NAMES)})")
     return (BROWSER / name).read_text(encoding="utf-8")
 
 

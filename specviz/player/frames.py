@@ -22,7 +22,6 @@ from typing import Any, NamedTuple, TypeVar
 
 from .. import narration
 from ..core.block_verifier import tau_distribution
-from ..core.errors import SpecvizError
 from ..core.trace import (
     BlockCheckEvent,
     BlockDecisionEvent,
@@ -60,10 +59,6 @@ from . import primitives as pr
 from .primitives import Data
 
 E = TypeVar("E")
-
-
-class FrameError(SpecvizError, LookupError):
-    """An event the player has no frame builder for (a new event class needs its entry in ``BUILDERS``)."""
 
 
 @dataclass(frozen=True)
@@ -114,11 +109,12 @@ def draws(*classes: type) -> Callable[[Builder], Builder]:
 
 
 def drawing(event: Event, ctx: Context) -> Drawing:
-    """The event's chart and strip, by its class's builder; FrameError for a class without one."""
+    """The event's chart and strip, by its class's builder. A class without one is a bug in specviz (an
+    AssertionError naming it): every event class of ``core/trace.py`` has its entry, as the tests check."""
     builder = BUILDERS.get(type(event))
     if builder is None:
-        raise FrameError(f"the step player has no frame builder for {type(event).__name__} (kind {event.kind!r}): "
-                         "add one to specviz.player.frames.BUILDERS")
+        raise AssertionError(f"the step player has no frame builder for {type(event).__name__} (kind {event.kind!r}): "
+                             "add one to specviz.player.frames.BUILDERS")
     return builder(event, ctx)
 
 

@@ -77,3 +77,25 @@ def test_every_page_and_back_keeps_the_scenario_and_the_step(presenter, app_url,
         playground_back(page)
         assert seen(page) == before, f"{other.title} -> Playground by the Back button"
         assert_clean(page, recorder, f"back from {other.title} by the Back button")
+
+
+def test_a_quick_click_to_another_page_after_steps_leaves_and_the_step_comes_back(app_url, app_page, page, recorder):
+    """The player tells Python its step on the click's pointerdown, and Streamlit sends that one task later while a
+    link to another page goes at once: a driver's (or a touch's) quick click must still change the page, and the
+    Playground must come back at the step the browser showed, even where the report never reached Python."""
+    playground, home = app_page("playground"), app_page("home")
+    sup.open_page(page, f"{playground.url(app_url)}?{urllib.parse.urlencode(share.scenario_to_query(SCENARIO, 0))}")
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    for trip in range(4):
+        for _ in range(3):
+            sup.press_player(page, "PageDown")
+        shown, runs = position(page), sup.runs(page)
+        page.locator('[data-testid="stSidebarNavLink"]:visible').filter(has_text=home.title).first.click()
+        page.wait_for_url(lambda url: urllib.parse.urlsplit(url).path.strip("/") == home.url_path, timeout=15_000)
+        sup.wait_for_rerun(page, runs)
+        go_by_sidebar(page, playground)
+        playground_back(page)
+        assert position(page) == shown, f"trip {trip + 1}: left at {shown}, came back at {position(page)}"
+        assert sup.query_of(page.url)["at"] == str(shown[0]), "the link names the step shown"
+        assert_clean(page, recorder, f"back from trip {trip + 1}")
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")

@@ -26,7 +26,7 @@ def test_the_deck_is_one_file_holding_the_player_and_the_rounds_frames(tmp_path)
     exported = export.write_round(FAR, 0, tmp_path, ("html",))
     page = (tmp_path / "round-1.html").read_text(encoding="utf-8")
     steps = export.round_steps(FAR, 0)
-    assert exported.steps == len(steps) and [p.name for p in exported.files] == ["round-1.html"]  # file names count from 1
+    assert exported.steps == len(steps) and [p.name for p in exported.files] == ["round-1.html"]  # counts from 1
     assert files.js() in page and files.css() in page and files.html() in page  # the player itself
     data = frames_of(page)
     assert data["offline"] and data["step"] == steps.start and len(data["round"]["frames"]) == len(steps)

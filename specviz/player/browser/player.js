@@ -732,6 +732,7 @@ class Player {
       return;
     }
     const round = data.round;
+    const fresh = !this.data;
     const same = this.data && this.data.token === data.token && this.round && this.round.first === round.first &&
       this.data.presenter === data.presenter;
     const adopt = !same || data.seq !== this.seq;
@@ -742,12 +743,19 @@ class Player {
     if (data.speed && SPEEDS[data.speed] && !this.speedChosen) { this.speed = data.speed; this.q("select.speed").value = data.speed; }
     this.renderStatic();
     if (adopt) {
-      const index = clamp(data.step - round.first, 0, round.frames.length - 1);
+      // back on the page (another page of the app, then the Playground again): the step this tab showed last,
+      // unless Python has moved it since (seq), even where its report did not reach Python before the page changed
+      const mem = keys.memory;
+      const resume = fresh && !data.offline && mem && mem.token === data.token && mem.seq === data.seq &&
+        mem.step !== data.step ? mem.step : null;
+      const at = resume !== null && resume >= round.first && resume <= round.last ? resume : data.step;
+      const index = clamp(at - round.first, 0, round.frames.length - 1);
       this.waiting = false;
       this.setBusy(false);
       this.notice = data.notice || "";
       this.show(index, {animate: same && this.shown >= 0});
       this.reported = data.step;
+      if (resume !== null) this.resume(resume);
       if (data.playing) this.play(true); else if (!this.queued) this.pause();
       const queued = this.queued;
       this.queued = 0;
@@ -837,6 +845,7 @@ class Player {
     this.index = index;
     this.draw(frames[index], animate && !reducedMotion());
     this.shown = index;
+    if (!this.data.offline) keys.memory = {token: this.data.token, seq: this.seq, step: this.step};
     if (changed || force) this.linkSoon();
   }
 
@@ -856,15 +865,26 @@ class Player {
     this.send.setTriggerValue("action", {...action, token: this.data.token});
   }
 
+  resume(step) {  // Python is told the step this tab kept (it brings the round that holds it if that is another)
+    const tell = (tries) => {
+      if (!this.root.isConnected || this.seq !== keys.memory.seq) return;
+      if (!w.__specvizReport) { if (tries > 0) w.setTimeout(() => tell(tries - 1), 50); return; }
+      this.reported = step;
+      w.__specvizReport({token: this.data.token, step});
+    };
+    w.setTimeout(() => tell(40), 0);  // the page's reporter mounts after the player
+  }
+
   setBusy(on) { this.q(".busy").hidden = !on; this.root.classList.toggle("waiting", on); }
 
-  report() {  // tell Python where the player stands (before anything else on the page reruns it)
-    if (!this.data || this.data.offline || this.waiting || this.reported === this.step) return;
+  report() {  // tell Python where the player stands (before anything else on the page reruns it); true: told
+    if (!this.data || this.data.offline || this.waiting || this.reported === this.step) return false;
     this.reported = this.step;
     const value = {token: this.data.token, step: this.step};
     // through the page's reporter (reporter.js): a whole-page run, batched with the click that follows
     if (w.__specvizReport) w.__specvizReport(value);
     else if (this.send && this.send.setStateValue) this.send.setStateValue("at", value);
+    return true;
   }
 
   play(on) {
@@ -1306,12 +1326,30 @@ function onPointer(event) {  // a click anywhere else on the page: Python hears 
   if (!player) return;
   const jump = player.root.querySelector(".jump");
   if (jump && jump.open && !event.composedPath().includes(jump)) jump.open = false;
-  if (!inside(event, player)) player.report();
+  if (!inside(event, player)) reported(player);
 }
 
 function onFocus(event) {
   const player = keys.active;
-  if (player && !inside(event, player)) player.report();
+  if (player && !inside(event, player)) reported(player);
+}
+
+// Streamlit sends a widget's change one task later (its widget manager's setTimeout), but a click on a link to
+// another page at once: a quick click (a driver's, a touch) would reach the server first, and the report's run of
+// the Playground would then take its place. Such a click waits for the report to leave, then goes on as it was.
+function reported(player) {
+  if (!player.report() || keys.flushing) return;
+  keys.flushing = true;
+  w.setTimeout(() => { keys.flushing = false; }, 0);  // after Streamlit's own send, set up before it
+}
+
+function onClick(event) {
+  if (!keys.flushing || !event.isTrusted) return;
+  const link = event.composedPath().find((e) => e instanceof w.HTMLAnchorElement && e.href);
+  if (!link) return;  // a widget's click joins the report's batch: nothing to wait for
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  w.setTimeout(() => link.click(), 0);
 }
 
 if (keys.down) {
@@ -1319,12 +1357,15 @@ if (keys.down) {
   w.removeEventListener("keyup", keys.up, true);
   w.removeEventListener("pointerdown", keys.pointer, true);
   w.removeEventListener("focusin", keys.focus, true);
+  if (keys.click) w.removeEventListener("click", keys.click, true);
 }
 w.addEventListener("keydown", onKeyDown, true);
 w.addEventListener("keyup", onKeyUp, true);
 w.addEventListener("pointerdown", onPointer, true);
 w.addEventListener("focusin", onFocus, true);
-Object.assign(keys, {down: onKeyDown, up: onKeyUp, pointer: onPointer, focus: onFocus, bound: keys.bound + 1});
+w.addEventListener("click", onClick, true);
+Object.assign(keys, {down: onKeyDown, up: onKeyUp, pointer: onPointer, focus: onFocus, click: onClick,
+                     bound: keys.bound + 1});
 
 // one history entry per page, not one per step: on the Playground, Streamlit's own link updates (a new round) replace
 // the entry as the player's steps do (installed once per tab)
