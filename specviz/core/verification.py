@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from . import ensemble, medusa, threshold
+from . import ensemble, medusa, threshold, traversal
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
 from .rule_params import (  # noqa: F401 - the one reader's names, read here by the registry's users
@@ -136,19 +136,29 @@ def _typical(name: str, text: str) -> Rule:
                 verifier_class=medusa.MedusaVerifier.bound(settings), settings=settings)
 
 
+def _traversal(name: str, text: str) -> Rule:
+    settings = traversal.parse_traversal(name)
+    k, distinct = settings.width, settings.distinct
+    drafts = "distinct" if distinct else "i.i.d."
+    return Rule(settings.name, "traversal", f"traversal verification, a tree of {k} {drafts} drafts per node",
+                f"traversal ×{k}" + (" distinct" if distinct else ""), "kept", source=traversal.SOURCE,
+                citation="Weng et al. 2025", width=k, distinct=distinct, verifier_class=traversal.TraversalVerifier,
+                settings=settings)
+
+
 # a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError
 _FAMILIES: dict[str, Callable[[str, str], Rule]] = {
     "multi": _multi, "multi-distinct": _multi_distinct, "ensemble": _ensemble, "threshold": _threshold,
-    "typical": _typical, "typical-sample": _typical}
+    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal}
 # the parameters each family's name takes, as messages and --help write them
 _FORMS = {"multi": "K", "multi-distinct": "K", "ensemble": "W", "threshold": "S,A[,K]", "typical": "EPS[,DELTA]",
-          "typical-sample": "EPS[,DELTA]"}
+          "typical-sample": "EPS[,DELTA]", "traversal": "K", "traversal-distinct": "K"}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
 # line and the models can run it); a layer table of scope "playable" covers exactly the playable ones
 FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True, "ensemble": True, "threshold": True,
-                             "typical": True, "exact-match": False, "greedy-draft": False}
+                             "typical": True, "traversal": True, "exact-match": False, "greedy-draft": False}
 
 Scope = Literal["all", "playable"]
 T = TypeVar("T")
@@ -295,7 +305,7 @@ def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomSt
 DRAFTS_BY_FAMILY: FamilyTable[Callable[..., Block | Tree]] = FamilyTable(
     "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree,
                                            "ensemble": _draft_chain, "threshold": _draft_by_width,
-                                           "typical": _draft_chain}, scope="playable")
+                                           "typical": _draft_chain, "traversal": _draft_tree}, scope="playable")
 
 
 def draft_round(verification: str | Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
