@@ -42,8 +42,12 @@ class _Rule:
             return self.memo[key]
         x = context[-1] if level else None
         if level == self.depth or x in self.stop_ids or not weight:  # a leaf: kept with its weight
-            after = {((), 0): weight} if x in self.stop_ids else (
-                {((y,), 0): weight * py for y, py in enumerate(probs(self.p_model(context))) if py} if weight else {})
+            if not weight:
+                after = {}
+            elif x in self.stop_ids:
+                after = {((), 0): weight}
+            else:
+                after = {((y,), 0): weight * py for y, py in enumerate(probs(self.p_model(context))) if py}
             found = (after, 1 - weight)
         else:
             found = self._node(context, weight, level)
@@ -75,6 +79,8 @@ class _Rule:
                         following.append((reach * qx * lost,) + self._rejected(w, r, judged, x, drawn))
             states = following
         for reach, w, r in done + [s[:3] for s in states]:
+            if not level:  # the root is never rejected: its token comes from r (the public code falls back to p)
+                w, r = F(1), r if any(r) else list(p)
             for y, ry in enumerate(r):
                 if ry and w:
                     out[((y,), 0)] += reach * w * ry
@@ -139,13 +145,14 @@ DRAWN = ("tree_draft", "traversal_check", "correction", "bonus")
 
 def _run(script, p_model, q_model, prefix, depth, width, distinct, stop_ids, tree=None):
     log: list[int] = []
-    streams = RandomStreams(0, OWNER, 0)
+    owner, round_id, context_id = (OWNER, 0, "law") if tree is None else (tree.owner, tree.round_id, tree.context_id)
+    streams = RandomStreams(0, owner, round_id)
     streams.proposal = streams.acceptance = streams.correction = Scripted(script, log)
     trace = Trace()
     if tree is None:
-        tree = propose_tree(q_model, prefix, streams, depth=depth, width=width, context_id="law", distinct=distinct,
-                            stop_ids=stop_ids, trace=trace)
-    verifier = TraversalVerifier(OWNER, prefix, "law", p_model, stop_ids=stop_ids)
+        tree = propose_tree(q_model, prefix, streams, depth=depth, width=width, context_id=context_id,
+                            distinct=distinct, stop_ids=stop_ids, trace=trace)
+    verifier = TraversalVerifier(owner, prefix, context_id, p_model, stop_ids=stop_ids)
     result = verifier.verify(tree, streams, trace=trace)
     draws = [e for e in trace if e.kind in DRAWN]
     assert [e.draw_range for e in draws] == log  # every randrange is recorded, in order
