@@ -170,7 +170,7 @@ def _by_width(found: Rule) -> Shape:
 ROUNDS_BY_FAMILY: FamilyTable[Callable[[Rule], Shape]] = FamilyTable(
     "models.rounds.ROUNDS_BY_FAMILY",
     {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _by_width,
-     "typical": _chain}, scope="playable")
+     "typical": _chain, "traversal": _tree}, scope="playable")
 
 
 def round_for(found: Rule) -> Shape:

@@ -38,10 +38,12 @@ from .expectation import (
     check_traversal,
     geometric,
     traversal_expectation,
+    traversal_pass,
 )
 from .limits import (
     MAX_ENUMERATED_DEPTH,
     MAX_EXACT_DEPTH,
+    TheoryError,
     TheoryLimitError,
     check_depth,
     check_pair,
@@ -239,6 +241,23 @@ def round_expectation(source: Source, prefix: Prefix = (), **settings: Any) -> R
     kept, stop_end = entry.round_pass(models, cache, tuple(prefix), found, _law_at)
     accepted = sum(kept, Fraction(0))
     return RoundExpectation(found.name, accepted, accepted + 1 - stop_end, stop_end, tuple(kept))
+
+
+def traversal_first_token(source: Source, prefix: Prefix = (), **settings: Any) -> tuple[Fraction, ...]:
+    """The law of a traversal round's first committed token from ``prefix``, exactly, for context-dependent models
+    too (the tree below the root is drafted and tested at its own contexts); refused (TheoryLimitError) past the
+    pass's steps. The source's rule must be traversal verification (``traversal:K``, ``traversal-distinct:K``)."""
+    models = round_models(source, **settings)
+    found = verification_rule(models.verification)
+    if THEORY_BY_FAMILY[found].round_pass is not traversal_expectation:
+        raise TheoryError(f"verification {found.name!r} is not traversal verification; first_token_law covers it")
+    cache = NodeCache(models)
+    check_traversal(found, models.draft(tuple(prefix)).support_size)
+    try:
+        _, first = traversal_pass(models, cache, found).root(tuple(prefix))
+    except LawError as error:
+        raise TheoryLimitError(str(error)) from error
+    return first.committed(models.vocab_size or cache.node(tuple(prefix)).p.vocab_size)
 
 
 def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, verification: str | Rule = "token"

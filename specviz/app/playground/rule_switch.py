@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ...core import MAX_WIDTH
-from ...core.verification import FamilyTable, Rule, number_name, read_number, rule
+from ...core.verification import FamilyTable, Rule, Unsupported, number_name, read_number, rule
 from ...playground.explain import Problem
 from ...plots.tree import MAX_TREE_NODES, tree_nodes
 from ...scenario import Scenario
@@ -213,9 +213,14 @@ CHOICES: tuple[Choice, ...] = (
            defaults=(("typical_eps", "0.09"), ("typical_delta", SQRT_EPS), ("typical_fast", True)), exact=False),
 )
 BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
+# traversal verification plays in the core, the command line, the lab and on real models; the Step's pictures
+# (the walk from the leaves up, a whole path committed at once) come with the Playground's next player
+NOT_ANIMATED = Unsupported("the Playground does not animate traversal verification yet (its walk from the leaves up "
+                           "is drawn in the next version of the Step); play it with `python -m specviz play "
+                           "--verification traversal:2`, or see it exactly in the Exactness lab's rules view")
 # the switch per family of playable rules (the choice's key is the family it plays)
-SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY", BY_KEY,
-                                                     scope="playable")
+SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY",
+                                                     {**BY_KEY, "traversal": NOT_ANIMATED}, scope="playable")
 _LOSSY = [choice.label for choice in CHOICES if not choice.exact]
 HELP = "; ".join(choice.help for choice in CHOICES) + (
     f". Lossy (not exactly p, at some settings): {', '.join(_LOSSY)}." if _LOSSY else ". All are exact.")
@@ -232,9 +237,10 @@ def show(pg: PlaygroundSession, name: str) -> None:
     """Set the switch to a registry name (loading a scenario): the choice, and its controls; the other choices'
     controls keep their last values for the next switch to them."""
     found = rule(name)
-    choice = SWITCH_BY_FAMILY[found]
-    pg.verification = choice.key
-    choice.show(pg, found)
+    if SWITCH_BY_FAMILY.supports(found):  # a rule the switch does not offer leaves it as it is (refused below)
+        choice = SWITCH_BY_FAMILY[found]
+        pg.verification = choice.key
+        choice.show(pg, found)
     _defaults(pg)
 
 
@@ -256,4 +262,8 @@ def verification_controls() -> None:
 def switch_problems(scenario: Scenario) -> list[Problem]:
     """What the Playground cannot animate of the scenario's rule, in words (empty: it plays)."""
     found = rule(scenario.verification)
+    if not SWITCH_BY_FAMILY.supports(found):
+        return [Problem(f"{found.label.capitalize()} is not animated in the Playground",
+                        f"verification {found.name!r}: {NOT_ANIMATED.why}.",
+                        "choose another rule under Verification.")]
     return SWITCH_BY_FAMILY[found].problems(scenario, found)
