@@ -24,7 +24,7 @@ WEIGHTS = ["0.1", "0.25", "0.5", "0.75", "0.9", "1"]  # ensemble:W
 THRESHOLDS = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"]  # SGLang's S and A
 EPS_CHOICES = ["0.01", "0.03", "0.05", "0.09", "0.2", "0.3", "0.5"]  # Medusa's ε
 SQRT_EPS = "√ε"
-DELTAS = [SQRT_EPS, "0.1", "0.3", "0.5", "1"]  # Medusa's δ
+DELTAS = ["0.3", SQRT_EPS, "0.1", "0.5", "1"]  # Medusa's δ: 0.3, medusa_generate's default, first
 ROUNDS = [10_000, 100_000, 1_000_000]
 
 
@@ -52,7 +52,7 @@ def _samples(key: str, engine_rules: tuple[str, ...], n: int, seed: int) -> dict
 def engine_rule_names(weight: str, single: str, acc: str, eps: str, delta: str, fast: bool) -> tuple[str, ...]:
     """The engine rules' rows the controls choose: ensemble:W, SGLang's default threshold:1,1 and the chosen S, A,
     and Medusa's typical:EPS[,DELTA] (or typical-sample:... when not fast)."""
-    medusa = ("typical:" if fast else "typical-sample:") + eps + ("" if delta == SQRT_EPS else f",{delta}")
+    medusa = ("typical:" if fast else "typical-sample:") + eps + (",sqrt" if delta == SQRT_EPS else f",{delta}")
     return tuple(dict.fromkeys((f"ensemble:{weight}", "threshold:1,1", f"threshold:{single},{acc}", medusa)))
 
 
@@ -68,7 +68,7 @@ def _engine_controls() -> tuple[str, ...]:
     eps = c4.select_slider("Medusa ε", EPS_CHOICES, value="0.09", key="lab_rules_eps",
                            help="posterior_threshold: x kept when p(x) > min(ε, δ·exp(−H))")
     delta = c5.selectbox("Medusa δ", DELTAS, key="lab_rules_delta",
-                         help="posterior_alpha; √ε is Medusa's recommended default")
+                         help="posterior_alpha: 0.3 is medusa_generate's default; √ε its code comment's recommendation")
     fast = c6.toggle("fast", value=True, key="lab_rules_fast",
                      help="Medusa's default: argmax p after a rejection; off: a sample of p above the threshold")
     return engine_rule_names(weight, single, acc, eps, delta, fast)
@@ -144,7 +144,7 @@ def render(scenario: Scenario) -> None:
                 "and tokens per round, and the law of the first token it commits, whose distance from p is 0 "
                 "for an exact rule. Three rules engines ship are here with their own settings: transformers' "
                 "ensemble (W), SGLang's thresholds (S, A; 1 and 1 by default, exact) and Medusa's typical "
-                "acceptance (a draft kept when p(x) > min(ε, δ·exp(−H)), δ = √ε, Medusa's recommended default). "
+                "acceptance (a draft kept when p(x) > min(ε, δ·exp(−H)), δ = 0.3 by default, as medusa_generate). "
                 "A lossy rule is not exact, and whether it keeps more drafts than tokenwise depends on p and q: "
                 "the table says which, here.")
     engine_rules = _engine_controls()

@@ -130,7 +130,8 @@ def _typical(name: str, text: str) -> Rule:
     eps = number_name(settings.eps)
     delta = "√ε" if settings.delta is None else number_name(settings.delta)
     sampled = "" if settings.fast else ", sampled (fast=False)"
-    short = f"typical {eps}" + ("" if settings.delta is None else f",{delta}") + ("" if settings.fast else " sampled")
+    shown_delta = "" if settings.delta == medusa.DEFAULT_DELTA else f",{delta}"
+    short = f"typical {eps}{shown_delta}" + ("" if settings.fast else " sampled")
     return Rule(settings.name, "typical", f"Medusa's typical acceptance, ε = {eps}, δ = {delta}{sampled}", short,
                 "accepted", source=medusa.SOURCE, citation="Medusa", exact=False,
                 verifier_class=medusa.MedusaVerifier.bound(settings), settings=settings)

@@ -145,7 +145,7 @@ def _exp(entropy: float) -> float:
 def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict, compare = _verdict(event.accepted)
-    delta = "√ε" if abs(event.delta * event.delta - float(event.eps)) < 1e-15 else f"{event.delta:.4g}"
+    delta = f"{event.delta:.4g}" + (" (= √ε)" if abs(event.delta * event.delta - float(event.eps)) < 1e-15 else "")
     lines = [f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = "
              f"{f.fraction(event.q_token)} (q is never read by the rule).",
              _threshold_line(event.threshold, event.entropy, event.eps, event.delta * _exp(event.entropy), f)

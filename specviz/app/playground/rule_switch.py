@@ -91,7 +91,7 @@ def _tree_problems(scenario: Scenario, found: Rule) -> list[Problem]:
 
 
 # --- the engine rules: their numbers on sliders of canonical stops -------------------------------------------
-SQRT_EPS = "√ε"  # Medusa's δ when the name gives none: √ε, its recommended default
+SQRT_EPS = "√ε"  # Medusa's δ as its code comment recommends (typical:EPS,sqrt); the name's default is 0.3
 WEIGHTS = ("0.1", "0.25", "0.5", "0.75", "0.9", "1")
 THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
 EPSILONS = ("0.01", "0.03", "0.05", "0.09", "0.15", "0.2", "0.3", "0.5")
@@ -161,8 +161,8 @@ def _threshold_controls(pg: PlaygroundSession) -> None:
 
 def _typical_name(pg: PlaygroundSession) -> str:
     family = "typical" if pg.typical_fast else "typical-sample"
-    delta = "" if pg.typical_delta == SQRT_EPS else f",{pg.typical_delta}"
-    return f"{family}:{pg.typical_eps}{delta}"
+    delta = ",sqrt" if pg.typical_delta == SQRT_EPS else f",{pg.typical_delta}"
+    return rule(f"{family}:{pg.typical_eps}{delta}").name  # δ = 0.3, Medusa's default, is left out of the name
 
 
 def _typical_show(pg: PlaygroundSession, found: Rule) -> None:
@@ -180,7 +180,7 @@ def _typical_controls(pg: PlaygroundSession) -> None:
                        "(Medusa's entropy)")
     with right:
         _number_slider("δ", DELTAS, "typical_delta", pg,
-                       "posterior_alpha: δ = √ε, Medusa's recommended default; or its own setting")
+                       "posterior_alpha: 0.3, medusa_generate's default; √ε is its code comment's recommendation")
     st.toggle("fast (argmax after a rejection, Medusa's default)", key=S.typical_fast.key,
               help="on: after a rejection (and as the bonus) Medusa commits argmax p; off (fast=False): a sample of "
                    "p above the threshold, and a draft is kept when it equals such a sample")
@@ -207,10 +207,10 @@ CHOICES: tuple[Choice, ...] = (
                                   "default) is exact",
            name=_threshold_name, show=_threshold_show, controls=_threshold_controls, problems=_tree_problems,
            defaults=(("threshold_single", "1"), ("threshold_acc", "1"), ("threshold_width", 1)), exact=False),
-    Choice("typical", "Medusa", "Medusa (typical acceptance): a draft is kept when p(x) > min(ε, δ·exp(−H)), δ = √ε "
-                                "by default (Medusa's recommended default); argmax p after a rejection",
+    Choice("typical", "Medusa", "Medusa (typical acceptance): a draft is kept when p(x) > min(ε, δ·exp(−H)), δ = 0.3 "
+                                "by default (medusa_generate's posterior_alpha); argmax p after a rejection",
            name=_typical_name, show=_typical_show, controls=_typical_controls,
-           defaults=(("typical_eps", "0.09"), ("typical_delta", SQRT_EPS), ("typical_fast", True)), exact=False),
+           defaults=(("typical_eps", "0.09"), ("typical_delta", "0.3"), ("typical_fast", True)), exact=False),
 )
 BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
 # traversal verification plays in the core, the command line, the lab and on real models; the Step's pictures
