@@ -177,11 +177,10 @@ def _verification_names() -> dict[str, str]:
 
 
 def verification_allowed() -> str:
-    """The playable rules as --help lists them, in the registry's words: 'token (tokenwise), block (...)'."""
-    from specviz.core.verification import playable_forms, playable_names, rule
+    """The playable rules as --help lists them, in the registry's words, each with the engine setting that runs it."""
+    from specviz.core.verification import playable_help
 
-    names = [f"{name} ({rule(name).label})" for name in playable_names()]
-    return ", ".join(names + list(playable_forms()[len(names):])) + " (docs/design.md names each); any case"
+    return playable_help() + " (docs/design.md names each); any case"
 
 
 def read_verification(text: str) -> str:

@@ -61,6 +61,7 @@ class Rule:
     exact: bool = True  # commits tokens distributed exactly as the target p
     verifier_class: type[Verifier] | None = None  # None: a rule only theory evaluates (no core verifier)
     settings: Any = None  # an engine rule's parameters (frozen, hashable: EnsembleSettings, ...), read by its module
+    engine_setting: str = ""  # the engine setting that runs this rule, as the switch's help and --help say it
 
     @property
     def playable(self) -> bool:
@@ -72,21 +73,30 @@ class Rule:
         return rule, (self.name,)
 
 
+# vLLM's Model Runner V2 names its verifiers SpeculativeConfig.rejection_sample_method: "strict" (the draft kept
+# when it equals the target's own sample; the default), "probabilistic" (min(1, p/q) and the residual; PR #35461)
+# and "block" (Sun et al.; PR #46781). Later vLLM reads "standard", "synthetic" or "block", with draft_sample_method
+# "greedy" or "probabilistic" (vllm/config/speculative.py): "standard" is tokenwise on sampled drafts and a greedy
+# draft's rule on argmax ones, so it is not one rule and no alias reads it.
+VLLM = "vLLM MRv2 rejection_sample_method"
 TOKEN = Rule("token", "token", "tokenwise", "tokenwise", "accepted",
-             source="Leviathan, Kalman & Matias 2023; Chen et al. 2023", verifier_class=Verifier)
+             source="Leviathan, Kalman & Matias 2023; Chen et al. 2023", verifier_class=Verifier,
+             engine_setting=f'{VLLM}="probabilistic"')
 BLOCK = Rule("block", "block", "block verification", "block", "kept",
              source="Sun et al. 2025 (Block Verification Accelerates Speculative Decoding)",
-             citation="Sun et al. 2025", verifier_class=BlockVerifier)
+             citation="Sun et al. 2025", verifier_class=BlockVerifier, engine_setting=f'{VLLM}="block"')
 
 # rules engines run that theory evaluates (no core verifier yet)
 EXACT_MATCH = Rule("exact-match", "exact-match", "exact match of the target's sample", "exact match", "accepted",
                    source="mlx-lm's default: draft from q, the target samples its own token, kept when equal",
-                   citation="mlx-lm")
+                   citation="mlx-lm", engine_setting=f'{VLLM}="strict" (its default); mlx-lm')
 GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's sample", "greedy draft", "accepted",
                     source="the draft proposes argmax q, kept when the target's own sample equals it")
 
 # fixed rules by name; parameterised families ("multi:K", ...) register a parser in _FAMILIES
 _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY_DRAFT)}
+# names an engine gives a rule, read as the rule's canonical name (rule("strict").name == "exact-match")
+ALIASES: dict[str, str] = {"strict": EXACT_MATCH.name, "probabilistic": TOKEN.name}
 
 def _width(name: str, text: str) -> int:
     return parse_count(text, name=name, field="K", high=MAX_WIDTH)
@@ -96,14 +106,15 @@ def _multi(name: str, text: str) -> Rule:
     k = _width(name, text)
     return Rule(f"multi:{k}", "tree", f"tree, {k} i.i.d. drafts per node", f"tree ×{k}", "accepted",
                 source="recursive rejection sampling (SpecInfer; llama.cpp)", citation="SpecInfer", width=k,
-                verifier_class=TreeVerifier)
+                verifier_class=TreeVerifier, engine_setting="SpecInfer's and llama.cpp's stochastic tree verification")
 
 
 def _multi_distinct(name: str, text: str) -> Rule:
     k = _width(name, text)
     return Rule(f"multi-distinct:{k}", "tree", f"tree, {k} distinct drafts per node", f"tree ×{k} distinct",
                 "accepted", source="drafting without replacement (Recursive Speculative Decoding)",
-                citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier)
+                citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier,
+                engine_setting="Recursive Speculative Decoding (drafts without replacement)")
 
 
 # --- the engine rules: each module reads its own name with the one reader (core/rule_params.py) -------------
@@ -112,6 +123,7 @@ def _ensemble(name: str, text: str) -> Rule:
     w = number_name(settings.weight)
     return Rule(settings.name, "ensemble", f"ensemble verification, W = {w}", f"ensemble {w}", "accepted",
                 source=ensemble.SOURCE, citation="transformers", exact=settings.exact,
+                engine_setting=f"transformers assistant_ensemble_weight={w}",
                 verifier_class=ensemble.EnsembleVerifier.bound(settings), settings=settings)
 
 
@@ -121,6 +133,8 @@ def _threshold(name: str, text: str) -> Rule:
     tree = f", a tree of {k} distinct drafts per node" if k > 1 else ""
     return Rule(settings.name, "threshold", f"SGLang's thresholds S = {s}, A = {a}{tree}",
                 f"threshold {s},{a}" + (f" ×{k}" if k > 1 else ""), "accepted", source=threshold.SOURCE,
+                engine_setting=(f"SGLang --speculative-accept-threshold-single {s} "
+                                f"--speculative-accept-threshold-acc {a}"),
                 citation="SGLang", width=k, distinct=k > 1, exact=settings.exact,
                 verifier_class=threshold.ThresholdVerifier.bound(settings), settings=settings)
 
@@ -134,6 +148,7 @@ def _typical(name: str, text: str) -> Rule:
     short = f"typical {eps}{shown_delta}" + ("" if settings.fast else " sampled")
     return Rule(settings.name, "typical", f"Medusa's typical acceptance, ε = {eps}, δ = {delta}{sampled}", short,
                 "accepted", source=medusa.SOURCE, citation="Medusa", exact=False,
+                engine_setting=f"Medusa posterior_threshold={eps}, posterior_alpha={delta}, fast={settings.fast}",
                 verifier_class=medusa.MedusaVerifier.bound(settings), settings=settings)
 
 
@@ -143,6 +158,7 @@ def _traversal(name: str, text: str) -> Rule:
     drafts = "distinct" if distinct else "i.i.d."
     return Rule(settings.name, "traversal", f"traversal verification, a tree of {k} {drafts} drafts per node",
                 f"traversal ×{k}" + (" distinct" if distinct else ""), "kept", source=traversal.SOURCE,
+                engine_setting="no engine ships it (Weng et al. 2025)",
                 citation="Weng et al. 2025", width=k, distinct=distinct, verifier_class=traversal.TraversalVerifier,
                 settings=settings)
 
@@ -244,7 +260,34 @@ def playable_names() -> tuple[str, ...]:
 
 
 def _allowed() -> str:
-    return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _FORMS.items()])
+    return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _FORMS.items()]
+                     + [f"{alias!r} ({ALIASES[alias]})" for alias in ALIASES])
+
+
+# the engine setting each parameterised family's name runs, as --help and the switch's help say it
+_FORM_SETTINGS = {
+    "multi": "SpecInfer's and llama.cpp's recursive rejection sampling over K i.i.d. drafts per node",
+    "multi-distinct": "Recursive Speculative Decoding: K drafts per node without replacement",
+    "ensemble": "transformers assistant_ensemble_weight=W",
+    "threshold": "SGLang --speculative-accept-threshold-single S --speculative-accept-threshold-acc A on K sampled "
+                 "distinct drafts per node",
+    "typical": "Medusa posterior_threshold=EPS, posterior_alpha=DELTA (0.3 by default; sqrt for √ε), fast=True",
+    "typical-sample": "Medusa's fast=False",
+    "traversal": "traversal verification (Weng et al. 2025) over K i.i.d. drafts per node; no engine ships it",
+    "traversal-distinct": "traversal verification over K distinct drafts per node"}
+
+
+def playable_help() -> str:
+    """Every playable name with what runs it in an engine, then the engines' own names (--help prints it)."""
+    fixed = [f"{name} ({rule(name).label}; {rule(name).engine_setting})" for name in playable_names()]
+    forms = [f"{family}:{form} ({_FORM_SETTINGS[family]})" for family, form in _FORMS.items()]
+    named = ", ".join(f"{alias} = {canonical}" for alias, canonical in ALIASES.items())
+    return "; ".join(fixed + forms) + f"; vLLM's rejection_sample_method names read as rules: {named}"
+
+
+def aliases() -> dict[str, str]:
+    """Every engine's name for a rule (``ALIASES``) and the canonical name it reads as."""
+    return dict(ALIASES)
 
 
 def playable_forms() -> tuple[str, ...]:
@@ -262,6 +305,8 @@ def rule(name: object) -> Rule:
     if isinstance(name, str):
         if name in _FIXED:
             return _FIXED[name]
+        if name in ALIASES:
+            return _FIXED[ALIASES[name]]
         if len(name) > MAX_NAME_LENGTH:
             raise VerificationError(f"verification names are at most {MAX_NAME_LENGTH} characters, got "
                                     f"{shown(name)}")

@@ -189,10 +189,10 @@ def _typical_controls(pg: PlaygroundSession) -> None:
 
 
 CHOICES: tuple[Choice, ...] = (
-    Choice("token", "tokenwise", "tokenwise: each draft accepted on its own with min(1, p/q)",
-           name=lambda pg: "token"),
+    Choice("token", "tokenwise", "tokenwise: each draft accepted on its own with min(1, p/q) (vLLM's "
+                                 "rejection_sample_method=\"probabilistic\")", name=lambda pg: "token"),
     Choice("block", "block", "block (Sun et al. 2025): the block's running weights decide how many drafts to keep "
-                             "at once", name=lambda pg: "block"),
+                             "at once (vLLM's rejection_sample_method=\"block\")", name=lambda pg: "block"),
     Choice("tree", "tree", "tree: every node gets K drafted children, checked one after another against a "
                            "shrinking residual (recursive rejection sampling, as SpecInfer and llama.cpp)",
            name=_tree_name, show=_tree_show, controls=_tree_controls, problems=_tree_problems,
