@@ -269,6 +269,15 @@ class ThresholdTreeCheckEvent(TreeCheckEvent):
 
 
 @dataclass(frozen=True)
+class TopKDraftEvent(TreeDraftEvent):
+    """SGLang's EAGLE top-K drafting chose one child (kind ``tree_draft``, like a sampled child): the ``rank``-th most
+    likely token of ``q`` (from 0; ties to the lower token id), no draw (``draw`` 0 of ``draw_range`` 1, ``drawn_from``
+    the point mass at the token); ``q_token`` is q(x)."""
+
+    rank: int
+
+
+@dataclass(frozen=True)
 class ThresholdCorrectionEvent(CorrectionEvent):
     """A chain's draft rejected by the thresholds: the final token drawn from ``residual`` = p without the rejected
     token, renormalized; ``residual_mass`` = p's mass off it."""

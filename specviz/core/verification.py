@@ -130,6 +130,14 @@ def _ensemble(name: str, text: str) -> Rule:
 def _threshold(name: str, text: str) -> Rule:
     settings = threshold.parse_threshold(name)
     s, a, k = number_name(settings.single), number_name(settings.acc), settings.width
+    if settings.top_k:  # SGLang as it runs: EAGLE's top-K tree
+        drafts = "argmax q drafts" if k == 1 else f"a tree of q's top {k} per node"
+        return Rule(settings.name, "threshold", f"SGLang as it runs ({drafts}), thresholds S = {s}, A = {a}",
+                    f"sglang {s},{a}" + (f" ×{k}" if k > 1 else ""), "accepted", source=threshold.TOP_K_SOURCE,
+                    engine_setting=(f"SGLang EAGLE --speculative-eagle-topk {k}, --speculative-accept-threshold-single "
+                                    f"{s} --speculative-accept-threshold-acc {a}"),
+                    citation="SGLang", width=k, distinct=True, exact=settings.exact,
+                    verifier_class=threshold.ThresholdVerifier.bound(settings), settings=settings)
     tree = f", a tree of {k} distinct drafts per node" if k > 1 else ""
     return Rule(settings.name, "threshold", f"SGLang's thresholds S = {s}, A = {a}{tree}",
                 f"threshold {s},{a}" + (f" ×{k}" if k > 1 else ""), "accepted", source=threshold.SOURCE,
@@ -166,10 +174,11 @@ def _traversal(name: str, text: str) -> Rule:
 # a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError
 _FAMILIES: dict[str, Callable[[str, str], Rule]] = {
     "multi": _multi, "multi-distinct": _multi_distinct, "ensemble": _ensemble, "threshold": _threshold,
-    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal}
+    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal,
+    "sglang": _threshold}
 # the parameters each family's name takes, as messages and --help write them
 _FORMS = {"multi": "K", "multi-distinct": "K", "ensemble": "W", "threshold": "S,A[,K]", "typical": "EPS[,DELTA]",
-          "typical-sample": "EPS[,DELTA]", "traversal": "K", "traversal-distinct": "K"}
+          "typical-sample": "EPS[,DELTA]", "traversal": "K", "traversal-distinct": "K", "sglang": "S,A[,K]"}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
@@ -274,7 +283,9 @@ _FORM_SETTINGS = {
     "typical": "Medusa posterior_threshold=EPS, posterior_alpha=DELTA (0.3 by default; sqrt for √ε), fast=True",
     "typical-sample": "Medusa's fast=False",
     "traversal": "traversal verification (Weng et al. 2025) over K i.i.d. drafts per node; no engine ships it",
-    "traversal-distinct": "traversal verification over K distinct drafts per node"}
+    "traversal-distinct": "traversal verification over K distinct drafts per node",
+    "sglang": "SGLang as it runs: EAGLE's top-K tree (--speculative-eagle-topk K; argmax q when K = 1) and its "
+              "thresholds S and A"}
 
 
 def playable_help() -> str:
@@ -342,15 +353,21 @@ def _draft_tree(found: Rule, model: Model, prefix: Prefix, streams: RandomStream
                         distinct=found.distinct, stop_ids=stop_ids, trace=trace)
 
 
-def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, **settings: Any) -> Block | Tree:
-    """A chain for one draft per node, else a tree (SGLang's thresholds verify both)."""
-    return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, **settings)
+def _draft_threshold(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
+                     context_id: str, stop_ids: frozenset[int], trace: Trace | None) -> Block | Tree:
+    """SGLang as it runs drafts EAGLE's top-K tree; threshold:S,A[,K] a sampled chain for one draft per node, else a
+    sampled tree (the thresholds verify both)."""
+    if found.settings.top_k:
+        return threshold.propose_top_k_tree(model, prefix, streams, depth=depth, width=found.width,
+                                            context_id=context_id, stop_ids=stop_ids, trace=trace)
+    return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, depth=depth,
+                                                               context_id=context_id, stop_ids=stop_ids, trace=trace)
 
 
 # how a round of each playable family drafts: a chain (Block) or a tree of ``rule.width`` children per node
 DRAFTS_BY_FAMILY: FamilyTable[Callable[..., Block | Tree]] = FamilyTable(
     "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree,
-                                           "ensemble": _draft_chain, "threshold": _draft_by_width,
+                                           "ensemble": _draft_chain, "threshold": _draft_threshold,
                                            "typical": _draft_chain, "traversal": _draft_tree}, scope="playable")
 
 
