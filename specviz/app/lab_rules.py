@@ -50,10 +50,12 @@ def _samples(key: str, engine_rules: tuple[str, ...], n: int, seed: int) -> dict
 
 
 def engine_rule_names(weight: str, single: str, acc: str, eps: str, delta: str, fast: bool) -> tuple[str, ...]:
-    """The engine rules' rows the controls choose: ensemble:W, SGLang's default threshold:1,1 and the chosen S, A,
-    and Medusa's typical:EPS[,DELTA] (or typical-sample:... when not fast)."""
+    """The engine rules' rows the controls choose: ensemble:W, SGLang's default threshold:1,1 and the chosen S, A on
+    sampled drafts and as SGLang runs them (sglang:S,A, argmax drafts), and Medusa's typical:EPS[,DELTA] (or
+    typical-sample:... when not fast)."""
     medusa = ("typical:" if fast else "typical-sample:") + eps + (",sqrt" if delta == SQRT_EPS else f",{delta}")
-    return tuple(dict.fromkeys((f"ensemble:{weight}", "threshold:1,1", f"threshold:{single},{acc}", medusa)))
+    return tuple(dict.fromkeys((f"ensemble:{weight}", "threshold:1,1", f"threshold:{single},{acc}",
+                                f"sglang:{single},{acc}", medusa)))
 
 
 def _engine_controls() -> tuple[str, ...]:

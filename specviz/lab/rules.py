@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
-from ..core import Categorical, Rule, SpecvizError, draft_round, medusa, rule
+from ..core import Categorical, Rule, SpecvizError, draft_round, medusa, rule, threshold
 from ..core.ensemble import ensemble_acceptance
 from ..core.verification import FamilyTable
 from ..scenario import Scenario
@@ -27,7 +27,7 @@ from . import montecarlo
 from .draws import INT64_LIMIT, cumulative, numpy_draw
 
 # the engine rules' rows, with the settings the view starts from (the page's controls choose others)
-DEFAULT_ENGINE_RULES = ("ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8", "typical:0.09")
+DEFAULT_ENGINE_RULES = ("ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8", "sglang:0.5,0.8", "typical:0.09")
 OPTIMUM_DRAFTS = (2, 3)
 MAX_MASKED_VOCABULARY = 12  # SGLang's tree Monte Carlo tabulates p and q without each token set (2^V rows)
 MAX_PLAYED_ROUNDS = 10_000  # rounds of a rule sampled by its core verifier itself (traversal: not vectorized)
@@ -310,10 +310,39 @@ def _masked_tables(tickets: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return cumulative((np.array(tickets, dtype=np.int64)[None, :] * kept).tolist())
 
 
+def _sample_top_k(d: Draws) -> Sample:
+    """SGLang as it runs at the first node: the children are q's top K (no draw), one coin u = integers(0, T·A_num)
+    per round keeps sibling k when p(x_k) >= S or u < min(T·A_num, C_k·A_den), else the final token from p without
+    the children (T = p's ticket total)."""
+    s, v, n, rng = d.rule.settings, d.p.vocab_size, d.n, d.rng
+    tp = d.p.ticket_ints()
+    total = sum(tp)
+    coin_range = total * s.acc.numerator
+    tokens = threshold.top_k_tokens(d.q, d.rule.width)
+    removed = [0 if x in tokens else t for x, t in enumerate(tp)]
+    _check_int64([tp, removed], [coin_range, total * s.acc.denominator])
+    u = rng.integers(0, coin_range, size=n)
+    out, kept = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    held = 0
+    for x in tokens:
+        held += tp[x]
+        single = tp[x] * s.single.denominator >= s.single.numerator * total
+        ok = ~kept & (single | (u < min(coin_range, held * s.acc.denominator)))
+        out[ok], kept[ok] = x, True
+    rest = np.flatnonzero(~kept)
+    if rest.size:
+        rest_cum, rest_total = cumulative([removed])
+        out[rest] = numpy_draw(rng, rest_cum, rest_total, np.zeros(rest.size, dtype=np.int64))
+    return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
+
+
 def _sample_threshold(d: Draws) -> Sample:
     """SGLang's kernel at the first node, exactly: K distinct children from q, one coin u = integers(0, T·A_num)
     per round, sibling k kept when p(x_k) >= S or u < min(T·A_num, C_k·A_den) (C_k the summed p tickets), else
-    the final token from p without the rejected children (T = p's ticket total)."""
+    the final token from p without the rejected children (T = p's ticket total); SGLang as it runs (its top-K
+    children): ``_sample_top_k``."""
+    if d.rule.settings.top_k:
+        return _sample_top_k(d)
     s, v, n, rng = d.rule.settings, d.p.vocab_size, d.n, d.rng
     if v > MAX_MASKED_VOCABULARY:
         raise RulesError(f"SGLang's Monte Carlo tabulates p and q without each set of tokens: at most "
@@ -423,8 +452,10 @@ RULE_LAB_BY_FAMILY: FamilyTable[LabRule] = FamilyTable("lab.rules.RULE_LAB_BY_FA
                             lambda d: _sample_with_target(d, greedy=True)),
     "ensemble": LabRule(_says("transformers 5.x assisted decoding with assistant_ensemble_weight (DIVERSE's static "
                               "ensemble)"), _first_node_law, _sample_ensemble),
-    "threshold": LabRule(_says("SGLang's EAGLE tree verification (--speculative-accept-threshold-single and -acc; "
-                               "1 and 1, exact, by default)"), _first_node_law, _sample_threshold),
+    "threshold": LabRule(lambda found: "SGLang as it runs: EAGLE's top-K drafts under its thresholds" if
+                         found.settings.top_k else "SGLang's EAGLE tree verification (--speculative-accept-threshold-"
+                         "single and -acc; 1 and 1, exact, by default) on drafts sampled from q", _first_node_law,
+                         _sample_threshold),
     "typical": LabRule(_says("Medusa's typical acceptance (FasterDecoding/Medusa, temperature > 0)"),
                        _first_node_law, _sample_medusa),
     "traversal": LabRule(_says("Weng et al. 2025 (traversal verification, leaves to root); no engine ships it"),

@@ -135,13 +135,15 @@ def _ensemble_controls(pg: PlaygroundSession) -> None:
 
 def _threshold_name(pg: PlaygroundSession) -> str:
     width = int(pg.threshold_width)
-    return f"threshold:{pg.threshold_single},{pg.threshold_acc}" + (f",{width}" if width > 1 else "")
+    family = "sglang" if pg.threshold_top_k else "threshold"
+    return f"{family}:{pg.threshold_single},{pg.threshold_acc}" + (f",{width}" if width > 1 else "")
 
 
 def _threshold_show(pg: PlaygroundSession, found: Rule) -> None:
     pg.threshold_single = number_name(found.settings.single)
     pg.threshold_acc = number_name(found.settings.acc)
     pg.threshold_width = min(found.width, MAX_PLAYGROUND_WIDTH)  # a wider tree is refused by _tree_problems
+    pg.threshold_top_k = found.settings.top_k
 
 
 def _threshold_controls(pg: PlaygroundSession) -> None:
@@ -154,9 +156,14 @@ def _threshold_controls(pg: PlaygroundSession) -> None:
         _number_slider("A", THRESHOLDS, "threshold_acc", pg,
                        "--speculative-accept-threshold-acc: a child is kept when the coin u ≤ (its and its earlier "
                        "siblings' target mass) / A (default 1)")
-    st.slider("Drafts per node (distinct, SGLang's top-k)", 1, MAX_PLAYGROUND_WIDTH, key=S.threshold_width.key,
-              help="1: a chain; more: a tree whose children are distinct tokens (drawn from q without replacement), "
-                   "as SGLang's EAGLE top-k tree; one coin per node")
+    st.slider("Drafts per node (distinct, --speculative-eagle-topk)", 1, MAX_PLAYGROUND_WIDTH,
+              key=S.threshold_width.key,
+              help="1: a chain; more: a tree whose children are distinct tokens; one coin per node")
+    st.toggle("SGLang's top-K drafting (as SGLang runs)", key=S.threshold_top_k.key,
+              help="on (sglang:S,A[,K]): each node's children are q's K most likely tokens, in descending order (ties "
+                   "to the lower id; argmax q at K = 1), as EAGLE drafts them in SGLang; off (threshold:S,A[,K]): "
+                   "the children are sampled from q without replacement. The same thresholds verify both; below S = "
+                   "A = 1 they commit different laws")
 
 
 def _typical_name(pg: PlaygroundSession) -> str:
@@ -202,11 +209,13 @@ CHOICES: tuple[Choice, ...] = (
                                    "W·p + (1 − W)·q (W = 1 is tokenwise)",
            name=_ensemble_name, show=_ensemble_show, controls=_ensemble_controls,
            defaults=(("ensemble_weight", "0.5"),), exact=False),
-    Choice("threshold", "SGLang", "SGLang (thresholds S and A): a node's one coin keeps a child when u ≤ (siblings' "
-                                  "target mass)/A or p(x) ≥ S, the draft probabilities unused; S = A = 1 (its "
-                                  "default) is exact",
+    Choice("threshold", "SGLang", "SGLang (--speculative-accept-threshold-single S and -acc A): a node's one coin "
+                                  "keeps a child when u ≤ (siblings' target mass)/A or p(x) ≥ S, the draft "
+                                  "probabilities unused; S = A = 1 (its default) is exact; on SGLang's own top-K "
+                                  "drafts (sglang:S,A[,K]) or on drafts sampled from q (threshold:S,A[,K])",
            name=_threshold_name, show=_threshold_show, controls=_threshold_controls, problems=_tree_problems,
-           defaults=(("threshold_single", "1"), ("threshold_acc", "1"), ("threshold_width", 1)), exact=False),
+           defaults=(("threshold_single", "1"), ("threshold_acc", "1"), ("threshold_width", 1),
+                     ("threshold_top_k", False)), exact=False),
     Choice("typical", "Medusa", "Medusa (typical acceptance): a draft is kept when p(x) > min(ε, δ·exp(−H)), δ = 0.3 "
                                 "by default (medusa_generate's posterior_alpha); argmax p after a rejection",
            name=_typical_name, show=_typical_show, controls=_typical_controls,
