@@ -96,6 +96,8 @@ def _table(rows: list[dict]) -> None:
 def _exact_section(comparison: rules.RulesComparison, labels: list[str]) -> None:
     st.plotly_chart(plots.accepted_figure(comparison), width="stretch", theme=None)
     _table(plots.table_rows(comparison, labels))
+    for found, why in comparison.refused:  # past theory's stated limits on this scenario: said, not guessed
+        st.caption(f"Not computed here, {found.label}: {why}")
     st.caption("Exact values: a short fraction as it is, a longer one as a decimal; hover a number (dotted "
                "underline) for the other form. P(draft k kept) is the probability that the round commits at "
                "least k drafts. The bound rows: no exact rule that draws K i.i.d. drafts from q keeps the first "
@@ -133,9 +135,10 @@ def _monte_carlo_section(scenario: Scenario, comparison: rules.RulesComparison, 
              "χ² p-value against p": f"{fits[r.rule.name].p_value:.3g}",
              "first draft kept (exact)": r.kept_by_position[0] if r.kept_by_position else None,
              "first draft kept (measured)": "–" if samples[r.rule.name].kept is None
-             else f"{samples[r.rule.name].kept / n:.4f}"} for r in comparison.rows])
+             else f"{samples[r.rule.name].kept / samples[r.rule.name].rounds:.4f}"} for r in comparison.rows])
     st.caption("Seeded numpy draws of integer tickets, vectorized over rounds: the drafts, each acceptance and the "
-               "correction, as the rule runs them (block verification: the lab's block simulator). Error bars: "
+               "correction, as the rule runs them (block verification: the lab's block simulator; traversal "
+               f"verification: its core verifier itself, at most {rules.MAX_PLAYED_ROUNDS:,} rounds). Error bars: "
                "±1.96 binomial standard deviations around p. A p-value is uniform on [0, 1] for an exact rule; "
                "a lossy rule's histogram converges to its own law (diamonds), not to p.")
 
