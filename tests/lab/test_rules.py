@@ -46,7 +46,8 @@ def test_the_typical_eps_is_the_users():
 @pytest.mark.parametrize("scenario", [EXAMPLE, WIDER], ids=["example", "wider"])
 @pytest.mark.parametrize("name", list(rules.rule_names()) + ["multi-distinct:3", "typical:0.3", "typical-sample:0.2",
                                                              "typical:0.3,0.9", "threshold:0.6,0.9,2",
-                                                             "threshold:1,1,3", "threshold:0.3,0.5,3", "ensemble:0.1"])
+                                                             "threshold:1,1,3", "threshold:0.3,0.5,3", "ensemble:0.1",
+                                                             "sglang:1/4,1/2,2", "sglang:1,1,3", "sglang:0.6,0.9"])
 def test_each_mechanism_commits_its_exact_law(scenario, name):
     comparison = rules.compare(scenario, (name,))
     p, q = rules.first_pair(scenario)
