@@ -353,15 +353,19 @@ def _draft_tree(found: Rule, model: Model, prefix: Prefix, streams: RandomStream
                         distinct=found.distinct, stop_ids=stop_ids, trace=trace)
 
 
+def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, **settings: Any) -> Block | Tree:
+    """A chain for one draft per node, else a tree (SGLang's thresholds verify both)."""
+    return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, **settings)
+
+
 def _draft_threshold(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,
                      context_id: str, stop_ids: frozenset[int], trace: Trace | None) -> Block | Tree:
-    """SGLang as it runs drafts EAGLE's top-K tree; threshold:S,A[,K] a sampled chain for one draft per node, else a
-    sampled tree (the thresholds verify both)."""
+    """SGLang as it runs drafts EAGLE's top-K tree; threshold:S,A[,K] drafts by its width (sampled)."""
     if found.settings.top_k:
         return threshold.propose_top_k_tree(model, prefix, streams, depth=depth, width=found.width,
                                             context_id=context_id, stop_ids=stop_ids, trace=trace)
-    return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, depth=depth,
-                                                               context_id=context_id, stop_ids=stop_ids, trace=trace)
+    return _draft_by_width(found, model, prefix, streams, depth=depth, context_id=context_id, stop_ids=stop_ids,
+                           trace=trace)
 
 
 # how a round of each playable family drafts: a chain (Block) or a tree of ``rule.width`` children per node
