@@ -78,7 +78,7 @@ _ONE, _ZERO = Fraction(1), Fraction(0)
 SOURCE = ("Weng et al. 2025, Traversal Verification for Speculative Tree Decoding (arXiv 2505.12398): the tree "
           "walked from the leaves up, each node tested against the sequence-level weight of its path")
 FAMILIES = ("traversal", "traversal-distinct")
-MAX_LAW_WORK = 100_000  # (node state x draft token) steps of the exact pass (about 10 s here) before it is refused
+MAX_LAW_WORK = 300_000  # steps of the exact pass (tokens tried, depths added, residual sums) before it is refused
 
 
 @dataclass(frozen=True)
@@ -382,9 +382,9 @@ class TraversalPass:
     def _spend(self, steps: int) -> None:
         self.work += steps
         if self.work > self.limit:
-            raise LawError(f"traversal verification's exact pass reaches {self.work:,} steps (node states x draft "
-                           f"tokens) at depth {self.depth} and width {self.width}; it is limited to {self.limit:,}: "
-                           "lower the depth, the width or the vocabulary")
+            raise LawError(f"traversal verification's exact pass reaches {self.work:,} steps (tokens tried, depths "
+                           f"added, residuals summed) at depth {self.depth} and width {self.width}; it is limited to "
+                           f"{self.limit:,}: lower the depth, the width or the vocabulary")
 
     def root(self, context: Prefix = ()) -> tuple[Outcome, NodeLaw]:
         """The round from context: its Outcome (kept[j] for j drafts kept) and the first committed token's law."""
@@ -408,7 +408,9 @@ class TraversalPass:
                 if not offered:  # a distinct node whose q has no token left: no more children
                     finished.append((state, reach))
                     continue
-                self._spend(len(offered))
+                # each token tried adds its subtree's depths; a rejection state sums (w·r − q′)+ over p (per token
+                # for distinct children, once per sibling for i.i.d. ones)
+                self._spend(len(offered) * (len(kept) + (len(p) if self.distinct else 0)) + len(p))
                 rejected_any = _ZERO
                 for x, qx in offered.items():
                     w = min(_ONE, state.weight * state.r(x) / qx) if state.weight and not state.dead else _ZERO
