@@ -12,8 +12,9 @@ write the same facts in two forms:
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
 only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.narration.block``, a tree's by ``specviz.narration.tree``, the engine rules' (ensemble, SGLang's
-thresholds, Medusa) by ``specviz.narration.engine_rules``, with this profile's formats.
+``specviz.narration.block``, a tree's by ``specviz.narration.tree``, traversal verification's by
+``specviz.narration.traversal``, the engine rules' (ensemble, SGLang's thresholds and top-K drafts, Medusa) by
+``specviz.narration.engine_rules``, with this profile's formats.
 Pure functions, no Streamlit.
 """
 
