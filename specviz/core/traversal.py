@@ -107,6 +107,14 @@ def parse_traversal(name: object) -> TraversalSettings:
 # ---------------------------------------------------------------------------------------------
 
 
+def next_scale(weight: Fraction, scale: Fraction | None, mass: Fraction, z: Fraction) -> tuple[Fraction, Fraction]:
+    """(s′, f) with (w·r − q′)+ = f·(s′·p − q)+ after rejecting a child drafted from q′ = q/z, when r = p (scale None)
+    or r = (s·p − q)+/mass (module docstring)."""
+    if scale is None:
+        return weight * z, 1 / z
+    return weight * scale * z / (weight * z + mass), (weight * z + mass) / (mass * z)
+
+
 @dataclass
 class NodeState:
     """A node's current weight w and target r (p, then normalized (scale·p − q)+), and its drafted q-mass."""
@@ -146,11 +154,7 @@ class NodeState:
             self.dead, self.weight = True, _ZERO
             return _ZERO
         w = self.weight
-        if self.scale is None:
-            scale, factor = w * z, 1 / z
-        else:
-            scale = w * self.scale * z / (w * z + self.mass)
-            factor = (w * z + self.mass) / (self.mass * z)
+        scale, factor = next_scale(w, self.scale, self.mass, z)
         mass = residual_mass(self.p, self.q, scale)
         rho = factor * mass
         if not mass:  # (w·r − q′)+ is empty: nothing more can be kept here
@@ -342,11 +346,7 @@ class _LawState:
         if self.dead or not self.weight:
             return _LawState(self.p, self.q, _ZERO, self.scale, self.mass, drawn, held, True)
         w = self.weight
-        if self.scale is None:
-            scale, factor = w * z, 1 / z
-        else:
-            scale = w * self.scale * z / (w * z + self.mass)
-            factor = (w * z + self.mass) / (self.mass * z)
+        scale, factor = next_scale(w, self.scale, self.mass, z)
         mass = sum((scale * px - self.q.get(y, _ZERO) for y, px in self.p.items()
                     if scale * px > self.q.get(y, _ZERO)), _ZERO)
         if not mass:

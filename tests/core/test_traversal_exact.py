@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2, ncx2
 from traversal_law import given_tree_law, played_law, played_tree_law, traversal_law
-from tree_law import autoregressive_law, expected_accepted, extend
+from tree_law import autoregressive_law, expected_accepted, extend, fixed, markov
 from tree_law import given_tree_law as rrs_tree_law
 
 from specviz import theory
@@ -30,15 +30,6 @@ from specviz.core.traversal import TraversalSettings, TraversalVerifier, first_t
 OWNER = Owner("traversal", 0)
 P = Categorical.dense([1, 2])  # Sun et al.'s example: p = (1/3, 2/3), q = (2/3, 1/3)
 Q = Categorical.dense([2, 1])
-
-
-def fixed(dist):
-    return lambda prefix: dist
-
-
-def markov(rows):
-    dists = [Categorical.dense(row) for row in rows]
-    return lambda prefix: dists[prefix[-1] if prefix else 0]
 
 
 MODELS = {

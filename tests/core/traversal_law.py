@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction as F
 
-from tree_law import OWNER, Scripted, probs
+from tree_law import OWNER, Scripted, classes, probs
 
 from specviz.core import RandomStreams, Trace, propose_tree
 from specviz.core.traversal import TraversalVerifier
@@ -127,19 +127,6 @@ def traversal_law(p_model, q_model, prefix, depth, width, distinct=False, stop_i
 # --- the real code on every draw ------------------------------------------------------------------
 
 
-def _classes(event) -> list[tuple[int, F]]:
-    if event.kind == "traversal_check":
-        a = event.acceptance
-        return [(v, w) for v, w in ((0, a), (a.numerator, 1 - a)) if w]
-    dist = {"tree_draft": "drawn_from", "correction": "residual", "bonus": "p"}[event.kind]
-    start, out = 0, []
-    for ticket in getattr(event, dist).tickets:
-        if ticket:
-            out.append((start, F(ticket, event.draw_range)))
-        start += ticket
-    return out
-
-
 DRAWN = ("tree_draft", "traversal_check", "correction", "bonus")
 
 
@@ -168,7 +155,7 @@ def _played(run) -> Law:
         if len(draws) == len(script):
             out[(result.tokens, result.accepted_drafts)] += weight
             continue
-        for value, share in _classes(draws[len(script)]):
+        for value, share in classes(draws[len(script)]):
             pending.append((script + [value], weight * share))
     return dict(out)
 
