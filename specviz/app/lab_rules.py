@@ -147,9 +147,11 @@ def render(scenario: Scenario) -> None:
     """The whole rules view for one scenario (its first context, its depth)."""
     st.markdown("Every rule on this scenario, exactly: what it keeps at each draft position, its accepted drafts "
                 "and tokens per round, and the law of the first token it commits, whose distance from p is 0 "
-                "for an exact rule. Three rules engines ship are here with their own settings: transformers' "
-                "ensemble (W), SGLang's thresholds (S, A; 1 and 1 by default, exact) and Medusa's typical "
-                "acceptance (a draft kept when p(x) > min(ε, δ·exp(−H)), δ = 0.3 by default, as medusa_generate). "
+                "for an exact rule. The rules engines ship are here with their own settings: transformers' "
+                "ensemble (W), SGLang's thresholds (S, A; 1 and 1 by default, exact) on sampled drafts and as SGLang "
+                "runs them (its argmax drafts), and Medusa's typical acceptance (a draft kept when p(x) > min(ε, "
+                "δ·exp(−H)), δ = 0.3 by default, as medusa_generate); traversal verification (Weng et al. 2025) "
+                "beside the trees it verifies from the leaves up. "
                 "A lossy rule is not exact, and whether it keeps more drafts than tokenwise depends on p and q: "
                 "the table says which, here.")
     engine_rules = _engine_controls()
