@@ -161,16 +161,20 @@ def _tree(found: Rule) -> Shape:
 
 
 def _by_width(found: Rule) -> Shape:
-    """SGLang's threshold:S,A drafts a chain; threshold:S,A,K a tree of K distinct children per node; sglang:S,A[,K]
-    always EAGLE's top-K tree (argmax drafts at K = 1)."""
-    return TREE if found.width > 1 or found.settings.top_k else CHAIN
+    """SGLang's threshold:S,A drafts a chain; threshold:S,A,K a tree of K distinct children per node."""
+    return TREE if found.width > 1 else CHAIN
+
+
+def _threshold(found: Rule) -> Shape:
+    """threshold:S,A[,K] by its width; sglang:S,A[,K] always EAGLE's top-K tree (argmax drafts at K = 1)."""
+    return TREE if found.settings.top_k else _by_width(found)
 
 
 # the round shape each family of playable rules drafts and scores (ensemble and Medusa's typical acceptance
 # verify a chain: Medusa's trees are not modelled)
 ROUNDS_BY_FAMILY: FamilyTable[Callable[[Rule], Shape]] = FamilyTable(
     "models.rounds.ROUNDS_BY_FAMILY",
-    {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _by_width,
+    {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _threshold,
      "typical": _chain, "traversal": _tree}, scope="playable")
 
 
