@@ -38,6 +38,7 @@ Draws, in this order, so a trace can be replayed:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -163,6 +164,9 @@ class _Drafted:
         return TreeNode(self.path, self.token, self.drawn_from, self.q, kids)
 
 
+DraftedNode = _Drafted  # a node while its tree grows (``grow_tree``'s ``children`` return them)
+
+
 def _draw_children(q: Categorical, path: Path, context: Prefix, width: int, distinct: bool,
                    streams: RandomStreams, trace: Trace | None) -> list[_Drafted]:
     """Up to width children of the node at path, drawn from q (without replacement when distinct)."""
@@ -214,6 +218,18 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
     not once per node. TreeSizeError before anything is drawn when the tree would hold more than
     MAX_TREE_CELLS node x token cells (from the root q's support).
     """
+    return grow_tree(draft, prefix, streams, depth=depth, width=width, context_id=context_id, distinct=distinct,
+                     stop_ids=stop_ids, trace=trace, children=_draw_children)
+
+
+# how a tree's node gets its children: (q, the node's path, its context, width, distinct, streams, trace) -> them
+Children = Callable[[Categorical, Path, Prefix, int, bool, RandomStreams, "Trace | None"], list[_Drafted]]
+
+
+def grow_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, width: int, context_id: str,
+              distinct: bool, stop_ids: frozenset[int], trace: Trace | None, children: Children) -> Tree:
+    """A tree grown level by level, each node's children chosen by ``children`` (drawn from q by ``propose_tree``,
+    q's K most likely tokens by SGLang's top-K drafting): the checks, the limits and the shape are the same."""
     _check_draft_args(depth, width, distinct, context_id)
     check_callable(draft, "draft model")
     check_streams(streams)
@@ -229,7 +245,7 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
             if node is root:  # before any child (and any masked copy of q) is made
                 check_tree_cells(depth, width, q.listed_size, distinct)
             node.q = q
-            node.children = _draw_children(q, node.path, context, width, distinct, streams, trace)
+            node.children = children(q, node.path, context, width, distinct, streams, trace)
             for child in node.children:
                 if child.token in stop_ids:  # a drafted stop token is a leaf
                     if trace is not None:

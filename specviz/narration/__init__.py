@@ -12,8 +12,9 @@ write the same facts in two forms:
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
 only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.narration.block``, a tree's by ``specviz.narration.tree``, the engine rules' (ensemble, SGLang's
-thresholds, Medusa) by ``specviz.narration.engine_rules``, with this profile's formats.
+``specviz.narration.block``, a tree's by ``specviz.narration.tree``, traversal verification's by
+``specviz.narration.traversal``, the engine rules' (ensemble, SGLang's thresholds and top-K drafts, Medusa) by
+``specviz.narration.engine_rules``, with this profile's formats.
 Pure functions, no Streamlit.
 """
 
@@ -42,6 +43,7 @@ from ..core.trace import (
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
 from . import engine_rules
+from . import traversal as traversal_narration
 from . import tree as tree_narration
 
 Told = tuple[str, list[str]]
@@ -99,7 +101,8 @@ class Setting:
 CHECKING_BY_FAMILY: FamilyTable[str] = FamilyTable("narration.CHECKING_BY_FAMILY", {
     "token": "as usual", "block": "jointly (block verification)", "tree": "as usual",
     "ensemble": "against the mixture W·p + (1 − W)·q (ensemble)", "threshold": "by SGLang's thresholds",
-    "typical": "by Medusa's typical threshold"}, scope="playable")
+    "typical": "by Medusa's typical threshold", "traversal": "from the leaves up (traversal verification)"},
+    scope="playable")
 
 
 def label(vocab: Sequence[str], token: int) -> str:
@@ -126,6 +129,9 @@ def committed_by(event: Event) -> list[tuple[int, str]]:
     """(token, origin) of every token this event commits (block verification keeps its drafts at once)."""
     if isinstance(event, BlockDecisionEvent):
         return [(t, "accepted") for t in event.drafts[: event.accepted_drafts]]
+    path = traversal_narration.committed(event)  # a kept traversal node commits its whole path at once
+    if path is not None:
+        return [(t, "accepted") for t in path]
     origin = origin_of(event)
     return [] if origin is None else [(event.token, origin)]  # type: ignore[union-attr]
 
@@ -134,6 +140,8 @@ def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> T
     """The narration of an event only block verification, a draft tree or an engine rule has; None for the
     chain's events."""
     told = engine_rules.narrate_event(event, vocab, profile.block_formats)  # first: they refine chain and tree events
+    if told is None:
+        told = traversal_narration.narrate_event(event, vocab, profile.block_formats)
     if told is not None:
         return told
     told = block_explain.narrate_event(event, vocab, profile.block_formats)
@@ -299,6 +307,8 @@ class Narrator:
 # --- the page's folded exact values -------------------------------------------------------------------
 def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | int]]:
     engine = engine_rules.values(event, vocab)
+    if engine is None:
+        engine = traversal_narration.values(event, vocab)
     if engine is not None:
         return engine
     values: list[tuple[str, Fraction | int]] = []

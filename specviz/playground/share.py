@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..core.medusa import delta_note, spelled_out
 from ..core.trace import Trace
 from ..core.validation import Weight
 from ..scenario import (
@@ -178,7 +179,7 @@ def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
     if scenario.context_id:
         query["context"] = scenario.context_id
     if scenario.verification != "token":  # absent means tokenwise: older links stay as they were
-        query["verification"] = scenario.verification
+        query["verification"] = spelled_out(scenario.verification)  # typical:EPS,0.3: not an old link
     query["step"] = str(step)
     return query
 
@@ -297,6 +298,7 @@ def _link_notes(params: Mapping[str, str]) -> list[str]:
     fp32 = params.get("fp32", "")
     if fp32 not in _FP32:
         notes.append(f"fp32 ‘{_short(fp32)}’ ignored: FP32 stays off (fp32=1 turns it on)")
+    notes += filter(None, [delta_note(params.get("verification"))])  # an old typical:EPS: Medusa's δ changed
     return notes
 
 

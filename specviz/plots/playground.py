@@ -458,7 +458,7 @@ def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     upto = next(i for i, e in enumerate(round_events) if e is event)
     figure = tree.tree_figure(round_events, upto, vocab, presenter=presenter)
     strip = None
-    if event.kind == "tree_draft":
+    if event.kind == "tree_draft" and not hasattr(event, "rank"):  # SGLang's top-K children are chosen, not drawn
         strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",
                                     title=f"Draft draw of child #{event.sibling}")
     elif event.kind == "tree_check":

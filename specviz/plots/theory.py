@@ -56,6 +56,25 @@ def alpha_bars(p: Categorical, q: Categorical, labels: Sequence[str], *, present
                               presenter=presenter)
 
 
+def strict_probabilistic_bars(p: Categorical, q: Categorical, labels: Sequence[str], *,
+                              presenter: bool = False) -> go.Figure:
+    """vLLM's two verifiers per token: probabilistic keeps x with min(p, q)(x), strict (the target's own sample equals
+    the draft) with p(x)·q(x); their sums are the acceptances Σ min(p, q) ≥ Σ p·q."""
+    v = p.vocab_size
+    mins = [min(p.prob(x), q.prob(x)) for x in range(v)]
+    products = [p.prob(x) * q.prob(x) for x in range(v)]
+    both = sum(mins, Fraction(0)), sum(products, Fraction(0))
+    fig = go.Figure()
+    for name, values, color, total in (("probabilistic: min(p, q)", mins, style.OKABE_ITO["blue"], both[0]),
+                                       ("strict: p·q", products, style.OKABE_ITO["vermillion"], both[1])):
+        fig.add_bar(x=list(labels), y=[float(t) for t in values], name=f"{name}, Σ = {_frac(total)}",
+                    marker={"color": color}, customdata=[_frac(t) for t in values],
+                    hovertemplate=f"{name}(%{{x}}) = %{{customdata}}<extra></extra>")
+    fig.update_layout(barmode="group", yaxis_title="P(the draft is x and kept)", xaxis_title="token")
+    return style.apply_layout(fig, title=f"vLLM: probabilistic keeps {_frac(both[0])} ≈ {float(both[0]):.4f}, strict "
+                                         f"{_frac(both[1])} ≈ {float(both[1]):.4f}", presenter=presenter)
+
+
 def depth_curves(alpha: Fraction | float, cost_ratio: float, max_depth: int = 8, *,
                  presenter: bool = False) -> go.Figure:
     """Expected tokens per round and walltime speedup against g = 1..max_depth, the optimal g marked."""

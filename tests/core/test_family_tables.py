@@ -101,7 +101,8 @@ def test_no_module_outside_the_registry_reads_a_rules_family() -> None:
 
 def test_every_rule_belongs_to_a_registered_family_with_its_playability() -> None:
     for name in ("token", "block", "multi:2", "multi-distinct:3", "exact-match", "greedy-draft", "typical:1/2",
-                 "typical-sample:0.2,0.3", "ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8,3"):
+                 "typical-sample:0.2,0.3", "ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8,3", "traversal:2",
+                 "traversal-distinct:1"):
         found = rule(name)
         assert found.family in FAMILIES, name
         assert FAMILIES[found.family] == found.playable, name
@@ -112,7 +113,7 @@ def test_a_table_looks_up_the_rules_family_and_names_itself_when_it_has_none() -
     table = FamilyTable("tests.example", {"token": 1, "tree": 3}, scope="playable")
     try:
         assert table["token"] == 1 and table[rule("multi:2")] == 3 and table["multi-distinct:4"] == 3
-        assert table.missing() == ("block", "ensemble", "threshold", "typical")
+        assert table.missing() == ("block", "ensemble", "threshold", "typical", "traversal")
         with pytest.raises(VerificationError, match=r"'block' \(block verification\) has no entry in tests.example"):
             table["block"]
     finally:
@@ -127,7 +128,8 @@ def test_a_table_refuses_a_family_that_is_not_registered() -> None:
 
 def test_an_unsupported_entry_refuses_the_rule_with_the_layers_reason() -> None:
     table = FamilyTable("tests.unsupported", {"token": 1, "block": 2, "tree": Unsupported("trees are drawn elsewhere"),
-                                              "ensemble": 4, "threshold": 5, "typical": 6}, scope="playable")
+                                              "ensemble": 4, "threshold": 5, "typical": 6, "traversal": 7},
+                       scope="playable")
     try:
         assert table.missing() == ()
         assert table.supports("token") and not table.supports("multi:2") and table.supports("typical:0.5")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ...core import MAX_WIDTH
-from ...core.verification import FamilyTable, Rule, number_name, read_number, rule
+from ...core.verification import FamilyTable, Rule, Unsupported, number_name, read_number, rule
 from ...playground.explain import Problem
 from ...plots.tree import MAX_TREE_NODES, tree_nodes
 from ...scenario import Scenario
@@ -91,7 +91,7 @@ def _tree_problems(scenario: Scenario, found: Rule) -> list[Problem]:
 
 
 # --- the engine rules: their numbers on sliders of canonical stops -------------------------------------------
-SQRT_EPS = "√ε"  # Medusa's δ when the name gives none: √ε, its recommended default
+SQRT_EPS = "√ε"  # Medusa's δ as its code comment recommends (typical:EPS,sqrt); the name's default is 0.3
 WEIGHTS = ("0.1", "0.25", "0.5", "0.75", "0.9", "1")
 THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
 EPSILONS = ("0.01", "0.03", "0.05", "0.09", "0.15", "0.2", "0.3", "0.5")
@@ -135,13 +135,15 @@ def _ensemble_controls(pg: PlaygroundSession) -> None:
 
 def _threshold_name(pg: PlaygroundSession) -> str:
     width = int(pg.threshold_width)
-    return f"threshold:{pg.threshold_single},{pg.threshold_acc}" + (f",{width}" if width > 1 else "")
+    family = "sglang" if pg.threshold_top_k else "threshold"
+    return f"{family}:{pg.threshold_single},{pg.threshold_acc}" + (f",{width}" if width > 1 else "")
 
 
 def _threshold_show(pg: PlaygroundSession, found: Rule) -> None:
     pg.threshold_single = number_name(found.settings.single)
     pg.threshold_acc = number_name(found.settings.acc)
     pg.threshold_width = min(found.width, MAX_PLAYGROUND_WIDTH)  # a wider tree is refused by _tree_problems
+    pg.threshold_top_k = found.settings.top_k
 
 
 def _threshold_controls(pg: PlaygroundSession) -> None:
@@ -154,15 +156,20 @@ def _threshold_controls(pg: PlaygroundSession) -> None:
         _number_slider("A", THRESHOLDS, "threshold_acc", pg,
                        "--speculative-accept-threshold-acc: a child is kept when the coin u ≤ (its and its earlier "
                        "siblings' target mass) / A (default 1)")
-    st.slider("Drafts per node (distinct, SGLang's top-k)", 1, MAX_PLAYGROUND_WIDTH, key=S.threshold_width.key,
-              help="1: a chain; more: a tree whose children are distinct tokens (drawn from q without replacement), "
-                   "as SGLang's EAGLE top-k tree; one coin per node")
+    st.slider("Drafts per node (distinct, --speculative-eagle-topk)", 1, MAX_PLAYGROUND_WIDTH,
+              key=S.threshold_width.key,
+              help="1: a chain; more: a tree whose children are distinct tokens; one coin per node")
+    st.toggle("SGLang's top-K drafting (as SGLang runs)", key=S.threshold_top_k.key,
+              help="on (sglang:S,A[,K]): each node's children are q's K most likely tokens, in descending order (ties "
+                   "to the lower id; argmax q at K = 1), as EAGLE drafts them in SGLang; off (threshold:S,A[,K]): "
+                   "the children are sampled from q without replacement. The same thresholds verify both; below S = "
+                   "A = 1 they commit different laws")
 
 
 def _typical_name(pg: PlaygroundSession) -> str:
     family = "typical" if pg.typical_fast else "typical-sample"
-    delta = "" if pg.typical_delta == SQRT_EPS else f",{pg.typical_delta}"
-    return f"{family}:{pg.typical_eps}{delta}"
+    delta = ",sqrt" if pg.typical_delta == SQRT_EPS else f",{pg.typical_delta}"
+    return rule(f"{family}:{pg.typical_eps}{delta}").name  # δ = 0.3, Medusa's default, is left out of the name
 
 
 def _typical_show(pg: PlaygroundSession, found: Rule) -> None:
@@ -180,7 +187,7 @@ def _typical_controls(pg: PlaygroundSession) -> None:
                        "(Medusa's entropy)")
     with right:
         _number_slider("δ", DELTAS, "typical_delta", pg,
-                       "posterior_alpha: δ = √ε, Medusa's recommended default; or its own setting")
+                       "posterior_alpha: 0.3, medusa_generate's default; √ε is its code comment's recommendation")
     st.toggle("fast (argmax after a rejection, Medusa's default)", key=S.typical_fast.key,
               help="on: after a rejection (and as the bonus) Medusa commits argmax p; off (fast=False): a sample of "
                    "p above the threshold, and a draft is kept when it equals such a sample")
@@ -189,10 +196,10 @@ def _typical_controls(pg: PlaygroundSession) -> None:
 
 
 CHOICES: tuple[Choice, ...] = (
-    Choice("token", "tokenwise", "tokenwise: each draft accepted on its own with min(1, p/q)",
-           name=lambda pg: "token"),
+    Choice("token", "tokenwise", "tokenwise: each draft accepted on its own with min(1, p/q) (vLLM's "
+                                 "rejection_sample_method=\"probabilistic\")", name=lambda pg: "token"),
     Choice("block", "block", "block (Sun et al. 2025): the block's running weights decide how many drafts to keep "
-                             "at once", name=lambda pg: "block"),
+                             "at once (vLLM's rejection_sample_method=\"block\")", name=lambda pg: "block"),
     Choice("tree", "tree", "tree: every node gets K drafted children, checked one after another against a "
                            "shrinking residual (recursive rejection sampling, as SpecInfer and llama.cpp)",
            name=_tree_name, show=_tree_show, controls=_tree_controls, problems=_tree_problems,
@@ -202,20 +209,27 @@ CHOICES: tuple[Choice, ...] = (
                                    "W·p + (1 − W)·q (W = 1 is tokenwise)",
            name=_ensemble_name, show=_ensemble_show, controls=_ensemble_controls,
            defaults=(("ensemble_weight", "0.5"),), exact=False),
-    Choice("threshold", "SGLang", "SGLang (thresholds S and A): a node's one coin keeps a child when u ≤ (siblings' "
-                                  "target mass)/A or p(x) ≥ S, the draft probabilities unused; S = A = 1 (its "
-                                  "default) is exact",
+    Choice("threshold", "SGLang", "SGLang (--speculative-accept-threshold-single S and -acc A): a node's one coin "
+                                  "keeps a child when u ≤ (siblings' target mass)/A or p(x) ≥ S, the draft "
+                                  "probabilities unused; S = A = 1 (its default) is exact; on SGLang's own top-K "
+                                  "drafts (sglang:S,A[,K]) or on drafts sampled from q (threshold:S,A[,K])",
            name=_threshold_name, show=_threshold_show, controls=_threshold_controls, problems=_tree_problems,
-           defaults=(("threshold_single", "1"), ("threshold_acc", "1"), ("threshold_width", 1)), exact=False),
-    Choice("typical", "Medusa", "Medusa (typical acceptance): a draft is kept when p(x) > min(ε, δ·exp(−H)), δ = √ε "
-                                "by default (Medusa's recommended default); argmax p after a rejection",
+           defaults=(("threshold_single", "1"), ("threshold_acc", "1"), ("threshold_width", 1),
+                     ("threshold_top_k", False)), exact=False),
+    Choice("typical", "Medusa", "Medusa (typical acceptance): a draft is kept when p(x) > min(ε, δ·exp(−H)), δ = 0.3 "
+                                "by default (medusa_generate's posterior_alpha); argmax p after a rejection",
            name=_typical_name, show=_typical_show, controls=_typical_controls,
-           defaults=(("typical_eps", "0.09"), ("typical_delta", SQRT_EPS), ("typical_fast", True)), exact=False),
+           defaults=(("typical_eps", "0.09"), ("typical_delta", "0.3"), ("typical_fast", True)), exact=False),
 )
 BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
+# traversal verification plays in the core, the command line, the lab and on real models; the Step's pictures
+# (the walk from the leaves up, a whole path committed at once) come with the Playground's next player
+NOT_ANIMATED = Unsupported("the Playground does not animate traversal verification yet (its walk from the leaves up "
+                           "is drawn in the next version of the Step); play it with `python -m specviz play "
+                           "--verification traversal:2`, or see it exactly in the Exactness lab's rules view")
 # the switch per family of playable rules (the choice's key is the family it plays)
-SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY", BY_KEY,
-                                                     scope="playable")
+SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY",
+                                                     {**BY_KEY, "traversal": NOT_ANIMATED}, scope="playable")
 _LOSSY = [choice.label for choice in CHOICES if not choice.exact]
 HELP = "; ".join(choice.help for choice in CHOICES) + (
     f". Lossy (not exactly p, at some settings): {', '.join(_LOSSY)}." if _LOSSY else ". All are exact.")
@@ -232,9 +246,10 @@ def show(pg: PlaygroundSession, name: str) -> None:
     """Set the switch to a registry name (loading a scenario): the choice, and its controls; the other choices'
     controls keep their last values for the next switch to them."""
     found = rule(name)
-    choice = SWITCH_BY_FAMILY[found]
-    pg.verification = choice.key
-    choice.show(pg, found)
+    if SWITCH_BY_FAMILY.supports(found):  # a rule the switch does not offer leaves it as it is (refused below)
+        choice = SWITCH_BY_FAMILY[found]
+        pg.verification = choice.key
+        choice.show(pg, found)
     _defaults(pg)
 
 
@@ -256,4 +271,8 @@ def verification_controls() -> None:
 def switch_problems(scenario: Scenario) -> list[Problem]:
     """What the Playground cannot animate of the scenario's rule, in words (empty: it plays)."""
     found = rule(scenario.verification)
+    if not SWITCH_BY_FAMILY.supports(found):
+        return [Problem(f"{found.label.capitalize()} is not animated in the Playground",
+                        f"verification {found.name!r}: {NOT_ANIMATED.why}.",
+                        "choose another rule under Verification.")]
     return SWITCH_BY_FAMILY[found].problems(scenario, found)
