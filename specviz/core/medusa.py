@@ -74,6 +74,7 @@ _ONE, _ZERO = Fraction(1), Fraction(0)
 LOG_OFFSET = 1e-5  # Medusa's entropy: log(p + 1e-5)
 DEFAULT_DELTA = Fraction(3, 10)  # medusa_generate(..., posterior_alpha=0.3): δ when the name gives none
 SQRT = "sqrt"  # typical:EPS,sqrt: δ = √ε, the code comment's recommendation
+SQRT_STOP = "√ε"  # how a control shows it
 SOURCE = ("Medusa (FasterDecoding/Medusa, medusa/model/utils.py evaluate_posterior): keep x when p(x) > min(ε, "
           "δ·exp(−H)), H with log(p + 1e-5); then argmax p (fast=True, the default) or a sample of p above the "
           "threshold (fast=False)")
@@ -117,8 +118,8 @@ PARAMS = RuleParams(MedusaSettings, (
           high_open=True, stops=("0.01", "0.03", "0.05", "0.09", "0.15", "0.2", "0.3", "0.5"), default="0.09"),
     Param("delta", "DELTA", "δ", "δ, Medusa's posterior_alpha",
           help="posterior_alpha: 0.3, medusa_generate's default; √ε is its code comment's recommendation",
-          stops=("√ε", "0.1", "0.2", "0.3", "0.5", "0.7", "1"), default=number_name(DEFAULT_DELTA), optional=True,
-          words=((SQRT, None, "√ε"),)),
+          stops=(SQRT_STOP, "0.1", "0.2", "0.3", "0.5", "0.7", "1"), default=number_name(DEFAULT_DELTA),
+          optional=True, words=((SQRT, None, SQRT_STOP),)),
 ), flag=Flag("fast", "fast (argmax after a rejection, Medusa's default)",
              "on: after a rejection (and as the bonus) Medusa commits argmax p; off (fast=False): a sample of p above "
              "the threshold, and a draft is kept when it equals such a sample", on="typical", off="typical-sample",
