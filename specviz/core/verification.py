@@ -289,8 +289,10 @@ def declared(family: str) -> RuleParams:
     return PARAMS_BY_FAMILY.entry(family)
 
 
-# the parameters each family part of a name takes, as messages and --help write them: "S,A[,K]"
-_FORMS = {head: declared(family).form for family in FAMILIES for head in declared(family).heads}
+def _forms() -> dict[str, str]:
+    """The parameters each family part of a name takes, as messages and --help write them: {"threshold": "S,A[,K]"}
+    (read from the declarations on each call)."""
+    return {head: declared(family).form for family in FAMILIES for head in declared(family).heads}
 
 
 def playable_names() -> tuple[str, ...]:
@@ -299,7 +301,7 @@ def playable_names() -> tuple[str, ...]:
 
 
 def _allowed() -> str:
-    return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _FORMS.items()]
+    return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _forms().items()]
                      + [f"{alias!r} ({ALIASES[alias]})" for alias in ALIASES])
 
 
@@ -322,7 +324,7 @@ def playable_help() -> str:
     """Every playable name with what runs it in an engine, then the engines' own names (--help prints it)."""
     fixed = [f"{name} ({rule(name).label}; {rule(name).engine_setting})" for name in playable_names()]
     forms = [f"{head}:{form} ({_FORM_SETTINGS[head]}; {_family_of(head).settings_help()})"
-             for head, form in _FORMS.items()]
+             for head, form in _forms().items()]
     named = ", ".join(f"{alias} = {canonical}" for alias, canonical in ALIASES.items())
     return "; ".join(fixed + forms) + f"; vLLM's rejection_sample_method names read as rules: {named}"
 
@@ -338,7 +340,7 @@ def aliases() -> dict[str, str]:
 
 def playable_forms() -> tuple[str, ...]:
     """Every name a core verifier runs, as --help and messages list them: the fixed ones, then 'multi:K', ..."""
-    return (*playable_names(), *(f"{family}:{form}" for family, form in _FORMS.items()))
+    return (*playable_names(), *(f"{family}:{form}" for family, form in _forms().items()))
 
 
 def rule(name: object) -> Rule:

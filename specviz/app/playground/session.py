@@ -198,14 +198,23 @@ def rule_slots() -> tuple[str, ...]:
     return tuple(rule_slot(family, field) for family in families("playable") for field in declared(family).fields)
 
 
-for _name in rule_slots():  # widget slots: a control's value survives presenter mode and other pages
-    setattr(PlaygroundSession, _name, _widget(_name))
-
-
 @functools.cache
 def _slots(cls: type) -> dict[str, Slot]:
     """The declaration, read once (every Step asks for it)."""
     return {name: value for name, value in vars(cls).items() if isinstance(value, Slot)}
+
+
+def add_rule_slots() -> tuple[str, ...]:
+    """Give PlaygroundSession a widget slot per declared rule parameter it lacks (a control's value survives presenter
+    mode and other pages); run at import, and again by whoever changes a declaration (a test). The slots added."""
+    added = tuple(name for name in rule_slots() if name not in vars(PlaygroundSession))
+    for name in added:
+        setattr(PlaygroundSession, name, _widget(name))
+    _slots.cache_clear()
+    return added
+
+
+add_rule_slots()
 
 
 SCENARIO_CONTROLS: dict[str, Slot] = {name: PlaygroundSession.slots()[name] for name in (
