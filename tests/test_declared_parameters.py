@@ -143,7 +143,7 @@ def test_a_parameter_added_to_a_declaration_shows_up_in_the_switch_its_slots_the
     at = AppTest.from_function(_lab_script, default_timeout=30).run()
     assert not at.exception, at.exception
     slider = at.select_slider(key=lab_rules.control_key("ensemble", "x"))
-    assert slider.label == "Toy X" and slider.value == "1" and list(slider.options) == ["0.5", "1"]
+    assert slider.label == "transformers Toy X" and slider.value == "1" and list(slider.options) == ["0.5", "1"]
     assert "x" in rule_rows.controls("ensemble") and at.session_state["rows"][0] == "ensemble:0.5"
 
     assert "ensemble:W[,X]" in playable_forms()

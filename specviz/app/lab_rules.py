@@ -53,37 +53,32 @@ def control_key(family: str, field: str) -> str:
     return f"lab_rules_{family}_{field}"
 
 
-def _number(family: str, param: Param, start: object) -> object:
+def _number(family: str, param: Param, label: str, start: object) -> object:
     """A declared number on a slider of its stops (a count: 1 to its high)."""
+    key, help_ = control_key(family, param.field), param.help or None
     if param.count:
-        return st.slider(param.label, 1, int(param.high), value=int(start), key=control_key(family, param.field),
-                         help=param.help or None)
-    return st.select_slider(param.label, list(param.stops), value=start, key=control_key(family, param.field),
-                            help=param.help or None)
-
-
-def _family_controls(family: str) -> dict[str, object]:
-    """One family's offered controls, in a column under its engine's name; their values by field."""
-    params, starts = declared(family), rule_rows.start(family)
-    st.markdown(f"**{rule(params.name(params.defaults())).citation}**")
-    values: dict[str, object] = {}
-    for param in params.params:
-        if param.field in starts:
-            values[param.field] = _number(family, param, starts[param.field])
-    flag = params.flag
-    if flag is not None and flag.field in starts:
-        values[flag.field] = st.toggle(flag.label, value=bool(starts[flag.field]), key=control_key(family, flag.field),
-                                       help=flag.help)
-    return values
+        return st.slider(label, 1, int(param.high), value=int(start), key=key, help=help_)
+    return st.select_slider(label, list(param.stops), value=start, key=key, help=help_)
 
 
 def _engine_controls() -> tuple[str, ...]:
-    """The engine rules' settings, one column per family with settings (W; S and A; ε, δ and fast): the rows' names."""
-    families = rule_rows.with_controls()
-    values = {}
-    for column, family in zip(st.columns(len(families)), families, strict=True):
+    """The engine rules' settings in one row (W; S and A; ε, δ and fast), each labelled by its engine: the rows'
+    names."""
+    controls = [(family, field) for family in rule_rows.with_controls() for field in rule_rows.controls(family)]
+    flags = {family: declared(family).flag for family in rule_rows.with_controls()}
+    widths = [2 if flags[family] is not None and flags[family].field == field else 3 for family, field in controls]
+    values: dict[str, dict[str, object]] = {family: {} for family in rule_rows.with_controls()}
+    for column, (family, field) in zip(st.columns(widths, vertical_alignment="bottom"), controls, strict=True):
+        params, start = declared(family), rule_rows.start(family)[field]
+        engine = rule(params.name(params.defaults())).citation
         with column:
-            values[family] = _family_controls(family)
+            flag = flags[family]
+            if flag is not None and flag.field == field:
+                values[family][field] = st.toggle(f"{engine} {flag.short or flag.label}", value=bool(start),
+                                                  key=control_key(family, field), help=flag.help)
+            else:
+                param = next(p for p in params.params if p.field == field)
+                values[family][field] = _number(family, param, f"{engine} {param.short or param.label}", start)
     return rule_rows.engine_rows(values)
 
 

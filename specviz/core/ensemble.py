@@ -65,7 +65,7 @@ class EnsembleSettings:
 
 # the name's one parameter, declared once: the name's reader, the Playground's switch, the lab and --help read it
 PARAMS = RuleParams(EnsembleSettings, (
-    Param("weight", "W", "Ensemble weight W", "the ensemble weight",
+    Param("weight", "W", "Ensemble weight W", "the ensemble weight", short="W",
           help="v = W·p + (1 − W)·q is what the drafts are judged against and what the text follows; W = 1 is "
                "tokenwise (transformers takes W in (0, 1))",
           stops=("0.1", "0.25", "0.5", "0.75", "0.9", "1"), default="0.5"),

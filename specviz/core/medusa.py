@@ -123,7 +123,7 @@ PARAMS = RuleParams(MedusaSettings, (
 ), flag=Flag("fast", "fast (argmax after a rejection, Medusa's default)",
              "on: after a rejection (and as the bonus) Medusa commits argmax p; off (fast=False): a sample of p above "
              "the threshold, and a draft is kept when it equals such a sample", on="typical", off="typical-sample",
-             default=True))
+             default=MedusaSettings.fast, short="fast"))
 NAMES = PARAMS.heads  # the name's family parts: "typical" (fast), "typical-sample"
 
 
@@ -224,7 +224,7 @@ def typical_acceptance(p: Categorical, token: int, threshold: TypicalThreshold, 
 class MedusaVerifier(ChainRuleVerifier):
     """A session verifying chains by Medusa's typical acceptance (see the module docstring)."""
 
-    settings = MedusaSettings(Fraction(9, 100))  # medusa_generate's defaults (PARAMS declares them for the name)
+    settings = PARAMS.settings()  # medusa_generate's defaults, as PARAMS declares them
     chains_only = ("Medusa keeps the longest accepted path of its heads' top-k tree; this rule is verified here on "
                    "drafted chains only")
 

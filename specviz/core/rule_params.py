@@ -152,6 +152,7 @@ class Param:
     symbol: str  # how the name's form writes it: "W", "EPS", "K"
     label: str  # a control's label
     what: str = ""  # what it is, in a refusal and in --help: "the ensemble weight" ("" for a plain K)
+    short: str = ""  # a label for tight places, after the engine's name (the lab's row: "W"); "" for the label
     help: str = ""  # a control's help
     count: bool = False  # a whole number in 1..high (K) rather than an exact number in the interval
     low: Fraction = _ZERO
@@ -235,6 +236,7 @@ class Flag:
     on: str  # the name's family part when true
     off: str  # and when false
     default: bool = False
+    short: str = ""  # a label for tight places, after the engine's name (the lab's row: "fast"); "" for the label
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,7 @@ class RuleParams:
     def __post_init__(self) -> None:
         optional = [p.optional for p in self.params]
         if optional != sorted(optional):  # "EPS[,DELTA]": an optional parameter only after the required ones
-            raise ValueError(f"{self.heads}: an optional parameter must follow every required one")
+            raise AssertionError(f"{self.heads}: an optional parameter must follow every required one")  # a bug
 
     @property
     def required(self) -> int:
@@ -307,11 +309,15 @@ class RuleParams:
             values[self.flag.field] = self.flag.default
         return values
 
+    def settings(self, controls: Mapping[str, object] | None = None) -> Any:
+        """The settings the controls' values describe (a field they lack takes its default; none: the defaults)."""
+        values = {**self.defaults(), **(controls or {})}
+        head = self.heads[0] if self.flag is None else (self.flag.on if values[self.flag.field] else self.flag.off)
+        return self.read(f"{head}:{','.join(p.text(values[p.field]) for p in self.params)}")
+
     def name(self, controls: Mapping[str, object]) -> str:
         """The canonical name the controls' values describe (a field they lack takes its default)."""
-        values = {**self.defaults(), **controls}
-        head = self.heads[0] if self.flag is None else (self.flag.on if values[self.flag.field] else self.flag.off)
-        return self.read(f"{head}:{','.join(p.text(values[p.field]) for p in self.params)}").name
+        return self.settings(controls).name
 
     def settings_help(self) -> str:
         """Each parameter's range and default, as --help says them: 'S in (0, 1]; K in 1..8, 1 when omitted'."""

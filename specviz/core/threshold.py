@@ -120,12 +120,12 @@ PARAMS = RuleParams(ThresholdSettings, (
     Param("width", "K", "Drafts per node (distinct, --speculative-eagle-topk)",
           "distinct drafts per node, SGLang's --speculative-eagle-topk",
           help="1: a chain; more: a tree whose children are distinct tokens; one coin per node", count=True,
-          high=MAX_WIDTH, default=1, optional=True),
+          high=MAX_WIDTH, default=ThresholdSettings.width, optional=True),
 ), flag=Flag("top_k", "SGLang's top-K drafting (as SGLang runs)",
              "on (sglang:S,A[,K]): each node's children are q's K most likely tokens, in descending order (ties to the "
              "lower id; argmax q at K = 1), as EAGLE drafts them in SGLang; off (threshold:S,A[,K]): the children are "
              "sampled from q without replacement. The same thresholds verify both; below S = A = 1 they commit "
-             "different laws", on="sglang", off="threshold"))
+             "different laws", on="sglang", off="threshold", default=ThresholdSettings.top_k))
 
 
 def parse_threshold(name: object) -> ThresholdSettings:

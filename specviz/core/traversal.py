@@ -95,7 +95,8 @@ class TraversalSettings:
 
 # the tree rules' K and distinct (core.tree), under this family's names
 PARAMS = RuleParams(TraversalSettings, (WIDTH,), flag=Flag("distinct", DISTINCT_LABEL, DISTINCT_HELP,
-                                                           on="traversal-distinct", off="traversal"))
+                                                           on="traversal-distinct", off="traversal",
+                                                           default=TraversalSettings.distinct))
 FAMILIES = PARAMS.heads  # the name's family parts: "traversal" (i.i.d. children), "traversal-distinct"
 
 

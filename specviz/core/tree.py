@@ -93,7 +93,7 @@ DISTINCT_LABEL = "Distinct drafts (without replacement)"
 DISTINCT_HELP = ("on: a node's children are drawn without replacement (q renormalized over the tokens not drawn yet); "
                  "off: i.i.d. from q")
 PARAMS = RuleParams(TreeSettings, (WIDTH,), flag=Flag("distinct", DISTINCT_LABEL, DISTINCT_HELP, on="multi-distinct",
-                                                    off="multi"))
+                                                    off="multi", default=TreeSettings.distinct))
 
 
 class TreeSizeError(BlockError):
