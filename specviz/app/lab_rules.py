@@ -62,19 +62,19 @@ def _number(family: str, param: Param, label: str, start: object) -> object:
 
 
 def _engine_controls() -> tuple[str, ...]:
-    """The engine rules' settings in one row (W; S and A; ε, δ and fast), each labelled by its engine: the rows'
-    names."""
+    """The engine rules' settings in one row (W; S and A; ε, δ and fast), each number labelled by its engine: the
+    rows' names."""
     controls = [(family, field) for family in rule_rows.with_controls() for field in rule_rows.controls(family)]
     flags = {family: declared(family).flag for family in rule_rows.with_controls()}
-    widths = [2 if flags[family] is not None and flags[family].field == field else 3 for family, field in controls]
     values: dict[str, dict[str, object]] = {family: {} for family in rule_rows.with_controls()}
-    for column, (family, field) in zip(st.columns(widths, vertical_alignment="bottom"), controls, strict=True):
+    for column, (family, field) in zip(st.columns(len(controls), vertical_alignment="bottom"), controls, strict=True):
         params, start = declared(family), rule_rows.start(family)[field]
         engine = rule(params.name(params.defaults())).citation
         with column:
             flag = flags[family]
             if flag is not None and flag.field == field:
-                values[family][field] = st.toggle(f"{engine} {flag.short or flag.label}", value=bool(start),
+                # after its engine's numbers, the flag's short label alone fits the row ("fast")
+                values[family][field] = st.toggle(flag.short or flag.label, value=bool(start),
                                                   key=control_key(family, field), help=flag.help)
             else:
                 param = next(p for p in params.params if p.field == field)
