@@ -151,7 +151,7 @@ def _threshold(name: str, text: str) -> Rule:
 def _typical(name: str, text: str) -> Rule:
     settings = medusa.parse_typical(name)
     eps = number_name(settings.eps)
-    delta = "√ε" if settings.delta is None else number_name(settings.delta)
+    delta = medusa.SQRT_STOP if settings.delta is None else number_name(settings.delta)
     sampled = "" if settings.fast else ", sampled (fast=False)"
     shown_delta = "" if settings.delta == medusa.DEFAULT_DELTA else f",{delta}"
     short = f"typical {eps}{shown_delta}" + ("" if settings.fast else " sampled")
