@@ -98,7 +98,12 @@ st.header("Measured against theory")
 st.warning("The formula assumes the same α at every position, independently. It is exact when p and q do not "
            "depend on the position (fixed mode, no stop tokens); in Markov mode, with stop tokens, or for real "
            "models α changes from position to position and the formula is only a guide.")
-found = measured.collect(ss)
+collected = measured.collect(ss)
+found = collected.found
+for note in collected.notes:  # a source the library refused to measure, and why
+    st.caption(note)
+for bug in collected.bugs:  # a bug that stopped one: said as one (its traceback is in the server's log)
+    st.error(bug)
 if not found:
     st.info("Nothing measured in this session yet: play some rounds in the Playground or generate with the "
             "real-model page, then come back. The exact value for this scenario is shown as a star.")

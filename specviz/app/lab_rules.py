@@ -1,7 +1,9 @@
 """The Exactness lab's rules view: every verification rule side by side on the current scenario.
 
 Page plumbing only: widgets, caches and rendering; the numbers come from ``specviz.lab.rules`` (pure,
-tested) and the figures from ``specviz.plots.rules``.
+tested) and the figures from ``specviz.plots.rules``. The engine rules' controls are built from their declared
+parameters (``core.verification.PARAMS_BY_FAMILY``: label, stops, help, where a side-by-side view starts), one
+column per family that ``lab.rule_rows.ROWS_BY_FAMILY`` offers controls for; their values name the rows.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from collections.abc import Mapping
 import streamlit as st
 
 from ..core import SpecvizError, rule
-from ..lab import rules
+from ..core.rule_params import Param
+from ..core.verification import declared
+from ..lab import rule_rows, rules
 from ..playground import share
 from ..plots import lab as lab_plots
 from ..plots import rules as plots
@@ -20,11 +24,6 @@ from . import scenario_picker as picker
 
 CHECKS, RULES = "Exactness checks", "Verification rules side by side"
 VIEW_PARAM = "rules"  # ?view=rules opens this view (the gallery's card links here with its scenario)
-WEIGHTS = ["0.1", "0.25", "0.5", "0.75", "0.9", "1"]  # ensemble:W
-THRESHOLDS = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"]  # SGLang's S and A
-EPS_CHOICES = ["0.01", "0.03", "0.05", "0.09", "0.2", "0.3", "0.5"]  # Medusa's ε
-SQRT_EPS = "√ε"
-DELTAS = ["0.3", SQRT_EPS, "0.1", "0.5", "1"]  # Medusa's δ: 0.3, medusa_generate's default, first
 ROUNDS = [10_000, 100_000, 1_000_000]
 
 
@@ -49,31 +48,38 @@ def _samples(key: str, engine_rules: tuple[str, ...], n: int, seed: int) -> dict
     return {name: rules.sample_first_tokens(scenario, name, n, seed) for name in rules.rule_names(engine_rules)}
 
 
-def engine_rule_names(weight: str, single: str, acc: str, eps: str, delta: str, fast: bool) -> tuple[str, ...]:
-    """The engine rules' rows the controls choose: ensemble:W, SGLang's default threshold:1,1 and the chosen S, A on
-    sampled drafts and as SGLang runs them (sglang:S,A, argmax drafts), and Medusa's typical:EPS[,DELTA] (or
-    typical-sample:... when not fast)."""
-    medusa = ("typical:" if fast else "typical-sample:") + eps + (",sqrt" if delta == SQRT_EPS else f",{delta}")
-    return tuple(dict.fromkeys((f"ensemble:{weight}", "threshold:1,1", f"threshold:{single},{acc}",
-                                f"sglang:{single},{acc}", medusa)))
+def control_key(family: str, field: str) -> str:
+    """The session key of one engine rule control of this view."""
+    return f"lab_rules_{family}_{field}"
+
+
+def _number(family: str, param: Param, label: str, start: object) -> object:
+    """A declared number on a slider of its stops (a count: 1 to its high)."""
+    key, help_ = control_key(family, param.field), param.help or None
+    if param.count:
+        return st.slider(label, 1, int(param.high), value=int(start), key=key, help=help_)
+    return st.select_slider(label, list(param.stops), value=start, key=key, help=help_)
 
 
 def _engine_controls() -> tuple[str, ...]:
-    """The engine rules' settings, one row of controls (W; S and A; ε, δ and fast)."""
-    c1, c2, c3, c4, c5, c6 = st.columns([3, 2, 2, 3, 3, 2], vertical_alignment="bottom")
-    weight = c1.select_slider("Ensemble W (transformers)", WEIGHTS, value="0.5", key="lab_rules_w",
-                              help="v = W·p + (1 − W)·q is what the drafts are judged against; W = 1 is tokenwise")
-    single = c2.select_slider("SGLang S", THRESHOLDS, value="0.5", key="lab_rules_s",
-                              help="--speculative-accept-threshold-single: p(x) ≥ S keeps x whatever the coin")
-    acc = c3.select_slider("SGLang A", THRESHOLDS, value="0.8", key="lab_rules_a",
-                           help="--speculative-accept-threshold-acc: the coin keeps x when u ≤ (target mass)/A")
-    eps = c4.select_slider("Medusa ε", EPS_CHOICES, value="0.09", key="lab_rules_eps",
-                           help="posterior_threshold: x kept when p(x) > min(ε, δ·exp(−H))")
-    delta = c5.selectbox("Medusa δ", DELTAS, key="lab_rules_delta",
-                         help="posterior_alpha: 0.3 is medusa_generate's default; √ε its code comment's recommendation")
-    fast = c6.toggle("fast", value=True, key="lab_rules_fast",
-                     help="Medusa's default: argmax p after a rejection; off: a sample of p above the threshold")
-    return engine_rule_names(weight, single, acc, eps, delta, fast)
+    """The engine rules' settings in one row (W; S and A; ε, δ and fast), each number labelled by its engine: the
+    rows' names."""
+    controls = [(family, field) for family in rule_rows.with_controls() for field in rule_rows.controls(family)]
+    flags = {family: declared(family).flag for family in rule_rows.with_controls()}
+    values: dict[str, dict[str, object]] = {family: {} for family in rule_rows.with_controls()}
+    for column, (family, field) in zip(st.columns(len(controls), vertical_alignment="bottom"), controls, strict=True):
+        params, start = declared(family), rule_rows.start(family)[field]
+        engine = rule(params.name(params.defaults())).citation
+        with column:
+            flag = flags[family]
+            if flag is not None and flag.field == field:
+                # after its engine's numbers, the flag's short label alone fits the row ("fast")
+                values[family][field] = st.toggle(flag.short or flag.label, value=bool(start),
+                                                  key=control_key(family, field), help=flag.help)
+            else:
+                param = next(p for p in params.params if p.field == field)
+                values[family][field] = _number(family, param, f"{engine} {param.short or param.label}", start)
+    return rule_rows.engine_rows(values)
 
 
 # the page's scroll container, by the element Streamlit renders the main column in (and the document, as a fallback)

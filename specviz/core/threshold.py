@@ -62,8 +62,8 @@ import numpy as np
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
 from .errors import BlockError, LawError
-from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import number_name, parse_count, parse_number, rule_arguments
+from .rule_law import Law, NodeLaw, add, node_law_forms, support
+from .rule_params import Flag, Param, RuleParams, number_name
 from .streams import RandomStreams
 from .trace import (
     BonusEvent,
@@ -83,7 +83,6 @@ SOURCE = ("SGLang tree_speculative_sampling_target_only (--speculative-accept-th
           "per node, siblings summing target mass, kept when coin <= mass/A or p(x) >= S; draft probabilities unused")
 TOP_K_SOURCE = ("SGLang as it runs: EAGLE's top-K tree (eagle_worker.py draft_forward, fast_topk: each node's K most "
                 "likely draft tokens) verified by tree_speculative_sampling_target_only with thresholds S and A")
-FAMILIES = {"threshold": False, "sglang": True}  # the name's family part -> top-K drafting
 MAX_LAW_STATES = 200_000  # (rejected tokens, summed mass) states per sibling a node's exact law may hold
 
 
@@ -109,19 +108,31 @@ class ThresholdSettings:
         return self.single == 1 and self.acc == 1
 
 
+# the name's parameters, declared once: the name's reader, the Playground's switch, the lab and --help read them
+_THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
+PARAMS = RuleParams(ThresholdSettings, (
+    Param("single", "S", "S", "--speculative-accept-threshold-single",
+          help="--speculative-accept-threshold-single: a child with p(x) ≥ S is kept whatever the coin (SGLang's "
+               "default 1)", stops=_THRESHOLDS, default="1", example="0.5"),
+    Param("acc", "A", "A", "--speculative-accept-threshold-acc",
+          help="--speculative-accept-threshold-acc: a child is kept when the coin u ≤ (its and its earlier siblings' "
+               "target mass) / A (default 1)", stops=_THRESHOLDS, default="1", example="0.8"),
+    Param("width", "K", "Drafts per node (distinct, --speculative-eagle-topk)",
+          "distinct drafts per node, SGLang's --speculative-eagle-topk",
+          help="1: a chain; more: a tree whose children are distinct tokens; one coin per node", count=True,
+          high=MAX_WIDTH, default=ThresholdSettings.width, optional=True),
+), flag=Flag("top_k", "SGLang's top-K drafting (as SGLang runs)",
+             "on (sglang:S,A[,K]): each node's children are q's K most likely tokens, in descending order (ties to the "
+             "lower id; argmax q at K = 1), as EAGLE drafts them in SGLang; off (threshold:S,A[,K]): the children are "
+             "sampled from q without replacement. The same thresholds verify both; below S = A = 1 they commit "
+             "different laws", on="sglang", off="threshold", default=ThresholdSettings.top_k))
+
+
 def parse_threshold(name: object) -> ThresholdSettings:
     """The settings named by ``threshold:S,A[,K]`` (children sampled from q) or ``sglang:S,A[,K]`` (SGLang's top-K
     drafting), S and A numbers in (0, 1], K distinct children per node in 1..MAX_WIDTH (1, a chain, when omitted);
     RuleParameterError otherwise."""
-    family = name.partition(":")[0] if isinstance(name, str) else "threshold"
-    texts = rule_arguments(name, family if family in FAMILIES else "threshold", ("S", "A", "K"), 2)
-    width = 1 if len(texts) == 2 else parse_count(
-        texts[2], name=str(name), field="K (distinct drafts per node, SGLang's --speculative-eagle-topk)",
-        high=MAX_WIDTH)
-    return ThresholdSettings(
-        parse_number(texts[0], name=str(name), field="S (--speculative-accept-threshold-single)"),
-        parse_number(texts[1], name=str(name), field="A (--speculative-accept-threshold-acc)"), width,
-        FAMILIES[family])
+    return PARAMS.read(name)
 
 
 def top_k_tokens(q: Categorical | Law, k: int) -> list[int]:
@@ -404,28 +415,6 @@ def law(p: Law, q: Law, settings: ThresholdSettings, width: int | None = None, d
     return NodeLaw(kept, instead)
 
 
-def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
-             distinct: bool = True) -> NodeLaw:
-    """One node of Categoricals p and q (see ``law``)."""
-    check_pair(p, q)
-    return law(support(p), support(q), settings, width, distinct)
-
-
-def first_token_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
-                    distinct: bool = True) -> tuple[Fraction, ...]:
-    """The law of the first committed token, in vocabulary order (p itself for S = A = 1 on chains and distinct
-    trees)."""
-    return node_law(p, q, settings, width, distinct).committed(p.vocab_size)
-
-
-def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: ThresholdSettings,
-                             width: int | None = None, distinct: bool = True) -> Fraction:
-    """a + a^2 + ... + a^g, a the node's acceptance, for context-independent p and q (no stop tokens): every
-    node's coin and children are fresh, so each depth keeps a child with the same probability."""
-    return geometric(node_law(p, q, settings, width, distinct).acceptance, depth)
-
-
-def distance(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
-             distinct: bool = True) -> Fraction:
-    """TV between the committed first-token law and p (0 for S = A = 1 on chains and distinct trees)."""
-    return total_variation(first_token_law(p, q, settings, width, distinct), p)
+# the Categorical forms of ``law`` with the tree's shape (width, distinct) after the settings (core.rule_law): a node
+# of a chain by default; every node's coin and children are fresh, so each depth keeps a child alike
+node_law, first_token_law, expected_accepted_drafts, distance = node_law_forms(law)

@@ -67,17 +67,16 @@ from .arithmetic import residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import BlockError, LawError
 from .rule_law import Law, NodeLaw, add, check_pair, support
-from .rule_params import parse_count, rule_arguments
+from .rule_params import Flag, RuleParams
 from .streams import RandomStreams
 from .trace import BonusEvent, Trace, TraversalCheckEvent, TraversalCorrectionEvent
-from .tree import Tree, TreeNode, check_tree
+from .tree import DISTINCT_HELP, DISTINCT_LABEL, WIDTH, Tree, TreeNode, check_tree
 from .validation import check_tokens
 from .verifier import MAX_WIDTH, Prefix, Result, Verifier, check_streams
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 SOURCE = ("Weng et al. 2025, Traversal Verification for Speculative Tree Decoding (arXiv 2505.12398): the tree "
           "walked from the leaves up, each node tested against the sequence-level weight of its path")
-FAMILIES = ("traversal", "traversal-distinct")
 MAX_LAW_WORK = 300_000  # steps of the exact pass (tokens tried, depths added, residual sums) before it is refused
 
 
@@ -94,12 +93,16 @@ class TraversalSettings:
         return f"{FAMILIES[self.distinct]}:{self.width}"
 
 
+# the tree rules' K and distinct (core.tree), under this family's names
+PARAMS = RuleParams(TraversalSettings, (WIDTH,), flag=Flag("distinct", DISTINCT_LABEL, DISTINCT_HELP,
+                                                           on="traversal-distinct", off="traversal",
+                                                           default=TraversalSettings.distinct))
+FAMILIES = PARAMS.heads  # the name's family parts: "traversal" (i.i.d. children), "traversal-distinct"
+
+
 def parse_traversal(name: object) -> TraversalSettings:
     """The settings named by ``traversal:K`` or ``traversal-distinct:K`` (K in 1..MAX_WIDTH; 1 is a chain)."""
-    family = str(name).partition(":")[0]
-    distinct = family == FAMILIES[1]
-    (text,) = rule_arguments(name, FAMILIES[distinct], ("K",), 1)
-    return TraversalSettings(parse_count(text, name=str(name), field="K (drafts per node)", high=MAX_WIDTH), distinct)
+    return PARAMS.read(name)
 
 
 # ---------------------------------------------------------------------------------------------

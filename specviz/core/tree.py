@@ -45,6 +45,7 @@ from fractions import Fraction
 from .arithmetic import acceptance, residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import BlockError, ProposalError
+from .rule_params import Flag, Param, RuleParams
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, StopEvent, Trace, TreeCheckEvent, TreeCorrectionEvent, TreeDraftEvent
 from .validation import check_token, check_tokens
@@ -70,6 +71,29 @@ Path = tuple[int, ...]
 # masked copy q'. 2**27 cells are about 1 GiB of 8-byte tickets; a width-4, depth-5 distinct tree at
 # V = 49,152 (SmolLM2) needs 84 million, width 8 at depth 5 over two billion (over 20 GB).
 MAX_TREE_CELLS = 2**27
+
+
+# --- the tree rules' names (multi:K, multi-distinct:K; traversal:K reads the same K and distinct) ---------------
+@dataclass(frozen=True)
+class TreeSettings:
+    """A drafted tree's shape as a name gives it: ``width`` children per node, drawn without replacement when
+    ``distinct`` (recursive rejection sampling: ``multi:K`` / ``multi-distinct:K``)."""
+
+    width: int
+    distinct: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{PARAMS.flag.on if self.distinct else PARAMS.flag.off}:{self.width}"  # type: ignore[union-attr]
+
+
+# K and distinct, declared once for every tree rule: the name's reader, the Playground's switch and --help read them
+WIDTH = Param("width", "K", "Drafts per node (width)", count=True, high=MAX_WIDTH, default=2)
+DISTINCT_LABEL = "Distinct drafts (without replacement)"
+DISTINCT_HELP = ("on: a node's children are drawn without replacement (q renormalized over the tokens not drawn yet); "
+                 "off: i.i.d. from q")
+PARAMS = RuleParams(TreeSettings, (WIDTH,), flag=Flag("distinct", DISTINCT_LABEL, DISTINCT_HELP, on="multi-distinct",
+                                                    off="multi", default=TreeSettings.distinct))
 
 
 class TreeSizeError(BlockError):

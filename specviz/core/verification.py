@@ -27,22 +27,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from . import ensemble, medusa, threshold, traversal
+from . import ensemble, medusa, threshold, traversal, tree
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
 from .rule_params import (  # noqa: F401 - the one reader's names, read here by the registry's users
     MAX_DECIMAL_PLACES,
     MAX_EXPONENT,
     MAX_NAME_LENGTH,
+    NO_PARAMETERS,
+    RuleParams,
     number_name,
-    parse_count,
     read_number,
     shown,
 )
 from .streams import RandomStreams
 from .trace import Trace
 from .tree import Tree, TreeVerifier, propose_tree
-from .verifier import MAX_WIDTH, Block, Model, Prefix, Verifier, propose
+from .verifier import MAX_WIDTH, Block, Model, Prefix, Verifier, propose  # noqa: F401 - MAX_WIDTH re-exported
 
 
 @dataclass(frozen=True)
@@ -98,23 +99,23 @@ _FIXED: dict[str, Rule] = {r.name: r for r in (TOKEN, BLOCK, EXACT_MATCH, GREEDY
 # names an engine gives a rule, read as the rule's canonical name (rule("strict").name == "exact-match")
 ALIASES: dict[str, str] = {"strict": EXACT_MATCH.name, "probabilistic": TOKEN.name}
 
-def _width(name: str, text: str) -> int:
-    return parse_count(text, name=name, field="K", high=MAX_WIDTH)
-
-
 def _multi(name: str, text: str) -> Rule:
-    k = _width(name, text)
-    return Rule(f"multi:{k}", "tree", f"tree, {k} i.i.d. drafts per node", f"tree ×{k}", "accepted",
+    settings = tree.PARAMS.read(name)
+    if settings.distinct:
+        return _multi_distinct(settings)
+    k = settings.width
+    return Rule(settings.name, "tree", f"tree, {k} i.i.d. drafts per node", f"tree ×{k}", "accepted",
                 source="recursive rejection sampling (SpecInfer; llama.cpp)", citation="SpecInfer", width=k,
-                verifier_class=TreeVerifier, engine_setting="SpecInfer's and llama.cpp's stochastic tree verification")
+                verifier_class=TreeVerifier, engine_setting="SpecInfer's and llama.cpp's stochastic tree verification",
+                settings=settings)
 
 
-def _multi_distinct(name: str, text: str) -> Rule:
-    k = _width(name, text)
-    return Rule(f"multi-distinct:{k}", "tree", f"tree, {k} distinct drafts per node", f"tree ×{k} distinct",
+def _multi_distinct(settings: tree.TreeSettings) -> Rule:
+    k = settings.width
+    return Rule(settings.name, "tree", f"tree, {k} distinct drafts per node", f"tree ×{k} distinct",
                 "accepted", source="drafting without replacement (Recursive Speculative Decoding)",
                 citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier,
-                engine_setting="Recursive Speculative Decoding (drafts without replacement)")
+                engine_setting="Recursive Speculative Decoding (drafts without replacement)", settings=settings)
 
 
 # --- the engine rules: each module reads its own name with the one reader (core/rule_params.py) -------------
@@ -150,7 +151,7 @@ def _threshold(name: str, text: str) -> Rule:
 def _typical(name: str, text: str) -> Rule:
     settings = medusa.parse_typical(name)
     eps = number_name(settings.eps)
-    delta = "√ε" if settings.delta is None else number_name(settings.delta)
+    delta = medusa.SQRT_STOP if settings.delta is None else number_name(settings.delta)
     sampled = "" if settings.fast else ", sampled (fast=False)"
     shown_delta = "" if settings.delta == medusa.DEFAULT_DELTA else f",{delta}"
     short = f"typical {eps}{shown_delta}" + ("" if settings.fast else " sampled")
@@ -171,14 +172,11 @@ def _traversal(name: str, text: str) -> Rule:
                 settings=settings)
 
 
-# a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError
+# a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError;
+# every family part a name may start with, each family's declaration's heads (tests/core/test_family_tables.py)
 _FAMILIES: dict[str, Callable[[str, str], Rule]] = {
-    "multi": _multi, "multi-distinct": _multi_distinct, "ensemble": _ensemble, "threshold": _threshold,
-    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal,
-    "sglang": _threshold}
-# the parameters each family's name takes, as messages and --help write them
-_FORMS = {"multi": "K", "multi-distinct": "K", "ensemble": "W", "threshold": "S,A[,K]", "typical": "EPS[,DELTA]",
-          "typical-sample": "EPS[,DELTA]", "traversal": "K", "traversal-distinct": "K", "sglang": "S,A[,K]"}
+    "multi": _multi, "multi-distinct": _multi, "ensemble": _ensemble, "threshold": _threshold, "sglang": _threshold,
+    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
@@ -242,6 +240,21 @@ class FamilyTable(Generic[T]):
             raise entry.error(found)
         return entry  # type: ignore[return-value]
 
+    def entry(self, family: str) -> T:
+        """The entry of a family by its name (a layer that iterates the families rather than looking up a rule)."""
+        if family not in FAMILIES:
+            raise VerificationError(f"{self.layer}: {family!r} is not a registered family ({', '.join(FAMILIES)})")
+        entry = self._entries.get(family, self.otherwise)
+        if entry is None or isinstance(entry, Unsupported):
+            raise VerificationError(f"{self.layer} has no entry for the family {family!r}")
+        return entry  # type: ignore[return-value]
+
+    def why_not(self, key: str | Rule) -> str | None:
+        """The layer's reason for not handling the rule (its ``Unsupported`` entry's words), or None when it does."""
+        found = rule(key).family
+        entry = self._entries[found] if found in self._entries else self.otherwise
+        return entry.why if isinstance(entry, Unsupported) else None
+
     def supports(self, key: str | Rule) -> bool:
         """True when the table has an entry for the rule's family that is not ``Unsupported``."""
         found = rule(key).family
@@ -263,13 +276,32 @@ class FamilyTable(Generic[T]):
 TABLES: list[FamilyTable] = []  # every layer table, in import order
 
 
+# every family's parameters, declared once beside its settings (core.rule_params.RuleParams): the name's reader, the
+# Playground's switch and its session slots, the lab's controls and --help are built from them
+PARAMS_BY_FAMILY: FamilyTable[RuleParams] = FamilyTable("core.verification.PARAMS_BY_FAMILY", {
+    "token": NO_PARAMETERS, "block": NO_PARAMETERS, "tree": tree.PARAMS, "ensemble": ensemble.PARAMS,
+    "threshold": threshold.PARAMS, "typical": medusa.PARAMS, "traversal": traversal.PARAMS,
+    "exact-match": NO_PARAMETERS, "greedy-draft": NO_PARAMETERS})
+
+
+def declared(family: str) -> RuleParams:
+    """A family's declared parameters (``PARAMS_BY_FAMILY``'s entry, by the family's own name)."""
+    return PARAMS_BY_FAMILY.entry(family)
+
+
+def _forms() -> dict[str, str]:
+    """The parameters each family part of a name takes, as messages and --help write them: {"threshold": "S,A[,K]"}
+    (read from the declarations on each call)."""
+    return {head: declared(family).form for family in FAMILIES for head in declared(family).heads}
+
+
 def playable_names() -> tuple[str, ...]:
     """The fixed rules with a core verifier, in menu order (parameterised ones are added by their UI)."""
     return tuple(name for name, r in _FIXED.items() if r.playable)
 
 
 def _allowed() -> str:
-    return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _FORMS.items()]
+    return ", ".join([repr(n) for n in _FIXED] + [f"'{family}:{form}'" for family, form in _forms().items()]
                      + [f"{alias!r} ({ALIASES[alias]})" for alias in ALIASES])
 
 
@@ -280,7 +312,7 @@ _FORM_SETTINGS = {
     "ensemble": "transformers assistant_ensemble_weight=W",
     "threshold": "SGLang --speculative-accept-threshold-single S --speculative-accept-threshold-acc A on K sampled "
                  "distinct drafts per node",
-    "typical": "Medusa posterior_threshold=EPS, posterior_alpha=DELTA (0.3 by default; sqrt for √ε), fast=True",
+    "typical": "Medusa posterior_threshold=EPS, posterior_alpha=DELTA (sqrt: √ε), fast=True",
     "typical-sample": "Medusa's fast=False",
     "traversal": "traversal verification (Weng et al. 2025) over K i.i.d. drafts per node; no engine ships it",
     "traversal-distinct": "traversal verification over K distinct drafts per node",
@@ -291,9 +323,14 @@ _FORM_SETTINGS = {
 def playable_help() -> str:
     """Every playable name with what runs it in an engine, then the engines' own names (--help prints it)."""
     fixed = [f"{name} ({rule(name).label}; {rule(name).engine_setting})" for name in playable_names()]
-    forms = [f"{family}:{form} ({_FORM_SETTINGS[family]})" for family, form in _FORMS.items()]
+    forms = [f"{head}:{form} ({_FORM_SETTINGS[head]}; {_family_of(head).settings_help()})"
+             for head, form in _forms().items()]
     named = ", ".join(f"{alias} = {canonical}" for alias, canonical in ALIASES.items())
     return "; ".join(fixed + forms) + f"; vLLM's rejection_sample_method names read as rules: {named}"
+
+
+def _family_of(head: str) -> RuleParams:
+    return next(declared(family) for family in FAMILIES if head in declared(family).heads)
 
 
 def aliases() -> dict[str, str]:
@@ -303,7 +340,7 @@ def aliases() -> dict[str, str]:
 
 def playable_forms() -> tuple[str, ...]:
     """Every name a core verifier runs, as --help and messages list them: the fixed ones, then 'multi:K', ..."""
-    return (*playable_names(), *(f"{family}:{form}" for family, form in _FORMS.items()))
+    return (*playable_names(), *(f"{family}:{form}" for family, form in _forms().items()))
 
 
 def rule(name: object) -> Rule:

@@ -23,11 +23,11 @@ from ..core import Categorical, Rule, SpecvizError, draft_round, medusa, rule, t
 from ..core.ensemble import ensemble_acceptance
 from ..core.verification import FamilyTable
 from ..scenario import Scenario
-from . import montecarlo
+from . import montecarlo, rule_rows
 from .draws import INT64_LIMIT, cumulative, numpy_draw
 
-# the engine rules' rows, with the settings the view starts from (the page's controls choose others)
-DEFAULT_ENGINE_RULES = ("ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8", "sglang:0.5,0.8", "typical:0.09")
+# the engine rules' rows, with the settings the view starts from (the page's controls choose others; lab.rule_rows)
+DEFAULT_ENGINE_RULES = rule_rows.default_rows()
 OPTIMUM_DRAFTS = (2, 3)
 MAX_MASKED_VOCABULARY = 12  # SGLang's tree Monte Carlo tabulates p and q without each token set (2^V rows)
 MAX_PLAYED_ROUNDS = 10_000  # rounds of a rule sampled by its core verifier itself (traversal: not vectorized)

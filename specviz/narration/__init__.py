@@ -4,8 +4,8 @@
 write the same facts in two forms:
 
 * ``PAGE``: sentences in markdown for the Playground; a fraction of long integers reads
-  '≈ 0.3000 (exact: 80-digit fraction)' and ``exact_values`` / ``exact_values_html`` fold the
-  full values under the narration;
+  '≈ 0.3000 (exact: 80-digit fraction)' and ``exact_values`` gives the full values, which the page folds
+  under the narration (``plots.step_html.exact_values_html``);
 * ``TERMINAL``: plain text for ``python -m specviz play``: the headline, then the numbers behind the
   step (q(x) and its ticket draw; p(x), q(x), min(1, p/q) and the integer test; the residual mass
   and its draw; the bonus draw), long integers abbreviated by ``specviz.formats``' one rule.
@@ -20,7 +20,6 @@ Pure functions, no Streamlit.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -345,12 +344,3 @@ def exact_values(event: Event, vocab: Sequence[str]) -> list[tuple[str, str]]:
     if not any(formats.is_long(v) for _, v in values):
         return []
     return [(name, formats.exact(v)) for name, v in values]
-
-
-def exact_values_html(values: list[tuple[str, str]]) -> str:
-    """The step's long numbers in full, folded (a details element inside the narration, not a widget)."""
-    if not values:
-        return ""
-    items = "".join(f"<li>{html.escape(name)} = <code style='word-break:break-all'>{html.escape(value)}</code></li>"
-                    for name, value in values)
-    return f"<details><summary>Exact values of this step (long integers in full)</summary><ul>{items}</ul></details>"

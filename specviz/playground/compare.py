@@ -32,7 +32,7 @@ from ..core import Block, Result, Trace
 from ..core.errors import SpecvizError, VerificationError
 from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, Event, TraversalCheckEvent, TreeCheckEvent
 from ..core.tree import Tree
-from ..core.verification import FamilyTable, Rule, rule
+from ..core.verification import FamilyTable, Rule, Unsupported, rule
 from ..scenario import Prefix, Scenario, play_round
 
 RULES = ("token", "block")  # the chain rules: the same drafted block, verified two ways
@@ -57,21 +57,18 @@ def _as_recursive(found: Rule) -> tuple[str, str]:
     return f"multi{'-distinct' if found.distinct else ''}:{found.width}", found.name
 
 
-def _no_partner(found: Rule) -> None:
-    return None
-
-
 # a tree rule and its partner on the same tree: (token-level recursive rejection sampling, traversal verification)
-TREE_PAIRS_BY_FAMILY: FamilyTable = FamilyTable("playground.compare.TREE_PAIRS_BY_FAMILY",
-                                                {"tree": _as_traversal, "traversal": _as_recursive},
-                                                scope="playable", otherwise=_no_partner)
+TREE_PAIRS_BY_FAMILY: FamilyTable = FamilyTable(
+    "playground.compare.TREE_PAIRS_BY_FAMILY", {"tree": _as_traversal, "traversal": _as_recursive}, scope="playable",
+    otherwise=Unsupported("Compare pairs the two verifications of one drafted tree: recursive rejection sampling "
+                          "(multi:K) and traversal verification (traversal:K); this rule has no partner there"))
 
 
 def tree_rules(name: str | Rule) -> tuple[str, str] | None:
     """(the recursive rejection sampling rule, the traversal rule) of the tree a tree rule drafts (the same width and
     children), or None for a rule that drafts no tree of either kind."""
     found = rule(name)
-    return TREE_PAIRS_BY_FAMILY[found](found)
+    return TREE_PAIRS_BY_FAMILY[found](found) if TREE_PAIRS_BY_FAMILY.supports(found) else None
 
 
 def why_draws_differ(rules: tuple[str, ...]) -> str:

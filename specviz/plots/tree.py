@@ -30,7 +30,7 @@ import plotly.graph_objects as go  # noqa: F401 - the return type
 
 from .. import formats
 from ..core import Categorical
-from ..core.trace import Event
+from ..core.trace import Event, TreeCheckEvent
 from . import style
 from .draw_strip import exact
 
@@ -46,7 +46,19 @@ STATES: dict[str, tuple[str, str, str]] = {
     "correction": ("correction", style.origin("correction").color, "triangle-up"),
     "bonus": ("bonus", style.origin("bonus").color, "star"),
 }
-CHECK_KINDS = ("tree_check", "threshold_check")  # a sibling's check: recursive rejection, or SGLang's thresholds
+
+
+def _kinds(base: type) -> tuple[str, ...]:
+    """The kinds of an event class and of every class of the trace derived from it, each once."""
+    kinds = [base.kind]  # type: ignore[attr-defined]
+    for sub in base.__subclasses__():
+        kinds += _kinds(sub)
+    return tuple(dict.fromkeys(kinds))
+
+
+# a node's check, of every rule that checks tree nodes (recursive rejection, SGLang's thresholds, traversal), from the
+# trace's classes: a new check event is drawn as a check
+CHECK_KINDS = _kinds(TreeCheckEvent)
 MAX_TREE_NODES = 40  # drafted nodes the Playground animates (width 2 to depth 4, width 3 to depth 3, width 4 to 2)
 
 
