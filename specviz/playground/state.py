@@ -222,6 +222,23 @@ def trace_upto(scenario: Scenario, step: int) -> Trace | None:
     return trace
 
 
+class NoRoundError(SpecvizError, ValueError):
+    """A scenario whose first round cannot be played: there is no round to show, export or hold a step."""
+
+
+def round_holding(scenario: Scenario, step: int) -> int:
+    """The round (its index, from 0) that holds ``step``, or the last played one for a step past the end.
+
+    NoRoundError, with the core's refusal, when not even the first round can be played (a rule that removes
+    every token, a row with no support): there is then no event for a step to point at.
+    """
+    timeline = timeline_for(scenario)
+    known = timeline.ensure_events(max(step, 0) + 1)
+    if known == 0:
+        raise NoRoundError(f"no round can be played: {timeline.error or 'the request stopped before its first round'}")
+    return timeline.round_of(min(max(step, 0), known - 1))
+
+
 def fit_step(scenario: Scenario, step: int) -> tuple[int, str]:
     """The step a link or file can open at (the events that exist), and a note when it had to move ('' if not)."""
     fitted = clamp(PlayState(step=step), scenario).step
