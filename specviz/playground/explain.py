@@ -11,6 +11,7 @@ exception's type (``functools.singledispatch``) and its structured fields, never
 from __future__ import annotations
 
 import math
+import os
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ..core import (
     WeightTypeError,
     WeightValueError,
 )
+from ..core.medusa import TypicalSupportError
 from ..scenario import Scenario
 from .presets import MAX_VOCAB, MIN_VOCAB
 
@@ -68,6 +70,12 @@ class Problem:
 
     def markdown(self) -> str:
         return f"**{self.title}**  \n{self.detail}  \n*How to fix:* {self.fix}"
+
+    def line(self) -> str:
+        """The problem as one line of plain text (the command line's): its title, then its detail."""
+        detail = " ".join(self.detail.split())
+        shared = len(os.path.commonprefix([self.title, detail]))
+        return detail if shared >= 20 else f"{self.title}: {detail}"  # a detail that starts as the title says it
 
 
 @dataclass(frozen=True)
@@ -228,6 +236,14 @@ def _support(error: SupportError, where: Where) -> Problem:
                        "q must give positive weight to at least one token, or the draft cannot propose "
                        "anything.", "Give at least one token a positive q weight.")
     return Problem("A distribution has no support", str(error), "Give at least one token a positive weight.")
+
+
+@_problem.register
+def _typical_support(error: TypicalSupportError, where: Where) -> Problem:
+    """Medusa's sampled rule truncates p below its threshold and nothing is left: the rule's settings, not a weight."""
+    return Problem("Medusa's typical truncation keeps no token here", str(error),
+                   "Lower ε or δ in the rule's settings, or switch Medusa's fast on (it commits p's most likely "
+                   "token after a rejection, with no truncated sample).")
 
 
 @_problem.register

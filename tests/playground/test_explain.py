@@ -144,3 +144,14 @@ def test_a_file_that_was_not_loaded_names_the_field_to_correct():
     assert problem.fix.startswith("Correct entries[1].scenario.depth in the file")
     assert "Correct scenario.p" in explain.file_problem(ScenarioError("scenario.p", "bad"), "lecture script").fix
     assert explain.file_problem(ValueError("not ours"), "lecture script").bug
+
+
+def test_medusa_truncating_every_token_is_explained_as_the_rule_s_settings():
+    from specviz.core.medusa import TypicalSupportError
+
+    error = TypicalSupportError("Medusa's typical truncation removes every token: every p(x) is below the "
+                                "threshold T ≈ 0.333343; Lower DELTA or EPS")
+    problem = explain.problem_of(error)
+    assert "positive weight" not in problem.fix and "ε or δ" in problem.fix and "fast" in problem.fix
+    assert problem.line() == str(error)  # its detail starts as its title says: one line, said once
+    assert explain.problem_of(ValueError("x")).line() == "This is a bug in specviz: ValueError: x"
