@@ -44,9 +44,11 @@ def title(proof: Proof) -> str:
 
 
 def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presenter: bool = False,
-                 height: int | None = None) -> go.Figure:
+                 height: int | None = None, width: float | None = None) -> go.Figure:
     """Left: q = min(p, q) + (q − p)+ (what was proposed, accepted or rejected). Right: min(p, q) stacked with
-    (1 − α)·r(x), token by token for the first ``corrections_shown`` tokens (all when None), against p."""
+    (1 − α)·r(x), token by token for the first ``corrections_shown`` tokens (all when None), against p.
+
+    The title is wrapped to ``width`` px (default: the page's main column) at its separators: never cut."""
     x = style.token_labels(proof.vocab)
     v = len(x)
     shown = v if corrections_shown is None else max(0, min(corrections_shown, v))
@@ -84,7 +86,7 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
         yaxis2={"range": [0, top], "anchor": "x2", "fixedrange": True, "matches": "y"},
     )
     layout["margin"]["b"] = 70
-    return style.figure(data, layout)
+    return style.fit_title(style.figure(data, layout), width or style.PAGE_WIDTH[presenter], presenter)
 
 
 def verdict(proof: Proof, *, complete: bool = True) -> str:

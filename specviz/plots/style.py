@@ -13,7 +13,6 @@ Usage::
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,12 +143,31 @@ def title_space(title: str | None, presenter: bool = False) -> int:
     return TITLE_PAD + round(text) + TITLE_PAD
 
 
+PAGE_WIDTH = {False: 820, True: 1120}  # px of a chart spanning the main column at 1280x800 (presenter: no sidebar)
 MODEBAR = 64  # px the mode bar (its download buttons) takes at the top right: a title stays left of it
 TITLE_CHAR = 0.45  # a title glyph's width as a share of its font size (measured: 0.42 in Chromium, a margin kept)
 
 
+def title_pieces(title: str) -> list[str]:
+    """The title cut where a line may break: after ': ' or ', ' and before ' (', outside parentheses only, so that
+    'min(p, q)' or '(kept 2/3)' stays whole."""
+    pieces, start, depth = [], 0, 0
+    for i, char in enumerate(title):
+        if char == "(":
+            if depth == 0 and i > start and title[i - 1] == " ":
+                pieces.append(title[start:i - 1])
+                start = i
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == " " and depth == 0 and i > start and title[i - 1] in ":,":
+            pieces.append(title[start:i])
+            start = i + 1
+    return [*pieces, title[start:]]
+
+
 def wrap_title(title: str, width: float, presenter: bool = False) -> str:
-    """The title broken into lines that fit ``width`` px: after a ': ' or ', ' only, so a number and its name
+    """The title broken into lines that fit ``width`` px, at ``title_pieces``' breaks only, so a number and its name
     ('w_2 = 1/1296') always stay whole on one line (plotly clips a title at the figure's edge instead)."""
     if "<br>" in title:
         return title
@@ -158,7 +176,7 @@ def wrap_title(title: str, width: float, presenter: bool = False) -> str:
         return title
     lines: list[str] = []
     line = ""
-    for piece in re.split(r"(?<=[:,]) ", title):
+    for piece in title_pieces(title):
         if line and len(line) + 1 + len(piece) > limit:
             lines.append(line)
             line = piece

@@ -422,7 +422,7 @@ def test_fp32_column_shows_flushed_zeros_and_subnormals():
     assert not column[0].startswith("≈ 0.0000") and "e-" in column[0]
     at.toggle(key="pg_fp32").set_value(True).run()
     column = normalized(at)
-    assert column[0] == "0 (FP32 flushes it to 0)" and column[1].endswith("(FP32 subnormal)")
+    assert column[0] == "0 (flushed)" and column[1].endswith("(subnormal)")
 
 
 def test_rounds_table_lists_the_finished_rounds_as_plain_html():

@@ -124,14 +124,14 @@ def fixed_editor(pg: PlaygroundSession) -> None:
     fp32 = bool(pg.fp32)
     key = editor_key("fixed", pg.editor_version)
     base = editor_base(pg)
-    typed, shown = st.columns([11, 9], gap="small")
+    typed, shown = st.columns([48, 52], gap="small")
     frame = form.fixed_frame(base, pg.table_vocab, fp32).drop(columns=[form.PN_COL, form.QN_COL])
     frame.index = pd.Index([style.token_label(label) for label in pg.table_vocab], name="token")
     typed.data_editor(frame, key=key, on_change=on_table_edit, args=(key, "fixed"), width="stretch",
         column_config={
             "token": st.column_config.TextColumn(width=72),
-            form.P_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
-            form.Q_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
+            form.P_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3", width=84),
+            form.Q_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3", width=84),
             form.ALLOW_COL: st.column_config.CheckboxColumn("allows", help="the target mask (a grammar)",
                                                               width=64),
             form.STOP_COL: st.column_config.CheckboxColumn(help="a stop token ends the request", width=48),
@@ -144,7 +144,7 @@ def fixed_editor(pg: PlaygroundSession) -> None:
         form.QN_COL: st.column_config.TextColumn(help=f"q {normalized}; ⚠ marks a refused weight")})
     if fp32:
         st.caption("FP32 on: the normalized columns show the weights as float32 holds them; a weight FP32 "
-                   "flushes to 0 or keeps as a subnormal is marked.")
+                   "flushes to 0 is marked (flushed), one it keeps as a subnormal (subnormal).")
 
 
 def markov_editors(pg: PlaygroundSession) -> None:
