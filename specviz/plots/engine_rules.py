@@ -135,7 +135,7 @@ def ensemble_check(event: EnsembleCheckEvent, labels: list[str], presenter: bool
             {**_points(f"v = {_short(w)}·p + {_short(1 - w)}·q", "theory", labels, v, "v"),
              "marker": {"symbol": "line-ew", "size": 40, "line": {"width": 4, "color": style.OKABE_ITO["black"]}}}]
     mark = _mark(labels, x, float(max(p[x], q[x], v[x])), f"x = {labels[x]}: {_verdict(event.accepted)}", presenter)
-    title = f"Checking position {event.position}: p, q and v"
+    title = f"Checking position {event.position + 1}: p, q and v"
     strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
                              f"Acceptance draw vs 1 − W + W·p/q = {_short(event.acceptance)}")
     return _chart(data, title, presenter, [mark], labels), strip
@@ -158,7 +158,7 @@ def threshold_check(event: ThresholdCheckEvent, labels: list[str], presenter: bo
     mark = _mark(labels, x, float(max(p[x], event.acceptance)), f"x = {labels[x]}: {_verdict(event.accepted)}",
                  presenter)
     how = "p(x) ≥ S: kept" if event.single else f"min(1, p(x)/A) = {_short(event.acceptance)}"
-    title = f"Checking position {event.position}: p against S and A"
+    title = f"Checking position {event.position + 1}: p against S and A"
     strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted, f"Coin vs {how}",
                              keep="keep")
     return _chart(data, title, presenter, [mark], labels), strip
@@ -170,11 +170,11 @@ def threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEve
     p, rest, y = _probs(event.p), _probs(event.residual), event.token
     removed = [p[t] if t in event.removed else _ZERO for t in range(len(p))]
     left = [p[t] if t not in event.removed else _ZERO for t in range(len(p))]
-    data = [_bars("p off the rejected", "p", labels, left, group="p", symbol="p"),
-            _bars("rejected: taken out", "correction", labels, removed, group="p", symbol="p", opacity=0.4),
-            _bars("renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
+    data = [_bars("rest of p", "p", labels, left, group="p", symbol="p"),
+            _bars("rejected: taken out", "removed", labels, removed, group="p", symbol="p", opacity=0.6),
+            _bars("rest renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
     mark = _mark(labels, y, float(rest[y]), f"final: {labels[y]}", presenter)
-    title = f"Rejected at position {event.position}: the final token from p without the rejected"
+    title = f"Rejected at position {event.position + 1}: the final token from the rest of p"
     strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over p off the rejected")
     return _chart(data, title, presenter, [mark], labels), strip
 
@@ -192,7 +192,7 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
         if end > start:
             if e is event:
                 chosen = len(segments)
-            segments.append(Segment(f"#{e.sibling} {labels[e.token]}", start, end,
+            segments.append(Segment(f"#{e.sibling + 1} {labels[e.token]}", start, end,
                                     "accepted" if e.accepted else "q"))
             start = end
         if e is event:
@@ -200,7 +200,7 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
     if start < 1 and not event.accepted:
         segments.append(Segment("rejected so far", start, _ONE, "correction"))
         chosen = len(segments) - 1
-    return DrawStrip(f"The node's coin: #{event.sibling} keeps u < {_short(event.acceptance)}", tuple(segments),
+    return DrawStrip(f"The node's coin: #{event.sibling + 1} keeps u < {_short(event.acceptance)}", tuple(segments),
                      event.draw, event.draw_range, chosen)
 
 
@@ -244,7 +244,7 @@ def threshold_tree(event: Event, round_events: Sequence[Event], vocab: Sequence[
     labels = style.token_labels(vocab)
     upto = next(i for i, e in enumerate(round_events) if e is event)
     if isinstance(event, ThresholdTreeCheckEvent):
-        title = f"SGLang tree: sibling #{event.sibling} of {event.siblings}, one coin per node"
+        title = f"SGLang tree: sibling #{event.sibling + 1} of {event.siblings}, one coin per node"
         fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter, title=title)
         siblings = _siblings(round_events[: upto + 1], event)
         held = [sum((e.p_token for e in siblings if e.token == t), _ZERO) for t in range(len(labels))]
@@ -276,7 +276,7 @@ def medusa_check(event: MedusaCheckEvent, labels: list[str], presenter: bool) ->
             _bars("draft q (not read)", "q", labels, q, group="q", symbol="q", opacity=0.35),
             _line(f"T = min(ε, δ·e^−H) ≈ {float(event.threshold):.4g}", event.threshold, labels, "T")]
     mark = _mark(labels, x, float(max(p[x], q[x])), f"x = {labels[x]}: {_verdict(event.accepted)}", presenter)
-    title = f"Checking position {event.position}: p against T"
+    title = f"Checking position {event.position + 1}: p against T"
     # fast: the threshold decides and no coin is drawn (its one outcome would only clutter the step)
     strip = None if event.fast else acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
                                                      f"Match draw vs t(x) = {_short(event.acceptance)}", keep="keep")
@@ -293,7 +293,7 @@ def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, labels: list[st
                   highlight=y, group="c", symbol="drawn from"),
             _line(f"T ≈ {float(event.threshold):.4g}", event.threshold, labels, "T")]
     mark = _mark(labels, y, float(chosen[y]), f"next: {labels[y]}", presenter)
-    when = "All drafts kept" if isinstance(event, MedusaBonusEvent) else f"Rejected at position {event.position}"
+    when = "All drafts kept" if isinstance(event, MedusaBonusEvent) else f"Rejected at position {event.position + 1}"
     title = f"{when}: Medusa's next token from {name}"
     strip = sampling_strip(source, event.draw, y, labels, "residual", f"Next-token draw over {name}")
     return _chart(data, title, presenter, [mark], labels), strip

@@ -55,6 +55,7 @@ ROLES: dict[str, Cue] = {
     "overlap": Cue("min(p, q)", GREY, "", "square", "solid", "■"),
     "theory": Cue("theory", OKABE_ITO["black"], "", "line-ew", "dash", "—"),
     "empirical": Cue("measured", OKABE_ITO["sky_blue"], ".", "circle-open", "solid", "○"),
+    "removed": Cue("taken out", GREY, "-", "x-thin", "dot", "⊘"),  # mass a rule takes out of p (SGLang's rejected)
 }
 
 # --- origins: where a committed token came from ---------------------------------------------

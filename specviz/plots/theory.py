@@ -195,7 +195,7 @@ def position_alphas(alphas: Sequence[Fraction | None], iid_alpha: Fraction | Non
     xs = [k for k, a in enumerate(alphas) if a is not None]
     ys = [alphas[k] for k in xs]
     fig = go.Figure()
-    fig.add_bar(x=[f"position {k}" for k in xs], y=[float(a) for a in ys], name="α at this position",
+    fig.add_bar(x=[f"position {k + 1}" for k in xs], y=[float(a) for a in ys], name="α at this position",
                 marker=style.bar_marker("accepted"), customdata=[_frac(a) for a in ys],
                 hovertemplate="%{x}: α = %{customdata}<extra></extra>")
     if iid_alpha is not None:
