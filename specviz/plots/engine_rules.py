@@ -86,8 +86,7 @@ def _mark(labels: list[str], token: int, y: float, text: str, presenter: bool) -
 
 
 def _axes(labels: list[str]) -> dict:
-    return {"xaxis": {"type": "category", "categoryorder": "array", "categoryarray": labels,
-                      "range": [-0.5, len(labels) - 0.5], "title": {"text": "token"}, "fixedrange": True},
+    return {"xaxis": style.category_axis(labels, title={"text": "token"}),
             "yaxis": {"range": Y_RANGE, "title": {"text": "probability"}, "fixedrange": True}}
 
 
@@ -119,7 +118,7 @@ def sampling_strip(c: Categorical, draw: int, token: int, labels: list[str], cue
             continue
         if t == token:
             chosen = len(segments)
-        segments.append(Segment(labels[t], start, start + value, cue))
+        segments.append(Segment(style.plain_text(labels[t]), start, start + value, cue))  # the strip escapes it
         start += value
     return DrawStrip(title, tuple(segments), draw, c.total, chosen)
 
@@ -192,7 +191,7 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
         if end > start:
             if e is event:
                 chosen = len(segments)
-            segments.append(Segment(f"#{e.sibling + 1} {labels[e.token]}", start, end,
+            segments.append(Segment(f"#{e.sibling + 1} {style.plain_text(labels[e.token])}", start, end,
                                     "accepted" if e.accepted else "q"))
             start = end
         if e is event:
@@ -219,10 +218,9 @@ def _panel(fig: go.Figure, traces: list[dict], axis_title: str, labels: list[str
     size = style.font_size(False)
     fig.update_layout(
         xaxis={"domain": [0, 0.52]},
-        xaxis2={"domain": [0.6, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
-                "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                "title": {"text": axis_title, "font": {"size": round(size * 0.8)}},
-                "tickfont": {"size": round(size * 0.7)}},
+        xaxis2=style.category_axis(labels, domain=[0.6, 1], anchor="y2",
+                                   title={"text": axis_title, "font": {"size": round(size * 0.8)}},
+                                   tickfont={"size": round(size * 0.7)}),
         yaxis2={"anchor": "x2", "range": [0, top], "fixedrange": True, "side": "right", "nticks": 5})
 
 

@@ -55,8 +55,7 @@ def probs(c: Categorical) -> list[Fraction]:
 def _token_axes(vocab: Sequence[str], axis: str = "xaxis", yaxis: str = "yaxis",
                 y_title: str = "probability") -> dict:
     return {
-        axis: {"type": "category", "categoryorder": "array", "categoryarray": list(vocab),
-               "range": [-0.5, len(vocab) - 0.5], "title": {"text": "token"}, "fixedrange": True},
+        axis: style.category_axis(vocab, title={"text": "token"}),
         yaxis: {"range": Y_RANGE, "title": {"text": y_title}, "fixedrange": True},
     }
 
@@ -311,8 +310,10 @@ def acceptance_draw_strip(event: CheckEvent) -> DrawStrip:
 
 def sampling_draw_strip(c: Categorical, draw: int, token: int, vocab: Sequence[str], *, cue: str,
                         title: str) -> DrawStrip:
-    """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked."""
-    vocab = style.token_labels(vocab)
+    """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked.
+
+    The labels are plain text (``style.token_label``): the strip's SVG escapes its own text."""
+    vocab = [style.token_label(v) for v in vocab]
     segments, start, chosen = [], Fraction(0), None
     for t, value in enumerate(probs(c)):
         if value == 0:
@@ -347,15 +348,17 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
     x_names = [n for n in ("xaxis", "xaxis2") if layout.get(n, {}).get("title", {}).get("text")]
     y_margin = round(2.5 * size + 20) if layout.get("yaxis", {}).get("title", {}).get("text") else 60
     for name in x_names:
-        labels = layout[name].get("categoryarray")
+        labels = layout[name].get("ticktext") or layout[name].get("categoryarray")
         if layout[name].get("type") == "category" and labels:
             slot = (width - y_margin - 20) / len(labels) / len(x_names)
-            longest = max(_label_px(str(t), size) for t in labels)
+            shown = [style.plain_text(str(t)).split("<br>") for t in labels]  # a mark's name: a second line
+            longest = max(_label_px(line, size) for lines in shown for line in lines)
+            extra = (max(len(lines) for lines in shown) - 1) * round(1.2 * size)
             if longest + size / 4 <= slot:  # labels fit side by side: say so, or plotly may still turn them
                 fig.layout[name].tickangle = 0
-                margin["b"] = max(margin["b"], 2 * size + 26)
+                margin["b"] = max(margin["b"], 2 * size + 26 + extra)
             else:
-                margin["b"] = max(margin["b"], round(size + 36 + longest))
+                margin["b"] = max(margin["b"], round(size + 36 + longest + extra))
         else:
             lines = max((str(t).count("<br>") + 1 for t in layout[name].get("ticktext") or ()), default=1)
             margin["b"] = max(margin["b"], (lines + 1) * size + 26 + 4 * (lines - 1))
@@ -434,10 +437,10 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
 
 def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                    presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
-    """(main chart, draw strip or None) for the event at the current step (punctuation tokens quoted)."""
+    """(main chart, draw strip or None) for the event at the current step; each builder shows the labels its way
+    (a chart: ``style.token_labels``, escaped for plotly; a strip: plain text, escaped by its SVG)."""
     if (engine := engine_rules.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
         return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rules.py)
-    vocab = style.token_labels(vocab)
     if tree.is_tree_round(round_events):
         return _tree_figures(event, round_events, vocab, presenter=presenter)
     if isinstance(event, DraftEvent):

@@ -68,8 +68,7 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
          "hovertemplate": "%{x}: p = %{customdata}<extra></extra>"},
     ]
     top = float(max(max(proof.p), max(proof.q))) * 1.15 or 1.0
-    axis = {"type": "category", "categoryorder": "array", "categoryarray": x, "fixedrange": True,
-            "range": [-0.5, v - 0.5]}
+    axis = style.category_axis(x)
     if shown < v:
         rebuilt = f"{n.axes[2]} for {shown} of {v} tokens"
     else:
@@ -97,7 +96,8 @@ def verdict(proof: Proof, *, complete: bool = True) -> str:
         return (f"Rejected draft mass Σ (q − p)+ = **1 − α = {mass}** = Σ (p − q)+, the mass the corrections "
                 f"add back: min(p, q)(x) + (1 − α)·r(x) = **p(x)** for every token"
                 + (": p rebuilt exactly." if complete else "."))
-    law = ", ".join(f"{label} {short(v)}" for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
+    law = ", ".join(f"{style.markdown_text(style.token_label(label))} {short(v)}"
+                    for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
     if not proof.distance:
         return (f"{proof.names.rule} keeps a draft with probability **{exact(proof.alpha)}** and commits instead "
                 f"with **{mass}**: kept(x) + instead(x) = **p(x)** for every token, so it commits p exactly.")

@@ -473,10 +473,10 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     if panel:
         small = {"size": round(size * 0.8)}
         # the panel is narrow: small tick labels, on their side when many
-        axes["xaxis2"] = {"domain": [split + 0.04, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
-                          "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                          "title": {"text": axis_title, "font": small}, "tickfont": {"size": round(size * 0.7)},
-                          "tickangle": 0 if len(labels) <= 6 else -90}
+        axes["xaxis2"] = style.category_axis(labels, domain=[split + 0.04, 1], anchor="y2",
+                                             title={"text": axis_title, "font": small},
+                                             tickfont={"size": round(size * 0.7)},
+                                             tickangle=0 if len(labels) <= 6 else -90)
         # one scale for every sibling of the node; r's share of p has its own strip above the bars
         shared = any(t.get("yaxis") == "y3" for t in panel)
         axes["yaxis2"] = {"anchor": "x2", "range": [0, _panel_top(round_events, upto)], "fixedrange": True,

@@ -68,3 +68,82 @@ def test_typing_a_whole_p_column_keeps_every_cell(app_url, app_page, page, recor
     assert page.evaluate(NORMALIZED_P)[:2] == ["84/271 ≈ 0.310", "0"]
     clean(page, recorder, "typing a column")
     sup.screenshot(page, "playground-weights-typed")
+
+
+# --- labels with markup: drawn as written on every page ----------------------------------------------------
+MARKUP = ("the", "<img src=x onerror=window.__specvizPwned=1>", "sat",
+          "</svg><script>window.__specvizPwned=2</script>", "<b>x</b>", ".")
+INJECTED = """() => ({
+  ran: window.__specvizPwned || 0,
+  img: document.querySelectorAll('img[src="x"]').length,
+  script: [...document.querySelectorAll('script')].filter(s => s.textContent.includes('__specvizPwned=2')).length,
+  bold: [...document.querySelectorAll('.main-svg tspan, .main-svg text')].filter(t =>
+          t.textContent === 'x' && /bold|700/.test(t.getAttribute('style') || '')).length,
+  literal: [...document.querySelectorAll('.main-svg text')].some(t => ['<b>x</b>', '<img src=x', '</svg><script>']
+          .some(label => t.textContent.includes(label))),
+  blank: [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter(c =>
+          !c.querySelector('.main-svg .point, .main-svg .bars path, .main-svg .scatterlayer path')).length,
+  charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+})"""
+
+
+def assert_literal(page, recorder, where: str, charts_expected: bool = True) -> dict:
+    """No markup of a label ran or was drawn as markup; charts with labels show them as text, none is blank."""
+    clean(page, recorder, where)
+    found = page.evaluate(INJECTED)
+    assert found["ran"] == 0 and found["img"] == 0 and found["script"] == 0, (where, found)
+    assert found["bold"] == 0, f"{where}: <b>x</b> was drawn bold: {found}"
+    assert found["blank"] == 0, f"{where}: a chart drew nothing: {found}"
+    if charts_expected:
+        assert found["charts"] and found["literal"], f"{where}: no markup label is drawn as written: {found}"
+    return found
+
+
+@pytest.mark.parametrize("tab, shot", [("Why exactly p", "proof"), ("Many rounds", "many-rounds"),
+                                       ("Compare", "compare"), ("weights", "weights"), ("Share", None)])
+def test_a_link_with_markup_labels_reads_literally_in_every_playground_tab(tab, shot, app_url, app_page, page,
+                                                                           recorder):
+    app_page("playground")
+    scenario = presets.default_scenario().with_changes(vocab=MARKUP)
+    sup.open_page(page, playground_link(app_url, scenario, 3))
+    open_tab(page, tab)
+    if tab == "Many rounds":
+        before = sup.runs(page)
+        page.get_by_role("button", name=re.compile("Run")).first.click()
+        sup.wait_for_rerun(page, before)
+        sup.wait_for_charts(page)
+    charts = tab in ("Why exactly p", "Many rounds")  # Compare's charts count rounds and seeds, not tokens
+    assert_literal(page, recorder, f"Playground, {tab}", charts_expected=charts)
+    if tab == "Why exactly p":
+        assert "<b>x</b>" in sup.main_text(page), f"{tab}: the label is not shown as written"
+    if tab == "weights":  # the editor draws on a canvas: its accessible table holds the cells as shown
+        page.wait_for_function(f"() => ({EDITOR_CELLS})().length === 6")
+        rows = page.evaluate(EDITOR_CELLS)
+        assert [row[0] for row in rows][1::3] == [MARKUP[1], "<b>x</b>"], rows
+    if shot:
+        sup.screenshot(page, f"markup-labels-{shot}")
+
+
+@pytest.mark.parametrize("stem", ["theory", "exactness_lab", "home", "edge_cases", "real_models"])
+def test_a_link_with_markup_labels_reads_literally_on_every_other_page(stem, app_url, app_page, page, recorder):
+    target = app_page(stem)
+    scenario = presets.default_scenario().with_changes(vocab=MARKUP)
+    sup.open_page(page, playground_link(app_url, scenario, 3))  # the Playground's scenario: what theory shows
+    before = sup.runs(page)  # in the same session: theory and the lab analyse the Playground's scenario
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=target.title).first.click()
+    sup.wait_for_rerun(page, before)
+    sup.wait_for_app(page, timeout=120_000)
+    sup.wait_for_charts(page, timeout=120_000)
+    found = assert_literal(page, recorder, stem, charts_expected=stem in ("theory", "exactness_lab"))
+    if stem in ("theory", "exactness_lab"):
+        assert found["charts"] >= 1
+        sup.screenshot(page, f"markup-labels-{stem.replace('_', '-')}")
+
+
+def test_a_lab_link_with_markup_labels_reads_literally_in_the_rules_view(app_url, app_page, page, recorder):
+    target = app_page("exactness_lab")
+    scenario = presets.default_scenario().with_changes(vocab=MARKUP)
+    query = urllib.parse.urlencode(share.scenario_to_query(scenario, 0) | {"view": "rules"})
+    sup.open_page(page, f"{target.url(app_url)}?{query}", timeout=120_000)
+    assert_literal(page, recorder, "exactness lab, rules view", charts_expected=True)
+    sup.screenshot(page, "markup-labels-lab-rules")

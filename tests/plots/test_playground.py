@@ -25,7 +25,8 @@ def fixed_axes(fig, vocab, axis="xaxis", yaxis="yaxis"):
     layout = fig.to_dict()["layout"]
     assert layout[axis]["type"] == "category"
     assert layout[axis]["categoryarray"] == style.token_labels(vocab)
-    assert "‘.’" in layout[axis]["categoryarray"] or "." not in vocab  # punctuation is quoted on the axis
+    assert "‘.’ period" in layout[axis]["categoryarray"] or "." not in vocab  # punctuation quoted and named
+    assert "‘.’<br>period" in layout[axis]["ticktext"] or "." not in vocab  # its name on a line of its own
     assert layout[yaxis]["range"] == plots.Y_RANGE
 
 
@@ -125,7 +126,8 @@ def test_token_charts_reserve_their_margins_so_the_browser_draws_once():
 def test_labels_that_fit_are_kept_level_and_long_ones_get_room_below():
     s, e, round_events = events("far apart", "check")
     short = plots.settle_margins(plots.check_figure(e, s.vocab, presenter=True), presenter=True)
-    assert short.layout.xaxis.tickangle == 0 and short.layout.margin.b == 2 * style.PRESENTER_FONT_SIZE + 26
+    size = style.PRESENTER_FONT_SIZE  # '‘.’ period' is two lines: a second line below the ticks
+    assert short.layout.xaxis.tickangle == 0 and short.layout.margin.b == 2 * size + 26 + round(1.2 * size)
     long_vocab = tuple(f"token{i:02d}" for i in range(len(s.vocab)))
     wide = plots.settle_margins(plots.check_figure(e, long_vocab), presenter=False)
     assert wide.layout.xaxis.tickangle is None and wide.layout.margin.b > 2 * style.FONT_SIZE + 26
