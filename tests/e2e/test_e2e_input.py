@@ -10,6 +10,7 @@ import e2e_support as sup
 import pytest
 
 from specviz.playground import presets, share
+from specviz.scenario import Table
 
 pytestmark = pytest.mark.e2e
 
@@ -147,3 +148,44 @@ def test_a_lab_link_with_markup_labels_reads_literally_in_the_rules_view(app_url
     sup.open_page(page, f"{target.url(app_url)}?{query}", timeout=120_000)
     assert_literal(page, recorder, "exactness lab, rules view", charts_expected=True)
     sup.screenshot(page, "markup-labels-lab-rules")
+
+
+# --- numbers never cut ------------------------------------------------------------------------------------
+TITLE_FITS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map(c => {
+  const box = c.getBoundingClientRect(), title = c.querySelector('.gtitle');
+  return title ? {text: title.textContent, right: title.getBoundingClientRect().right, edge: box.right} : null;
+}).filter(Boolean)"""
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["page", "presenter"])
+def test_why_exactly_p_titles_its_fraction_whole(presenter, app_url, app_page, page, recorder):
+    """p = 7,11,13,17,19,23 against q = 29,...,47: α = 3143/3420, once cut to '…= 314' at the chart's edge."""
+    app_page("playground")
+    scenario = presets.default_scenario().with_changes(target=Table((7, 11, 13, 17, 19, 23)),
+                                                       draft=Table((29, 31, 37, 41, 43, 47)))
+    sup.open_page(page, playground_link(app_url, scenario, **({"presenter": "1"} if presenter else {})))
+    open_tab(page, "Why exactly p")
+    titles = page.evaluate(TITLE_FITS)
+    assert titles and "3143/3420" in titles[0]["text"], titles
+    assert all(t["right"] <= t["edge"] for t in titles), titles  # no title runs past its chart
+    clean(page, recorder, "why exactly p")
+    sup.screenshot(page, "playground-proof-long-alpha" + ("-presenter" if presenter else ""))
+
+
+NO_OVERFLOW = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"] '
+  + '.dvn-scroller')].map(s => [s.scrollWidth, s.clientWidth])"""
+
+
+def test_the_fp32_marks_fit_their_columns(app_url, app_page, page, recorder):
+    app_page("playground")
+    scenario = presets.default_scenario().with_changes(target=Table(("1e-40", "1e-46", 3, 1, 1, 1)),
+                                                       draft=Table((1, "2e-40", "1e-46", 1, 1, 1)), fp32=True)
+    sup.open_page(page, playground_link(app_url, scenario))
+    open_tab(page, "weights")
+    page.wait_for_function(f"() => ({NORMALIZED_P})().length === 6")
+    cells = page.evaluate(NORMALIZED_P)
+    assert cells[0].startswith("≈ 1.") and cells[0].endswith("(subnormal)") and cells[1] == "0 (flushed)", cells
+    widths = page.evaluate(NO_OVERFLOW)
+    assert len(widths) == 2 and all(scroll <= client + 1 for scroll, client in widths), widths  # nothing clipped
+    clean(page, recorder, "fp32 weights")
+    sup.screenshot(page, "playground-weights-fp32")
