@@ -95,7 +95,9 @@ def decimal(value: Number, places: int = 4) -> str:
     """value with `places` decimals ('0.3000'), or, where those would show fewer than two of its digits
     (|value| < 10^(1 − places)), with significant digits ('1.23e-05'): a nonzero value never reads as 0.0000."""
     value = Fraction(value)
-    if value == 0 or abs(value) >= Fraction(1, 10 ** (places - 1)):
+    if value == 0:
+        return "0"  # exactly: no places to suggest a rounded value
+    if abs(value) >= Fraction(1, 10 ** (places - 1)):
         return fixed(value, places)
     return significant(value, 3)
 

@@ -174,7 +174,7 @@ def threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEve
             _bars("rest renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
     mark = _mark(labels, y, float(rest[y]), f"final: {labels[y]}", presenter)
     title = f"Rejected at position {event.position + 1}: the final token from the rest of p"
-    strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over p off the rejected")
+    strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over the rest of p")
     return _chart(data, title, presenter, [mark], labels), strip
 
 
@@ -257,11 +257,11 @@ def threshold_tree(event: Event, round_events: Sequence[Event], vocab: Sequence[
         assert isinstance(event, ThresholdTreeCorrectionEvent)
         fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter,
                                title="SGLang tree: every child rejected, the final token from p without them")
-        traces = [_bars("p off the rejected, renormalized", "residual", labels, _probs(event.residual),
+        traces = [_bars("rest of p, renormalized", "residual", labels, _probs(event.residual),
                         highlight=event.token, group="r", symbol="r")]
         _panel(fig, traces, f"p without {', '.join(labels[t] for t in event.removed)}", labels, 1.05)
         strip = sampling_strip(event.residual, event.draw, event.token, labels, "residual",
-                               "Final draw over p off the rejected")
+                               "Final draw over the rest of p")
     _fix_hovers(fig, round_events, upto, vocab)
     return fig, strip
 

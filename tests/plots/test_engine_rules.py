@@ -92,7 +92,7 @@ def test_after_a_rejection_the_figure_draws_what_the_token_is_drawn_from(name, k
     assert strip.draw_range == source.total and strip.draw == event.draw
     assert strip.segments[strip.chosen].label == style.token_labels(scenario.vocab)[event.token]
     drawn = next(t for t in fig.data if t.name in ("argmax p (fast)", "p above T, renormalized", "rest renormalized",
-                                                    "p off the rejected, renormalized"))
+                                                    "rest of p, renormalized"))
     assert [F(y).limit_denominator(10**9) for y in drawn.y] == _probs(source)
 
 
