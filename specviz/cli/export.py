@@ -35,10 +35,6 @@ SOURCE_ALLOWED = "give a Playground link (its URL, or just its query ?vocab=...&
 EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 
 
-class ExportUsageError(UsageError):
-    """An export refused before anything is written: one line naming the flag or file, its value, what is allowed."""
-
-
 # --- the flags ----------------------------------------------------------------------------------------------
 def read_formats(text: str) -> tuple[str, ...]:
     """'html,svg,png' as a tuple of known formats; empty text or an unknown name is refused here."""
@@ -86,13 +82,13 @@ def read_scenario_file(path: Path):
 
     size = path.stat().st_size
     if size > MAX_JSON_CHARS:
-        raise ExportUsageError(f"file {shown(str(path))} has {size:,} bytes; a scenario file has at most "
+        raise UsageError(f"file {shown(str(path))} has {size:,} bytes; a scenario file has at most "
                                f"{MAX_JSON_CHARS:,} (the Playground's download is a few kB)")
     try:
         with open(path, "rb") as file:
             data = file.read(MAX_JSON_CHARS + 1)  # bounded even if the file grew since it was measured
     except OSError as error:
-        raise ExportUsageError(f"file {shown(str(path))} cannot be read ({error.strerror}); {SOURCE_ALLOWED}") \
+        raise UsageError(f"file {shown(str(path))} cannot be read ({error.strerror}); {SOURCE_ALLOWED}") \
             from None
     return share.import_json(data)
 
@@ -103,17 +99,17 @@ def read_source(source: str):
 
     path = Path(source)
     if path.is_dir():
-        raise ExportUsageError(f"{shown(source)} is a folder, not a scenario file or a link; {SOURCE_ALLOWED}")
+        raise UsageError(f"{shown(source)} is a folder, not a scenario file or a link; {SOURCE_ALLOWED}")
     if path.exists() and not path.is_file():
-        raise ExportUsageError(f"{shown(source)} is not a regular file (a device or a pipe); {SOURCE_ALLOWED}")
+        raise UsageError(f"{shown(source)} is not a regular file (a device or a pipe); {SOURCE_ALLOWED}")
     if path.is_file():
         return read_scenario_file(path)
     if "=" not in source:
-        raise ExportUsageError(f"{shown(source)}: no such file, and not a Playground link; {SOURCE_ALLOWED}")
+        raise UsageError(f"{shown(source)}: no such file, and not a Playground link; {SOURCE_ALLOWED}")
     query = urllib.parse.urlsplit(source).query if "?" in source else source
     params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
     if not params:
-        raise ExportUsageError(f"{shown(source)} is neither a file nor a Playground link; {SOURCE_ALLOWED}")
+        raise UsageError(f"{shown(source)} is neither a file nor a Playground link; {SOURCE_ALLOWED}")
     return share.scenario_from_query({k: v for k, v in params.items() if k not in LECTURE_KEYS})
 
 
@@ -133,32 +129,33 @@ def _no_round(scenario, error: Exception | None) -> str:
 
 def choose_round(scenario, step: int, asked: int | None, source: str = "link") -> int:
     """The round to export as its index (from 0): the one that holds the step, or --round's (from 1), checked."""
-    from specviz.playground.state import NoRoundError, round_holding, timeline_for
+    from specviz.playground.explain import PlaygroundError
+    from specviz.playground.state import round_holding, timeline_for
 
     timeline = timeline_for(scenario)
     if asked is None:
         try:
             return round_holding(scenario, step)
-        except NoRoundError:
-            raise ExportUsageError(f"the {source}'s scenario plays no round: "
+        except PlaygroundError:
+            raise UsageError(f"the {source}'s scenario plays no round: "
                                    f"{_no_round(scenario, timeline.error)}") from None
     played = timeline.ensure_rounds(asked)
     if played < asked:
         why = f": {_no_round(scenario, timeline.error)}" if timeline.error or timeline.stopped else ""
-        raise ExportUsageError(f"--round {asked}: the {source}'s scenario plays {_rounds_words(played)}{why}")
+        raise UsageError(f"--round {asked}: the {source}'s scenario plays {_rounds_words(played)}{why}")
     return asked - 1
 
 
 # --- the folder ---------------------------------------------------------------------------------------------
 def check_folder(folder: Path) -> None:
-    """ExportUsageError unless folder is, or can become, a folder: not a file, not below a file."""
+    """UsageError unless folder is, or can become, a folder: not a file, not below a file."""
     if folder.exists() and not folder.is_dir():
-        raise ExportUsageError(f"--out {shown(str(folder))} is a file, not a folder; give a folder (it is made "
+        raise UsageError(f"--out {shown(str(folder))} is a file, not a folder; give a folder (it is made "
                                "when missing)")
     for parent in folder.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise ExportUsageError(f"--out {shown(str(folder))}: {shown(str(parent))} is a file, so no folder "
+                raise UsageError(f"--out {shown(str(folder))}: {shown(str(parent))} is a file, so no folder "
                                        "can be made below it; give a folder")
             return
 
@@ -228,7 +225,7 @@ def plan_export(args: argparse.Namespace) -> Plan:
     there = round_files(folder, round_id, steps)
     if there and not args.force:
         names = ", ".join(p.name for p in there[:3]) + (f" and {len(there) - 3} more" if len(there) > 3 else "")
-        raise ExportUsageError(f"--out {shown(str(folder))} already holds {len(there)} file(s) of round "
+        raise UsageError(f"--out {shown(str(folder))} already holds {len(there)} file(s) of round "
                                f"{round_id + 1} ({names}); pass --force to replace them, or give another --out")
     if there:
         notes.append(f"note: replacing {len(there)} file(s) of round {round_id + 1} in {folder} (--force)")
@@ -238,7 +235,7 @@ def plan_export(args: argparse.Namespace) -> Plan:
 def make_folder(folder: Path) -> bool:
     """Make the folder (and its parents) and check a file can be written in it; True when it was made here.
 
-    ExportUsageError naming why not (a folder under /proc, a read-only disk, no permission).
+    UsageError naming why not (a folder under /proc, a read-only disk, no permission).
     """
     made = not folder.exists()
     try:
@@ -246,7 +243,7 @@ def make_folder(folder: Path) -> bool:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as error:
-        raise ExportUsageError(f"--out {shown(str(folder))}: cannot write there ({error.strerror or error}); "
+        raise UsageError(f"--out {shown(str(folder))}: cannot write there ({error.strerror or error}); "
                                "give a folder you can write") from None
     return made
 

@@ -177,7 +177,7 @@ def test_the_round_flag_takes_the_rounds_that_exist_counted_from_1(source, asked
     exists = timeline.ensure_rounds(asked) >= asked
     try:
         plan = cli_export.plan_export(args)
-    except cli_export.ExportUsageError as error:
+    except cli.UsageError as error:
         assert not exists and f"--round {asked}" in str(error) and "plays rounds 1 to 3" in str(error)
         assert "stops at a stop token" in str(error)
     else:
