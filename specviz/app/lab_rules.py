@@ -19,6 +19,7 @@ from ..lab import rule_rows, rules
 from ..playground import share
 from ..plots import lab as lab_plots
 from ..plots import rules as plots
+from ..plots import style
 from ..scenario import Scenario
 from . import scenario_picker as picker
 
@@ -167,7 +168,8 @@ def render(scenario: Scenario) -> None:
     except SpecvizError as error:
         st.error(f"This scenario cannot be compared: {error}")
         return
-    pairs = " · ".join(f"{label}: p = {lab_plots.number_text(p)}, q = {lab_plots.number_text(q)}"
+    pairs = " · ".join(f"{style.markdown_text(style.token_label(label))}: p = {lab_plots.number_text(p)}, "
+                       f"q = {lab_plots.number_text(q)}"
                        for label, p, q in zip(scenario.vocab, comparison.p, comparison.q, strict=True))
     st.markdown(f"**At the first position** ({scenario.vocab_size} tokens, depth {scenario.depth}): {pairs}")
     _exact_section(comparison, list(scenario.vocab))

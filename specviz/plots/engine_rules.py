@@ -86,8 +86,7 @@ def _mark(labels: list[str], token: int, y: float, text: str, presenter: bool) -
 
 
 def _axes(labels: list[str]) -> dict:
-    return {"xaxis": {"type": "category", "categoryorder": "array", "categoryarray": labels,
-                      "range": [-0.5, len(labels) - 0.5], "title": {"text": "token"}, "fixedrange": True},
+    return {"xaxis": style.category_axis(labels, title={"text": "token"}),
             "yaxis": {"range": Y_RANGE, "title": {"text": "probability"}, "fixedrange": True}}
 
 
@@ -119,7 +118,7 @@ def sampling_strip(c: Categorical, draw: int, token: int, labels: list[str], cue
             continue
         if t == token:
             chosen = len(segments)
-        segments.append(Segment(labels[t], start, start + value, cue))
+        segments.append(Segment(style.plain_text(labels[t]), start, start + value, cue))  # the strip escapes it
         start += value
     return DrawStrip(title, tuple(segments), draw, c.total, chosen)
 
@@ -135,7 +134,7 @@ def ensemble_check(event: EnsembleCheckEvent, labels: list[str], presenter: bool
             {**_points(f"v = {_short(w)}·p + {_short(1 - w)}·q", "theory", labels, v, "v"),
              "marker": {"symbol": "line-ew", "size": 40, "line": {"width": 4, "color": style.OKABE_ITO["black"]}}}]
     mark = _mark(labels, x, float(max(p[x], q[x], v[x])), f"x = {labels[x]}: {_verdict(event.accepted)}", presenter)
-    title = f"Checking position {event.position}: p, q and v"
+    title = f"Checking position {event.position + 1}: p, q and v"
     strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
                              f"Acceptance draw vs 1 − W + W·p/q = {_short(event.acceptance)}")
     return _chart(data, title, presenter, [mark], labels), strip
@@ -158,7 +157,7 @@ def threshold_check(event: ThresholdCheckEvent, labels: list[str], presenter: bo
     mark = _mark(labels, x, float(max(p[x], event.acceptance)), f"x = {labels[x]}: {_verdict(event.accepted)}",
                  presenter)
     how = "p(x) ≥ S: kept" if event.single else f"min(1, p(x)/A) = {_short(event.acceptance)}"
-    title = f"Checking position {event.position}: p against S and A"
+    title = f"Checking position {event.position + 1}: p against S and A"
     strip = acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted, f"Coin vs {how}",
                              keep="keep")
     return _chart(data, title, presenter, [mark], labels), strip
@@ -170,12 +169,12 @@ def threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEve
     p, rest, y = _probs(event.p), _probs(event.residual), event.token
     removed = [p[t] if t in event.removed else _ZERO for t in range(len(p))]
     left = [p[t] if t not in event.removed else _ZERO for t in range(len(p))]
-    data = [_bars("p off the rejected", "p", labels, left, group="p", symbol="p"),
-            _bars("rejected: taken out", "correction", labels, removed, group="p", symbol="p", opacity=0.4),
-            _bars("renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
+    data = [_bars("rest of p", "p", labels, left, group="p", symbol="p"),
+            _bars("rejected: taken out", "removed", labels, removed, group="p", symbol="p", opacity=0.6),
+            _bars("rest renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
     mark = _mark(labels, y, float(rest[y]), f"final: {labels[y]}", presenter)
-    title = f"Rejected at position {event.position}: the final token from p without the rejected"
-    strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over p off the rejected")
+    title = f"Rejected at position {event.position + 1}: the final token from the rest of p"
+    strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over the rest of p")
     return _chart(data, title, presenter, [mark], labels), strip
 
 
@@ -192,7 +191,7 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
         if end > start:
             if e is event:
                 chosen = len(segments)
-            segments.append(Segment(f"#{e.sibling} {labels[e.token]}", start, end,
+            segments.append(Segment(f"#{e.sibling + 1} {style.plain_text(labels[e.token])}", start, end,
                                     "accepted" if e.accepted else "q"))
             start = end
         if e is event:
@@ -200,7 +199,7 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
     if start < 1 and not event.accepted:
         segments.append(Segment("rejected so far", start, _ONE, "correction"))
         chosen = len(segments) - 1
-    return DrawStrip(f"The node's coin: #{event.sibling} keeps u < {_short(event.acceptance)}", tuple(segments),
+    return DrawStrip(f"The node's coin: #{event.sibling + 1} keeps u < {_short(event.acceptance)}", tuple(segments),
                      event.draw, event.draw_range, chosen)
 
 
@@ -219,10 +218,9 @@ def _panel(fig: go.Figure, traces: list[dict], axis_title: str, labels: list[str
     size = style.font_size(False)
     fig.update_layout(
         xaxis={"domain": [0, 0.52]},
-        xaxis2={"domain": [0.6, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
-                "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                "title": {"text": axis_title, "font": {"size": round(size * 0.8)}},
-                "tickfont": {"size": round(size * 0.7)}},
+        xaxis2=style.category_axis(labels, domain=[0.6, 1], anchor="y2",
+                                   title={"text": axis_title, "font": {"size": round(size * 0.8)}},
+                                   tickfont={"size": round(size * 0.7)}),
         yaxis2={"anchor": "x2", "range": [0, top], "fixedrange": True, "side": "right", "nticks": 5})
 
 
@@ -244,7 +242,7 @@ def threshold_tree(event: Event, round_events: Sequence[Event], vocab: Sequence[
     labels = style.token_labels(vocab)
     upto = next(i for i, e in enumerate(round_events) if e is event)
     if isinstance(event, ThresholdTreeCheckEvent):
-        title = f"SGLang tree: sibling #{event.sibling} of {event.siblings}, one coin per node"
+        title = f"SGLang tree: sibling #{event.sibling + 1} of {event.siblings}, one coin per node"
         fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter, title=title)
         siblings = _siblings(round_events[: upto + 1], event)
         held = [sum((e.p_token for e in siblings if e.token == t), _ZERO) for t in range(len(labels))]
@@ -259,11 +257,11 @@ def threshold_tree(event: Event, round_events: Sequence[Event], vocab: Sequence[
         assert isinstance(event, ThresholdTreeCorrectionEvent)
         fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter,
                                title="SGLang tree: every child rejected, the final token from p without them")
-        traces = [_bars("p off the rejected, renormalized", "residual", labels, _probs(event.residual),
+        traces = [_bars("rest of p, renormalized", "residual", labels, _probs(event.residual),
                         highlight=event.token, group="r", symbol="r")]
         _panel(fig, traces, f"p without {', '.join(labels[t] for t in event.removed)}", labels, 1.05)
         strip = sampling_strip(event.residual, event.draw, event.token, labels, "residual",
-                               "Final draw over p off the rejected")
+                               "Final draw over the rest of p")
     _fix_hovers(fig, round_events, upto, vocab)
     return fig, strip
 
@@ -276,7 +274,7 @@ def medusa_check(event: MedusaCheckEvent, labels: list[str], presenter: bool) ->
             _bars("draft q (not read)", "q", labels, q, group="q", symbol="q", opacity=0.35),
             _line(f"T = min(ε, δ·e^−H) ≈ {float(event.threshold):.4g}", event.threshold, labels, "T")]
     mark = _mark(labels, x, float(max(p[x], q[x])), f"x = {labels[x]}: {_verdict(event.accepted)}", presenter)
-    title = f"Checking position {event.position}: p against T"
+    title = f"Checking position {event.position + 1}: p against T"
     # fast: the threshold decides and no coin is drawn (its one outcome would only clutter the step)
     strip = None if event.fast else acceptance_strip(event.acceptance, event.draw, event.draw_range, event.accepted,
                                                      f"Match draw vs t(x) = {_short(event.acceptance)}", keep="keep")
@@ -293,7 +291,7 @@ def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, labels: list[st
                   highlight=y, group="c", symbol="drawn from"),
             _line(f"T ≈ {float(event.threshold):.4g}", event.threshold, labels, "T")]
     mark = _mark(labels, y, float(chosen[y]), f"next: {labels[y]}", presenter)
-    when = "All drafts kept" if isinstance(event, MedusaBonusEvent) else f"Rejected at position {event.position}"
+    when = "All drafts kept" if isinstance(event, MedusaBonusEvent) else f"Rejected at position {event.position + 1}"
     title = f"{when}: Medusa's next token from {name}"
     strip = sampling_strip(source, event.draw, y, labels, "residual", f"Next-token draw over {name}")
     return _chart(data, title, presenter, [mark], labels), strip

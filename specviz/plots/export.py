@@ -29,6 +29,7 @@ from pathlib import Path
 from ..core.errors import SpecvizError
 from ..scenario import Scenario
 from . import step_html, step_page
+from .files import write_whole
 from .step_page import StepPage
 
 FORMATS = ("html", "svg", "png")
@@ -84,12 +85,10 @@ def round_steps(scenario: Scenario, round_id: int) -> range:
 
 
 def round_of(scenario: Scenario, step: int) -> int:
-    """The round that holds ``step`` (the last played one for a step past the end)."""
-    from ..playground.state import timeline_for
+    """The round that holds ``step`` (the last played one for a step past the end); NoRoundError if none plays."""
+    from ..playground.state import round_holding
 
-    timeline = timeline_for(scenario)
-    known = timeline.ensure_events(step + 1)
-    return timeline.round_of(min(step, known - 1))
+    return round_holding(scenario, step)
 
 
 @dataclass(frozen=True)
@@ -133,8 +132,8 @@ def write_images(figures: Sequence[tuple[Path, object]], formats: Sequence[str],
             height = figure.layout.height or 470
             for fmt in formats:
                 path = stem.with_suffix(f".{fmt}")
-                path.write_bytes(pio.to_image(figure, format=fmt, width=WIDTH, height=height,
-                                              scale=SCALE if fmt == "png" else 1, validate=False))
+                write_whole(path, pio.to_image(figure, format=fmt, width=WIDTH, height=height,
+                                               scale=SCALE if fmt == "png" else 1, validate=False))
                 written.append(path)
                 if on_image:
                     on_image(path)
@@ -154,7 +153,7 @@ def write_round(scenario: Scenario, round_id: int, folder: Path, formats: Sequen
     for step, page in built:
         if page.draw_svg is not None:
             path = folder / f"step-{step + 1:02d}-draw.svg"
-            path.write_text(standalone_svg(page.draw_svg), encoding="utf-8")
+            write_whole(path, standalone_svg(page.draw_svg))
             files.append(path)
     image_formats = [f for f in formats if f in IMAGE_FORMATS]
     seconds, images = 0.0, 0
@@ -164,10 +163,15 @@ def write_round(scenario: Scenario, round_id: int, folder: Path, formats: Sequen
         files += written
         images = len(written)
     if "html" in formats:
-        path = folder / f"round-{round_id}.html"
-        path.write_text(deck_html(scenario, round_id, built), encoding="utf-8")
+        path = folder / deck_name(round_id)
+        write_whole(path, deck_html(scenario, round_id, built))
         files.append(path)
     return Exported(folder, tuple(files), len(built), seconds, images)
+
+
+def deck_name(round_id: int) -> str:
+    """'round-1.html' for the first round (round_id 0): file names count rounds and steps from 1, as people do."""
+    return f"round-{round_id + 1}.html"
 
 
 # --- the HTML deck ------------------------------------------------------------------------------------------

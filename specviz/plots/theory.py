@@ -35,7 +35,7 @@ def alpha_bars(p: Categorical, q: Categorical, labels: Sequence[str], *, present
     qs = [q.prob(x) for x in range(v)]
     mins = [min(a, b) for a, b in zip(ps, qs, strict=True)]
     a = sum(mins, Fraction(0))
-    x = list(labels)
+    x = style.token_labels(labels)  # as a room reads them, escaped for plotly
     fig = go.Figure()
     for name, values, offset in (("p", ps, -0.4), ("q", qs, 0.0)):
         cue = style.role(name)
@@ -51,7 +51,8 @@ def alpha_bars(p: Categorical, q: Categorical, labels: Sequence[str], *, present
                             "pattern": {"shape": "/", "fgcolor": "#FFFFFF", "solidity": 0.3}},
                     customdata=[_frac(t) for t in mins],
                     hovertemplate="min(p, q)(%{x}) = %{customdata}<extra></extra>")
-    fig.update_layout(barmode="overlay", yaxis_title="probability", xaxis_title="token")
+    fig.update_layout(barmode="overlay", yaxis_title="probability",
+                      xaxis=style.category_axis(x, title={"text": "token"}, fixedrange=False))
     return style.apply_layout(fig, title=f"α = Σ min(p, q) = {_frac(a)} ≈ {float(a):.4f} = 1 − TV(p, q)",
                               presenter=presenter)
 
@@ -214,7 +215,7 @@ def position_alphas(alphas: Sequence[Fraction | None], iid_alpha: Fraction | Non
     xs = [k for k, a in enumerate(alphas) if a is not None]
     ys = [alphas[k] for k in xs]
     fig = go.Figure()
-    fig.add_bar(x=[f"position {k}" for k in xs], y=[float(a) for a in ys], name="α at this position",
+    fig.add_bar(x=[f"position {k + 1}" for k in xs], y=[float(a) for a in ys], name="α at this position",
                 marker=style.bar_marker("accepted"), customdata=[_frac(a) for a in ys],
                 hovertemplate="%{x}: α = %{customdata}<extra></extra>")
     if iid_alpha is not None:

@@ -305,7 +305,7 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
         same = tuple(event.drawn_from.ticket_ints()) == tuple(event.q.ticket_ints())
         where = "q" if same else "q′ (q without the drawn)"
         return ([_bar("q′", style.role("q"), labels, values, "q′", event.token)],
-                f"{where}: child #{event.sibling} drawn", "q′ at the node")
+                f"{where}: child #{event.sibling + 1} drawn", "q′ at the node")
     if event.kind == "tree_check":
         res = residual_before(round_events, upto)
         take = [min(a, b) for a, b in zip(res.r, res.q_prime)]
@@ -320,7 +320,8 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
             _share_bar(res.share, "every earlier sibling rejected"),
         ]
         after = "accepted" if event.accepted else f"rejected: share → {_short(res.share * event.residual_mass)}"
-        return (traces, f"r at sibling #{event.sibling} ({after})", f"sibling #{event.sibling} of {event.siblings}")
+        sibling = event.sibling + 1  # siblings count from 1, as every count a person reads
+        return traces, f"r at sibling #{sibling} ({after})", f"sibling #{sibling} of {event.siblings}"
     if event.kind == "correction":
         share = correction_share(round_events, event)
         return ([_bar("last r", style.role("residual"), labels, _probs(event.residual), "r", event.token),
@@ -478,7 +479,8 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     data = _node_traces(tree, labels, size, column) + panel
     axes = {
         "xaxis": {"domain": [0, split - 0.04 if panel else 1], "range": x_range,
-                  "tickvals": list(range(tree.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(tree.depth)],
+                  "tickvals": list(range(tree.depth + 1)),
+                  "ticktext": ["prefix"] + [str(i + 1) for i in range(tree.depth)],  # positions from 1
                   "title": {"text": "position", "font": {"size": round(size * 0.7)}, "standoff": 2},
                   "fixedrange": True, "showgrid": False, "zeroline": False},
         "yaxis": {"range": [-0.7, leaves + 0.7], "visible": False, "fixedrange": True},
@@ -486,10 +488,10 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     if panel:
         small = {"size": round(size * 0.8)}
         # the panel is narrow: small tick labels, on their side when many
-        axes["xaxis2"] = {"domain": [split + 0.04, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
-                          "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                          "title": {"text": axis_title, "font": small}, "tickfont": {"size": round(size * 0.7)},
-                          "tickangle": 0 if len(labels) <= 6 else -90}
+        axes["xaxis2"] = style.category_axis(labels, domain=[split + 0.04, 1], anchor="y2",
+                                             title={"text": axis_title, "font": small},
+                                             tickfont={"size": round(size * 0.7)},
+                                             tickangle=0 if len(labels) <= 6 else -90)
         # one scale for every sibling of the node; r's share of p has its own strip above the bars
         shared = any(t.get("yaxis") == "y3" for t in panel)
         axes["yaxis2"] = {"anchor": "x2", "range": [0, _panel_top(round_events, upto)], "fixedrange": True,

@@ -39,7 +39,7 @@ def test_formats_are_checked_before_any_work(monkeypatch):
 def test_the_deck_is_one_self_contained_file_with_every_step(tmp_path):
     exported = export.write_round(FAR, 0, tmp_path, ("html",))
     steps = export.round_steps(FAR, 0)
-    deck = (tmp_path / "round-0.html").read_text(encoding="utf-8")
+    deck = (tmp_path / "round-1.html").read_text(encoding="utf-8")
     assert exported.steps == len(steps) and exported.images == 0
     assert deck.count("<section id='step-") == len(steps)
     for step in steps:
@@ -49,7 +49,7 @@ def test_the_deck_is_one_self_contained_file_with_every_step(tmp_path):
     assert re.search(r"const figures = \[\{", deck)
     draws = sorted(tmp_path.glob("step-*-draw.svg"))
     assert draws and all(ET.parse(p).getroot().tag.endswith("svg") for p in draws)
-    assert {p.name for p in exported.files} == {"round-0.html", *(p.name for p in draws)}
+    assert {p.name for p in exported.files} == {"round-1.html", *(p.name for p in draws)}
 
 
 def test_slugs_name_the_steps_kind():

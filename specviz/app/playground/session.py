@@ -116,6 +116,7 @@ class PlaygroundSession:
     table_vocab: tuple[str, ...] = _plain("table_vocab")
     context: str = _plain("context", "")
     editor_version: int = _plain("editor_version", 0)  # bumped to redraw the data editors
+    editor_base: Any = _plain("editor_base", None)  # (editor_version, form.Tables): what the editors were drawn from
     preset_before: str = _plain("preset_before")
     preset_undo: tuple | None = _plain("preset_undo", None)  # (scenario, step, preset name)
     last_query: dict | None = _plain("last_query", None)  # the query string read or written last
