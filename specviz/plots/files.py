@@ -27,7 +27,7 @@ def write_whole(path: Path, data: bytes | str) -> Path:
         with open(part, "wb") as file:
             file.write(body)
         os.replace(part, path)
-    except BaseException:  # Ctrl-C, a full disk, a folder gone: no half-written file stays behind
+    except BaseException:  # noqa: BLE001 - Ctrl-C, a full disk, a folder gone: no half-written file stays behind
         with contextlib.suppress(OSError):
             part.unlink()
         raise
