@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from . import ensemble, medusa, threshold
+from . import ensemble, exact_match, medusa, threshold
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
 from .rule_params import (  # noqa: F401 - the one reader's names, read here by the registry's users
@@ -78,10 +78,10 @@ BLOCK = Rule("block", "block", "block verification", "block", "kept",
              source="Sun et al. 2025 (Block Verification Accelerates Speculative Decoding)",
              citation="Sun et al. 2025", verifier_class=BlockVerifier)
 
-# rules engines run that theory evaluates (no core verifier yet)
 EXACT_MATCH = Rule("exact-match", "exact-match", "exact match of the target's sample", "exact match", "accepted",
-                   source="mlx-lm's default: draft from q, the target samples its own token, kept when equal",
-                   citation="mlx-lm")
+                   source=exact_match.SOURCE, citation="mlx-lm", verifier_class=exact_match.ExactMatchVerifier,
+                   settings=exact_match.ExactMatchSettings(1))
+# rules engines run that theory evaluates (no core verifier yet)
 GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's sample", "greedy draft", "accepted",
                     source="the draft proposes argmax q, kept when the target's own sample equals it")
 
@@ -104,6 +104,17 @@ def _multi_distinct(name: str, text: str) -> Rule:
     return Rule(f"multi-distinct:{k}", "tree", f"tree, {k} distinct drafts per node", f"tree ×{k} distinct",
                 "accepted", source="drafting without replacement (Recursive Speculative Decoding)",
                 citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier)
+
+
+def _exact_match(name: str, text: str) -> Rule:
+    """exact-match:K: K distinct children per node, each compared with the target's own sample (K = 1: the chain)."""
+    settings = exact_match.parse_exact_match(name)
+    k = settings.width
+    if k == 1:
+        return EXACT_MATCH
+    return Rule(settings.name, "exact-match", f"tree, {k} distinct drafts per node, exact match of the target's sample",
+                f"exact match ×{k}", "accepted", source=exact_match.SOURCE, citation="mlx-lm", width=k, distinct=True,
+                verifier_class=exact_match.ExactMatchVerifier, settings=settings)
 
 
 # --- the engine rules: each module reads its own name with the one reader (core/rule_params.py) -------------
@@ -139,16 +150,16 @@ def _typical(name: str, text: str) -> Rule:
 # a parameterised family's parser: (the whole name, the text after the colon) -> its Rule, or VerificationError
 _FAMILIES: dict[str, Callable[[str, str], Rule]] = {
     "multi": _multi, "multi-distinct": _multi_distinct, "ensemble": _ensemble, "threshold": _threshold,
-    "typical": _typical, "typical-sample": _typical}
+    "typical": _typical, "typical-sample": _typical, "exact-match": _exact_match}
 # the parameters each family's name takes, as messages and --help write them
 _FORMS = {"multi": "K", "multi-distinct": "K", "ensemble": "W", "threshold": "S,A[,K]", "typical": "EPS[,DELTA]",
-          "typical-sample": "EPS[,DELTA]"}
+          "typical-sample": "EPS[,DELTA]", "exact-match": "K"}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
 # line and the models can run it); a layer table of scope "playable" covers exactly the playable ones
 FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True, "ensemble": True, "threshold": True,
-                             "typical": True, "exact-match": False, "greedy-draft": False}
+                             "typical": True, "exact-match": True, "greedy-draft": False}
 
 Scope = Literal["all", "playable"]
 T = TypeVar("T")
@@ -287,7 +298,7 @@ def _draft_tree(found: Rule, model: Model, prefix: Prefix, streams: RandomStream
 
 
 def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, **settings: Any) -> Block | Tree:
-    """A chain for one draft per node, else a tree (SGLang's thresholds verify both)."""
+    """A chain for one draft per node, else a tree (SGLang's thresholds and exact match verify both)."""
     return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, **settings)
 
 
@@ -295,7 +306,7 @@ def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomSt
 DRAFTS_BY_FAMILY: FamilyTable[Callable[..., Block | Tree]] = FamilyTable(
     "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree,
                                            "ensemble": _draft_chain, "threshold": _draft_by_width,
-                                           "typical": _draft_chain}, scope="playable")
+                                           "typical": _draft_chain, "exact-match": _draft_by_width}, scope="playable")
 
 
 def draft_round(verification: str | Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,

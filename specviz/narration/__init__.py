@@ -42,6 +42,7 @@ from ..core.trace import (
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
 from . import engine_rules
+from . import exact_match as exact_match_narration
 from . import tree as tree_narration
 
 Told = tuple[str, list[str]]
@@ -99,7 +100,8 @@ class Setting:
 CHECKING_BY_FAMILY: FamilyTable[str] = FamilyTable("narration.CHECKING_BY_FAMILY", {
     "token": "as usual", "block": "jointly (block verification)", "tree": "as usual",
     "ensemble": "against the mixture W·p + (1 − W)·q (ensemble)", "threshold": "by SGLang's thresholds",
-    "typical": "by Medusa's typical threshold"}, scope="playable")
+    "typical": "by Medusa's typical threshold", "exact-match": "by exact match of the target's own sample"},
+    scope="playable")
 
 
 def label(vocab: Sequence[str], token: int) -> str:
@@ -134,6 +136,8 @@ def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> T
     """The narration of an event only block verification, a draft tree or an engine rule has; None for the
     chain's events."""
     told = engine_rules.narrate_event(event, vocab, profile.block_formats)  # first: they refine chain and tree events
+    if told is None:
+        told = exact_match_narration.narrate_event(event, vocab, profile.block_formats)
     if told is not None:
         return told
     told = block_explain.narrate_event(event, vocab, profile.block_formats)
@@ -299,6 +303,8 @@ class Narrator:
 # --- the page's folded exact values -------------------------------------------------------------------
 def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | int]]:
     engine = engine_rules.values(event, vocab)
+    if engine is None:
+        engine = exact_match_narration.values(event, vocab)  # type: ignore[assignment]
     if engine is not None:
         return engine
     values: list[tuple[str, Fraction | int]] = []

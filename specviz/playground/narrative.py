@@ -237,7 +237,8 @@ STEP_THEORY_BY_FAMILY: FamilyTable[Callable[[Scenario], Theory]] = FamilyTable(
     {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory,
      "ensemble": lambda s: Theory(None, *engine_rules.theory_line(s)),
      "threshold": lambda s: Theory(None, *engine_rules.theory_line(s)),
-     "typical": lambda s: Theory(None, *engine_rules.theory_line(s))}, scope="playable")
+     "typical": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "exact-match": lambda s: Theory(None, *engine_rules.theory_line(s))}, scope="playable")
 
 
 def step_view(scenario: Scenario, step: int) -> StepView:

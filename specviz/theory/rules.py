@@ -132,7 +132,7 @@ THEORY_BY_FAMILY: FamilyTable[RuleTheory] = FamilyTable("theory.rules.THEORY_BY_
     "ensemble": node_by_node(core_law(ensemble.law)),
     "threshold": node_by_node(core_law(threshold.law)),
     "typical": node_by_node(core_law(medusa.law)),
-    "exact-match": node_by_node(exact_match_law),
+    "exact-match": node_by_node(exact_match_law, check=check_distinct_paths),
     "greedy-draft": node_by_node(greedy_draft_law),
 })
 

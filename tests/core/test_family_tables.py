@@ -112,7 +112,7 @@ def test_a_table_looks_up_the_rules_family_and_names_itself_when_it_has_none() -
     table = FamilyTable("tests.example", {"token": 1, "tree": 3}, scope="playable")
     try:
         assert table["token"] == 1 and table[rule("multi:2")] == 3 and table["multi-distinct:4"] == 3
-        assert table.missing() == ("block", "ensemble", "threshold", "typical")
+        assert table.missing() == ("block", "ensemble", "threshold", "typical", "exact-match")
         with pytest.raises(VerificationError, match=r"'block' \(block verification\) has no entry in tests.example"):
             table["block"]
     finally:
@@ -127,11 +127,12 @@ def test_a_table_refuses_a_family_that_is_not_registered() -> None:
 
 def test_an_unsupported_entry_refuses_the_rule_with_the_layers_reason() -> None:
     table = FamilyTable("tests.unsupported", {"token": 1, "block": 2, "tree": Unsupported("trees are drawn elsewhere"),
-                                              "ensemble": 4, "threshold": 5, "typical": 6}, scope="playable")
+                                              "ensemble": 4, "threshold": 5, "typical": 6, "exact-match": 7},
+                       scope="playable")
     try:
         assert table.missing() == ()
         assert table.supports("token") and not table.supports("multi:2") and table.supports("typical:0.5")
-        assert not table.supports("exact-match")  # not in a playable table at all
+        assert not table.supports("greedy-draft")  # not in a playable table at all
         with pytest.raises(VerificationError, match=r"^verification 'multi:3' \(tree, 3 i.i.d. drafts per node\): "
                                                     "trees are drawn elsewhere$"):
             table["multi:3"]

@@ -188,6 +188,21 @@ def _typical_controls(pg: PlaygroundSession) -> None:
                  "drafted chains only")
 
 
+def _exact_match_name(pg: PlaygroundSession) -> str:
+    width = int(pg.exact_match_width)
+    return "exact-match" if width == 1 else f"exact-match:{width}"
+
+
+def _exact_match_show(pg: PlaygroundSession, found: Rule) -> None:
+    pg.exact_match_width = min(found.width, MAX_PLAYGROUND_WIDTH)  # a wider tree is refused by _tree_problems
+
+
+def _exact_match_controls(pg: PlaygroundSession) -> None:
+    st.slider("Drafts per node (distinct)", 1, MAX_PLAYGROUND_WIDTH, key=S.exact_match_width.key,
+              help="1: a chain; more: a tree whose children are distinct tokens drawn from q without replacement; "
+                   "at each node the target samples one token and the child equal to it is kept")
+
+
 CHOICES: tuple[Choice, ...] = (
     Choice("token", "tokenwise", "tokenwise: each draft accepted on its own with min(1, p/q)",
            name=lambda pg: "token"),
@@ -197,6 +212,12 @@ CHOICES: tuple[Choice, ...] = (
                            "shrinking residual (recursive rejection sampling, as SpecInfer and llama.cpp)",
            name=_tree_name, show=_tree_show, controls=_tree_controls, problems=_tree_problems,
            defaults=(("tree_width", 2), ("tree_distinct", False))),
+    Choice("exact-match", "exact match", "exact match (mlx-lm, vLLM's strict): the target samples its own token at "
+                                         "each node and the draft equal to it is kept, else that sample is "
+                                         "committed (exact whatever q; a tree of distinct drafts keeps the child "
+                                         "equal to it)",
+           name=_exact_match_name, show=_exact_match_show, controls=_exact_match_controls, problems=_tree_problems,
+           defaults=(("exact_match_width", 1),)),
     Choice("ensemble", "ensemble", "ensemble (transformers' assistant_ensemble_weight W): a draft is accepted with "
                                    "min(1, 1 − W + W·p/q) and corrected from (p − q)+, so the text follows "
                                    "W·p + (1 − W)·q (W = 1 is tokenwise)",

@@ -109,6 +109,7 @@ class PlaygroundSession:
     threshold_single: str = _widget("threshold_single")  # threshold:S,A[,K]'s S
     threshold_acc: str = _widget("threshold_acc")  # its A
     threshold_width: int = _widget("threshold_width")  # its K (distinct drafts per node; 1: a chain)
+    exact_match_width: int = _widget("exact_match_width")  # exact-match:K's K (distinct drafts per node; 1: a chain)
     typical_eps: str = _widget("typical_eps")  # Medusa's ε
     typical_delta: str = _widget("typical_delta")  # Medusa's δ ("√ε": its recommended default)
     typical_fast: bool = _widget("typical_fast")  # Medusa's fast=True (argmax after a rejection)
