@@ -116,22 +116,30 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out: TextIO, err: TextIO) -> int:
     """Plain sampling, then the speculative run, each with progress; both texts, the table, the speedup line."""
-    from specviz.models.race import CHAIN, PLAIN, SPECULATIVE, race, race_table
+    from specviz.models.race import CHAIN, PLAIN, SPECULATIVE, TRIALS, race, race_table
     from specviz.models.text import token_pieces
 
-    bars: dict[str, Progress] = {}
+    bar: list[Progress] = []
+
+    def close() -> None:
+        while bar:
+            bar.pop().close()
 
     def progress(leg: str, session, record) -> None:
-        if leg not in bars:
-            for bar in bars.values():
-                bar.close()
-            err.write(f"{leg}:\n")
-            bars[leg] = Progress(settings.max_new_tokens, err)
-        bars[leg].update(len(session.generation.tokens))
+        if record is None:  # a run starts: say which, in which race
+            close()
+            err.write(f"race {session.settings.seed - settings.seed + 1} of {TRIALS}, {leg} "
+                      f"({session.label}, seed {session.settings.seed}):\n")
+            bar.append(Progress(settings.max_new_tokens, err))
+        elif bar:
+            bar[0].update(len(session.generation.tokens))
 
-    result = race(target, args.prompt, spec, settings, draft_model=draft_model, progress=progress)
-    for bar in bars.values():
-        bar.close()
+    def stage(text: str) -> None:
+        close()
+        err.write(f"{text}\n")
+
+    result = race(target, args.prompt, spec, settings, draft_model=draft_model, progress=progress, stage=stage)
+    close()
     color = use_color(args.color, out)
     legs = result.median_trial.legs
     for leg in (legs[name] for name in (PLAIN, CHAIN, SPECULATIVE) if name in legs):  # plain first, as on the page

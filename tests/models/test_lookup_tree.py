@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -125,3 +127,51 @@ def test_tree_rounds_commit_valid_tokens_along_a_drafted_path_in_one_pass(tiny, 
         assert len(accepted) == record.accepted <= 3
         by_path = {e.path: e.token for e in drafts}
         assert [by_path[p] for p in accepted] == list(record.tokens[: record.accepted])
+
+
+# --- the lookup tree's rule: exact match, never behind its chain on the same draws (issue 36) -----------------
+
+
+@pytest.fixture(scope="module")
+def small_vocab(tmp_path_factory):
+    """A Llama-shaped model over 8 words: p spread over few tokens, so samples often equal a candidate."""
+    from specviz.models import load_model
+    from specviz.models.tiny import save_tiny
+
+    return load_model(str(save_tiny(tmp_path_factory.mktemp("tiny-8"), arch="llama", vocab_size=8)), "cpu")
+
+
+SMALL = "w1 w2 w3 w1 w2 w4 w1 w2 w5 w1 w2 w3 w6 w1 w2"
+
+
+def test_the_tree_commits_at_least_the_chain_on_the_same_draws_and_says_what_the_chain_would_have(small_vocab):
+    """Each seed's first round starts from the same prefix for both: the chain session's round 0 is exactly what the
+    tree's round 0 says the chain would have committed, and a prefix of what the tree committed."""
+    ahead = 0
+    for seed in range(40):
+        settings = GenerationSettings(depth=4, seed=seed, max_new_tokens=12, ignore_eos=True, temperature=1.0,
+                                      verification="exact-match:3", chat=False)
+        tree = Session(small_vocab, parse_draft("lookup:2"), settings, SMALL).run()
+        chain = Session(small_vocab, parse_draft("lookup:2"), replace(settings, verification="exact-match"),
+                        SMALL).run()
+        first_tree, first_chain = tree.rounds[0], chain.rounds[0]
+        assert first_tree.chain_tokens == len(first_chain.tokens)
+        assert first_tree.tokens[: len(first_chain.tokens)] == first_chain.tokens
+        assert all(r.chain_tokens is not None and r.chain_tokens <= len(r.tokens) for r in tree.rounds)
+        ahead += len(first_tree.tokens) > len(first_chain.tokens)
+        assert sum(r.target_forwards for r in tree.rounds) == len(tree.rounds)
+    assert ahead >= 3  # the candidates the chain did not draft were kept on some draws
+
+
+def test_exact_match_is_the_lookup_tree_s_rule_in_the_race(small_vocab):
+    from specviz.models.race import CHAIN, chain_rule, race
+    from specviz.models.stats import same_draws_words
+
+    assert chain_rule("exact-match:3").name == "exact-match" and chain_rule("multi-distinct:3").name == "token"
+    settings = GenerationSettings(depth=4, seed=1, max_new_tokens=10, ignore_eos=True, verification="exact-match:3",
+                                  chat=False)
+    result = race(small_vocab, SMALL, parse_draft("lookup:2"), settings, measure=False, trials=2)
+    assert result.median_trial.legs[CHAIN].generation.verification == "exact-match"
+    words = same_draws_words(result.speculative.summary)
+    assert words is not None and "fewer in none" in words
+    assert "the chain (same draft, exact match of the target's sample)" in result.line()
