@@ -18,10 +18,10 @@ def test_card_outcome_holds(card):
 
 def test_the_issue_cards_are_all_there():
     slugs = [c.slug for c in gallery.CARDS]
-    assert len(slugs) == len(set(slugs)) == 15  # issue 18 added "verification-rules", issue 23 the engine rules
+    assert len(slugs) == len(set(slugs)) == 16  # issue 18 added "verification-rules", issue 23 the engine rules
     assert {"p-equals-q", "disjoint", "q-zero", "p-zero", "topk-excludes-mode", "one-hot", "stop-in-draft",
             "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification", "verification-rules",
-            "engine-rules", "medusa-typical"} == set(slugs)
+            "engine-rules", "medusa-typical", "lookup-tree-exact-match"} == set(slugs)  # issue 36: the lookup tree
 
 
 def test_the_engine_rule_cards_state_the_issues_numbers_and_open_the_playground_on_the_rule():

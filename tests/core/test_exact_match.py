@@ -231,3 +231,23 @@ def test_names_and_refusals():
         rule("exact-match:9")
     with pytest.raises(BlockError, match="verifies a Block from propose or a Tree"):
         ExactMatchVerifier(OWNER, (0,), "ctx", lambda c: None).verify(object(), RandomStreams(0, OWNER, 0))
+
+
+@given(st.lists(st.integers(1, 9), min_size=2, max_size=6), st.integers(1, 4), st.integers(0, 3))
+@settings(max_examples=60, deadline=None)
+def test_a_tree_holding_all_of_q_s_support_keeps_the_same_law_by_exact_match_or_rejection_sampling(
+        p_tickets, candidates, shift):
+    """A lookup tree drafts every candidate (q uniform over them, width = their number): recursive rejection
+    sampling then keeps a child with p's mass on the candidates and that child follows p given the candidates, as
+    exact match does. Its node law is exact match's: the rules differ in their draws, not in their law."""
+    from specviz import theory
+
+    vocab = len(p_tickets)
+    chosen = sorted({(shift + i) % vocab for i in range(min(candidates, vocab))})
+    p = Categorical(vocab, range(vocab), p_tickets)
+    q = Categorical(vocab, chosen, [1] * len(chosen))
+    width = len(chosen)
+    match = theory.node_law(f"exact-match:{width}", p, q)
+    rrs = theory.node_law(f"multi-distinct:{width}", p, q)
+    assert match.kept == rrs.kept and match.instead == rrs.instead
+    assert match.acceptance == sum((p.prob(x) for x in chosen), F(0))
