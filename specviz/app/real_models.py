@@ -120,7 +120,7 @@ def open_on_first_preset(first: ModelPreset, n_layers: int) -> None:
 def verification_widget(column) -> str:
     """The verification menu (tokenwise, block, exact match, trees of width 2..4); returns the rule's name."""
     return column.selectbox("Verification", VERIFICATIONS, key="rm_verification",
-                            format_func=lambda name: rule(name).label,
+                            format_func=lambda name: rule(name).short,  # the full labels would be cut in the box
                             help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
                                  "decides how many drafts to keep from the whole block; exact match keeps a draft "
                                  "when the target's own sample equals it (mlx-lm, vLLM's strict), and over a tree "

@@ -113,7 +113,8 @@ def _exact_match(name: str, text: str) -> Rule:
     if k == 1:
         return EXACT_MATCH
     return Rule(settings.name, "exact-match", f"tree, {k} distinct drafts per node, exact match of the target's sample",
-                f"exact match ×{k}", "accepted", source=exact_match.SOURCE, citation="mlx-lm", width=k, distinct=True,
+                f"tree ×{k}, exact match", "accepted", source=exact_match.SOURCE, citation="mlx-lm", width=k,
+                distinct=True,
                 verifier_class=exact_match.ExactMatchVerifier, settings=settings)
 
 

@@ -190,7 +190,7 @@ def test_the_cards_the_chart_and_the_headline_read_the_median_race(tiny_dir):
 def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(tiny_dir):
     at = _page(tiny_dir, rm_verification="multi-distinct:2", rm_depth=3)
     box = at.selectbox(key="rm_verification")
-    assert box.value == "multi-distinct:2" and "tree, 3 i.i.d. drafts per node" in box.options
+    assert box.value == "multi-distinct:2" and "tree ×3" in box.options and "tree ×3, exact match" in box.options
     at.button(key="rm_generate").click().run()
     assert not at.exception
     text = _texts(at)
