@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from specviz.models.errors import ModelLoadError
+from specviz.models.folders import cache_dir
 
 Stage = Callable[[str, float], None]
 
@@ -105,8 +106,6 @@ def smollm2_file() -> Path:
 
 def models_dir() -> Path:
     """Where assembled model files are kept: $SPECVIZ_CACHE_DIR/models (default ~/.cache/specviz/models)."""
-    from specviz.models.cost import cache_dir
-
     return cache_dir() / "models"
 
 
