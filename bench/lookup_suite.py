@@ -86,7 +86,9 @@ def run(target, prompt, verification: str, seed: int, tokens: int) -> dict:
     gen = session.run()
     seconds = time.perf_counter() - began
     chain = [r.chain_tokens for r in gen.rounds]
+    drafting = [r for r in gen.rounds if not r.plain]
     return {"seconds": seconds, "tokens": len(gen.tokens), "passes": sum(r.target_forwards for r in gen.rounds),
+            "nodes": sum(r.nodes for r in drafting) / max(1, sum(r.target_forwards for r in drafting)),
             "chain_same_draws": sum(chain) if chain and None not in chain else None,
             "ahead": sum(c is not None and len(r.tokens) > c for r, c in zip(gen.rounds, chain)),
             "behind": sum(c is not None and len(r.tokens) < c for r, c in zip(gen.rounds, chain))}
@@ -117,6 +119,8 @@ def summarize(name: str, kind: str, runs: dict[str, list[dict]], width: int) -> 
     rrs_speed = [c["seconds"] / r["seconds"] for c, r in zip(chain, rrs)]
     same = [(t["tokens"], t["chain_same_draws"]) for t in tree]
     return {"prompt": name, "kind": kind, "chain": per_pass(chain), "tree": per_pass(tree), "rrs": per_pass(rrs),
+            "nodes": statistics.mean(t["nodes"] for t in tree),
+            "chain_nodes": statistics.mean(c["nodes"] for c in chain),
             "speed": speed, "rrs_speed": rrs_speed, "same": same, "ahead": sum(t["ahead"] for t in tree),
             "behind": sum(t["behind"] for t in tree), "rounds": sum(t["passes"] for t in tree)}
 
@@ -127,15 +131,17 @@ def spread(values: list[float]) -> str:
 
 def table(results: list[dict]) -> tuple[list[str], list[list[str]]]:
     header = ["prompt", "kind", "chain tokens/pass", "tree tokens/pass", "tree / chain per pass",
-              "tree / chain speed (median, range)", "same draws: tree vs chain tokens", "rejection-sampling tree "
-              "tokens/pass", "its speed / chain"]
+              "drafted nodes per pass (chain, tree)", "tree / chain speed (median, range)",
+              "same draws: tree vs chain tokens", "same draws: tree / chain", "rejection-sampling tree tokens/pass",
+              "its speed / chain"]
     out = []
     for r in results:
         tree_tokens = sum(t for t, _ in r["same"])
         chain_tokens = sum(c for _, c in r["same"] if c is not None)
         out.append([r["prompt"], r["kind"], f"{r['chain']:.2f}", f"{r['tree']:.2f}", f"{r['tree'] / r['chain']:.2f}x",
-                    spread(r["speed"]), f"{tree_tokens} vs {chain_tokens} (ahead in {r['ahead']} of {r['rounds']} "
-                                        f"rounds, behind in {r['behind']})",
+                    f"{r['chain_nodes']:.1f}, {r['nodes']:.1f}", spread(r["speed"]),
+                    f"{tree_tokens} vs {chain_tokens} (ahead in {r['ahead']} of {r['rounds']} rounds, behind in "
+                    f"{r['behind']})", f"{tree_tokens / chain_tokens:.2f}x" if chain_tokens else "-",
                     f"{r['rrs']:.2f}", spread(r["rrs_speed"])])
     return header, out
 
@@ -167,6 +173,7 @@ def main() -> None:
     load_after = os.getloadavg()
     header, body = table(results)
     per_pass_ratios = [r["tree"] / r["chain"] for r in results]
+    same = [sum(t for t, _ in r["same"]) / sum(c for _, c in r["same"]) for r in results]
     speed = [statistics.median(r["speed"]) for r in results]
     rrs_speed = [statistics.median(r["rrs_speed"]) for r in results]
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
@@ -176,7 +183,8 @@ def main() -> None:
           f"{DEFAULT.temperature:g}, {args.max_new_tokens} new tokens, {args.repeats} interleaved repeats (seeds "
           f"{args.seed}..{args.seed + args.repeats - 1}), {args.threads} thread(s), {len(results)} prompts; "
           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {time.perf_counter() - began:.0f} s")
-    print(f"suite: tree / chain tokens per target pass {spread(per_pass_ratios)}; tree / chain speed (each prompt's "
+    print(f"suite: tree / chain tokens per target pass {spread(per_pass_ratios)}; on the same draws {spread(same)}; "
+          f"tree / chain speed (each prompt's "
           f"median) {spread(speed)}; the rejection-sampling tree / chain speed {spread(rrs_speed)}; on the same "
           f"draws the tree was ahead of its chain in {sum(r['ahead'] for r in results)} rounds and behind in "
           f"{sum(r['behind'] for r in results)}, of {sum(r['rounds'] for r in results)}")
