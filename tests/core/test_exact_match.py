@@ -251,3 +251,27 @@ def test_a_tree_holding_all_of_q_s_support_keeps_the_same_law_by_exact_match_or_
     rrs = theory.node_law(f"multi-distinct:{width}", p, q)
     assert match.kept == rrs.kept and match.instead == rrs.instead
     assert match.acceptance == sum((p.prob(x) for x in chosen), F(0))
+
+
+# --- against mlx-lm's own loop, transcribed (tests/core/engine_mlx.py) ------------------------------------------
+
+
+@given(st.integers(0, 2**32), st.integers(1, 5), st.integers(2, 6))
+@settings(max_examples=200, deadline=None)
+def test_a_chain_commits_what_mlx_lm_s_loop_yields_for_the_same_samples(seed, depth, vocab):
+    """The chain's committed tokens are mlx-lm's: the drafts kept while they equal the target's samples, then the
+    sample at the first mismatch (or the bonus), given the same target samples at each position."""
+    from engine_mlx import speculative_round
+
+    p_model, q_model = _model(seed, vocab), _model(seed + 1, vocab)
+    streams = RandomStreams(seed, OWNER, 0)
+    trace = Trace()
+    block = propose(q_model, (0,), streams, depth=depth, context_id="ctx", trace=trace)
+    result = ExactMatchVerifier(OWNER, (0,), "ctx", p_model).verify(block, streams, trace=trace)
+    drafts = [proposal.token for proposal in block.proposals]
+    samples = [e.sample for e in trace if isinstance(e, ExactMatchCheckEvent)]
+    bonus = [e.token for e in trace if e.kind == "bonus"]
+    # the positions exact match never sampled (after a mismatch) cannot change mlx-lm's answer: fill them anyhow
+    target = (samples + bonus + [0] * (depth + 1))[: depth + 1]
+    yielded, kept = speculative_round(drafts, target)
+    assert tuple(yielded) == result.tokens and kept == result.accepted_drafts
