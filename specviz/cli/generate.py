@@ -40,6 +40,7 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
                                "target_forward": r.target_forward_s, "verify": r.verify_s, "wall": r.wall_s},
                     "target_forwards": r.target_forwards, "draft_target_forwards": r.draft_target_forwards,
                     "plain": r.plain, "shape": r.shape, "depth": r.depth, "nodes": r.nodes,
+                    "chain_tokens": r.chain_tokens,
                     "events": label_events(r.events or [])}
                    for r in gen.rounds],
         "tree_scoring": gen.tree_scoring.to_dict() if gen.tree_scoring is not None else None,
