@@ -212,12 +212,6 @@ CHOICES: tuple[Choice, ...] = (
                            "shrinking residual (recursive rejection sampling, as SpecInfer and llama.cpp)",
            name=_tree_name, show=_tree_show, controls=_tree_controls, problems=_tree_problems,
            defaults=(("tree_width", 2), ("tree_distinct", False))),
-    Choice("exact-match", "exact match", "exact match (mlx-lm, vLLM's strict): the target samples its own token at "
-                                         "each node and the draft equal to it is kept, else that sample is "
-                                         "committed (exact whatever q; a tree of distinct drafts keeps the child "
-                                         "equal to it)",
-           name=_exact_match_name, show=_exact_match_show, controls=_exact_match_controls, problems=_tree_problems,
-           defaults=(("exact_match_width", 1),)),
     Choice("ensemble", "ensemble", "ensemble (transformers' assistant_ensemble_weight W): a draft is accepted with "
                                    "min(1, 1 − W + W·p/q) and corrected from (p − q)+, so the text follows "
                                    "W·p + (1 − W)·q (W = 1 is tokenwise)",
@@ -232,6 +226,12 @@ CHOICES: tuple[Choice, ...] = (
                                 "by default (Medusa's recommended default); argmax p after a rejection",
            name=_typical_name, show=_typical_show, controls=_typical_controls,
            defaults=(("typical_eps", "0.09"), ("typical_delta", SQRT_EPS), ("typical_fast", True)), exact=False),
+    Choice("exact-match", "exact match", "exact match (mlx-lm, vLLM's strict): the target samples its own token at "
+                                         "each node and the draft equal to it is kept, else that sample is "
+                                         "committed (exact whatever q; a tree of distinct drafts keeps the child "
+                                         "equal to it)",
+           name=_exact_match_name, show=_exact_match_show, controls=_exact_match_controls, problems=_tree_problems,
+           defaults=(("exact_match_width", 1),)),
 )
 BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
 # the switch per family of playable rules (the choice's key is the family it plays)
