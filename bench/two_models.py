@@ -4,13 +4,14 @@
 
 Loads: each model in a fresh process, the two alternated `--loads` times (the first load of a process also
 imports torch and transformers; said apart): wall seconds of ``load_model`` (Gemma's includes checking the
-assembled file's sha256; a first assembly is said apart) and the process's resident set after the load and at its
-peak over one 48-token generation. Speeds: both models in one process, every row run once per repeat, the rows
-interleaved (the order rotating, the machine is shared), one torch thread: plain sampling through the exact core,
-prompt lookup as a chain (exact match) and as a tree of width 3 (exact match), on the copy preset's prompt and
-settings (temperature 0.5, depth 5) and on a list whose lines share beginnings, stop tokens ignored. Each figure is
-the median over repeats; speedups are against the same model's plain run in the same repeat, and Gemma's plain
-speed against SmolLM2's in the same repeat. Prints the load average before and after.
+assembled file's sha256; a first assembly is said apart) and the process's resident set after the load and at
+its peak over the load (de-quantizing holds copies) and one 48-token generation. Speeds: both models in one
+process, every row run once per repeat, the rows interleaved (the order rotating, the machine is shared), one
+torch thread: plain sampling through the exact core, prompt lookup as a chain (exact match) and as a tree of
+width 3 (exact match), on the copy preset's prompt and settings (temperature 0.5, depth 5) and on a list whose
+lines share beginnings, stop tokens ignored. Each figure is the median over repeats; speedups are against the
+same model's plain run in the same repeat, and Gemma's plain speed against SmolLM2's in the same repeat. Prints
+the load average before and after.
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def main() -> None:
               f"{statistics.median(r['load_s'] for r in runs):.1f} s median ({each}), after importing torch and "
               f"transformers in "
               f"{statistics.median(r['imports_s'] for r in runs):.1f} s; resident set after the load "
-              f"{statistics.median(r['rss_after_load_mb'] for r in runs):.0f} MB, peak over a 48-token generation "
+              f"{statistics.median(r['rss_after_load_mb'] for r in runs):.0f} MB, peak over the load and a 48-token "
+              f"generation "
               f"{statistics.median(r['peak_rss_mb'] for r in runs):.0f} MB")
     rates, per_pass = speeds(args.repeats, args.max_new_tokens, args.threads)
     after = os.getloadavg()
