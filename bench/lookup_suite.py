@@ -12,7 +12,9 @@ chain verified by exact match (``exact-match``), the lookup tree of width K veri
 preset's (temperature 0.5, depth 5), stop tokens ignored.
 
 Per prompt: tokens per target pass of each row (mean over the repeats), the tree's wall speed over the chain's
-in the same repeat (median and range over the repeats), and, drawn from the tree's own rounds, what the chain
+in the same repeat (median and range over the repeats; also in process CPU time, which the other processes of a
+shared machine disturb less than wall time: one thread, no thread waiting on another), and, drawn from the tree's
+own rounds, what the chain
 would have committed on the very same draws (``RoundRecord.chain_tokens``: never more than the tree, on any
 round). Then the suite's median and spread (the lowest and highest prompt) of each ratio. Prints the load
 average before and after, a text table, then markdown.
@@ -82,12 +84,13 @@ def run(target, prompt, verification: str, seed: int, tokens: int) -> dict:
     settings: GenerationSettings = DEFAULT.settings(seed=seed, ignore_eos=True, max_new_tokens=tokens,
                                                     verification=verification)
     session = Session(target, parse_draft(DRAFT), settings, prompt, top_n=None)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     gen = session.run()
-    seconds = time.perf_counter() - began
+    seconds, cpu_seconds = time.perf_counter() - began, time.process_time() - cpu
     chain = [r.chain_tokens for r in gen.rounds]
     drafting = [r for r in gen.rounds if not r.plain]
-    return {"seconds": seconds, "tokens": len(gen.tokens), "passes": sum(r.target_forwards for r in gen.rounds),
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "tokens": len(gen.tokens),
+            "passes": sum(r.target_forwards for r in gen.rounds),
             "nodes": sum(r.nodes for r in drafting) / max(1, sum(r.target_forwards for r in drafting)),
             "chain_same_draws": sum(chain) if chain and None not in chain else None,
             "ahead": sum(c is not None and len(r.tokens) > c for r, c in zip(gen.rounds, chain)),
@@ -116,12 +119,13 @@ def summarize(name: str, kind: str, runs: dict[str, list[dict]], width: int) -> 
     """One prompt's figures: tokens per pass, the tree over the chain (per pass, in speed), the same draws."""
     chain, tree, rrs = (runs[row] for row, _ in rows(width))
     speed = [c["seconds"] / t["seconds"] for c, t in zip(chain, tree)]
+    cpu = [c["cpu_seconds"] / t["cpu_seconds"] for c, t in zip(chain, tree)]
     rrs_speed = [c["seconds"] / r["seconds"] for c, r in zip(chain, rrs)]
     same = [(t["tokens"], t["chain_same_draws"]) for t in tree]
     return {"prompt": name, "kind": kind, "chain": per_pass(chain), "tree": per_pass(tree), "rrs": per_pass(rrs),
             "nodes": statistics.mean(t["nodes"] for t in tree),
             "chain_nodes": statistics.mean(c["nodes"] for c in chain),
-            "speed": speed, "rrs_speed": rrs_speed, "same": same, "ahead": sum(t["ahead"] for t in tree),
+            "speed": speed, "cpu": cpu, "rrs_speed": rrs_speed, "same": same, "ahead": sum(t["ahead"] for t in tree),
             "behind": sum(t["behind"] for t in tree), "rounds": sum(t["passes"] for t in tree)}
 
 
@@ -132,6 +136,7 @@ def spread(values: list[float]) -> str:
 def table(results: list[dict]) -> tuple[list[str], list[list[str]]]:
     header = ["prompt", "kind", "chain tokens/pass", "tree tokens/pass", "tree / chain per pass",
               "drafted nodes per pass (chain, tree)", "tree / chain speed (median, range)",
+              "tree / chain CPU-time speed (median, range)",
               "same draws: tree vs chain tokens", "same draws: tree / chain", "rejection-sampling tree tokens/pass",
               "its speed / chain"]
     out = []
@@ -139,7 +144,7 @@ def table(results: list[dict]) -> tuple[list[str], list[list[str]]]:
         tree_tokens = sum(t for t, _ in r["same"])
         chain_tokens = sum(c for _, c in r["same"] if c is not None)
         out.append([r["prompt"], r["kind"], f"{r['chain']:.2f}", f"{r['tree']:.2f}", f"{r['tree'] / r['chain']:.2f}x",
-                    f"{r['chain_nodes']:.1f}, {r['nodes']:.1f}", spread(r["speed"]),
+                    f"{r['chain_nodes']:.1f}, {r['nodes']:.1f}", spread(r["speed"]), spread(r["cpu"]),
                     f"{tree_tokens} vs {chain_tokens} (ahead in {r['ahead']} of {r['rounds']} rounds, behind in "
                     f"{r['behind']})", f"{tree_tokens / chain_tokens:.2f}x" if chain_tokens else "-",
                     f"{r['rrs']:.2f}", spread(r["rrs_speed"])])
@@ -175,6 +180,7 @@ def main() -> None:
     per_pass_ratios = [r["tree"] / r["chain"] for r in results]
     same = [sum(t for t, _ in r["same"]) / sum(c for _, c in r["same"]) for r in results]
     speed = [statistics.median(r["speed"]) for r in results]
+    cpu = [statistics.median(r["cpu"]) for r in results]
     rrs_speed = [statistics.median(r["rrs_speed"]) for r in results]
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
     for line in [header, *body]:
@@ -184,9 +190,9 @@ def main() -> None:
           f"{args.seed}..{args.seed + args.repeats - 1}), {args.threads} thread(s), {len(results)} prompts; "
           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {time.perf_counter() - began:.0f} s")
     print(f"suite: tree / chain tokens per target pass {spread(per_pass_ratios)}; on the same draws {spread(same)}; "
-          f"tree / chain speed (each prompt's "
-          f"median) {spread(speed)}; the rejection-sampling tree / chain speed {spread(rrs_speed)}; on the same "
-          f"draws the tree was ahead of its chain in {sum(r['ahead'] for r in results)} rounds and behind in "
+          f"tree / chain speed (each prompt's median) {spread(speed)}, in CPU time {spread(cpu)}; the "
+          f"rejection-sampling tree / chain speed {spread(rrs_speed)}; on the same draws the tree was ahead of its "
+          f"chain in {sum(r['ahead'] for r in results)} rounds and behind in "
           f"{sum(r['behind'] for r in results)}, of {sum(r['rounds'] for r in results)}")
     print()
     print_markdown(header, body)

@@ -73,7 +73,7 @@ def loads(repeats: int, threads: int) -> dict[str, list[dict]]:
     return found
 
 
-def speeds(repeats: int, tokens: int, threads: int) -> tuple[dict, dict]:
+def speeds(repeats: int, tokens: int, threads: int) -> tuple[dict, dict, dict]:
     """tokens/s per (model, prompt, row) over the repeats, and tokens per target pass."""
     import torch
 
@@ -88,6 +88,7 @@ def speeds(repeats: int, tokens: int, threads: int) -> tuple[dict, dict]:
     cells = [(m, p, row) for m in MODELS for p in ("copy", "list") for row in ROWS]
     rates: dict[tuple, list[float]] = {(m, p, r[0]): [] for m, p, r in cells}
     per_pass: dict[tuple, list[float]] = {(m, p, r[0]): [] for m, p, r in cells}
+    cpu_rates: dict[tuple, list[float]] = {(m, p, r[0]): [] for m, p, r in cells}
     for repeat in range(repeats):
         shift = repeat % len(cells)
         for model, prompt, (name, draft, verification) in cells[shift:] + cells[:shift]:
@@ -95,13 +96,14 @@ def speeds(repeats: int, tokens: int, threads: int) -> tuple[dict, dict]:
                                         verification=verification)
             session = Session(loaded[model], None if draft is None else parse_draft(draft), settings,
                               prompts[(model, prompt)], top_n=None)
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             gen = session.run()
-            seconds = time.perf_counter() - began
+            seconds, cpu_seconds = time.perf_counter() - began, time.process_time() - cpu
             rates[(model, prompt, name)].append(len(gen.tokens) / seconds)
+            cpu_rates[(model, prompt, name)].append(len(gen.tokens) / cpu_seconds)
             per_pass[(model, prompt, name)].append(len(gen.tokens) / sum(r.target_forwards for r in gen.rounds))
             print(f"# {model} {prompt} {name}: {len(gen.tokens) / seconds:.1f} tokens/s", file=sys.stderr, flush=True)
-    return rates, per_pass
+    return rates, per_pass, cpu_rates
 
 
 def ratio_text(values: list[float]) -> str:
@@ -128,25 +130,30 @@ def main() -> None:
               f"{statistics.median(r['rss_after_load_mb'] for r in runs):.0f} MB, peak over the load and a 48-token "
               f"generation "
               f"{statistics.median(r['peak_rss_mb'] for r in runs):.0f} MB")
-    rates, per_pass = speeds(args.repeats, args.max_new_tokens, args.threads)
+    rates, per_pass, cpu_rates = speeds(args.repeats, args.max_new_tokens, args.threads)
     after = os.getloadavg()
     header = ["model", "prompt", "method", "tokens/s (median)", "speedup vs plain (median, range)",
-              "tokens per target pass"]
+              "tokens per CPU second (median)", "CPU-time speedup vs plain", "tokens per target pass"]
     rows = []
     for model in MODELS:
         for prompt in ("copy", "list"):
-            plain = rates[(model, prompt, "plain")]
+            plain, plain_cpu = rates[(model, prompt, "plain")], cpu_rates[(model, prompt, "plain")]
             for name, _, _ in ROWS:
-                mine = rates[(model, prompt, name)]
+                mine, mine_cpu = rates[(model, prompt, name)], cpu_rates[(model, prompt, name)]
                 rows.append([model, prompt, name, f"{statistics.median(mine):.1f}",
                              ratio_text([m / p for m, p in zip(mine, plain)]) if name != "plain" else "1.00x",
+                             f"{statistics.median(mine_cpu):.1f}",
+                             ratio_text([m / p for m, p in zip(mine_cpu, plain_cpu)]) if name != "plain" else "1.00x",
                              f"{statistics.mean(per_pass[(model, prompt, name)]):.2f}"])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     print()
     for line in [header, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
     gemma_over = [g / s for g, s in zip(rates[("gemma3-270m", "copy", "plain")], rates[("smollm2", "copy", "plain")])]
-    print(f"\nGemma's plain speed over SmolLM2's, same repeat (copy prompt): {ratio_text(gemma_over)}; {args.repeats} "
+    gemma_cpu = [g / s for g, s in zip(cpu_rates[("gemma3-270m", "copy", "plain")],
+                                       cpu_rates[("smollm2", "copy", "plain")])]
+    print(f"\nGemma's plain speed over SmolLM2's, same repeat (copy prompt): {ratio_text(gemma_over)} (CPU time: "
+          f"{ratio_text(gemma_cpu)}); {args.repeats} "
           f"interleaved repeats, {args.max_new_tokens} new tokens, {args.threads} thread(s); load average "
           f"{before[0]:.2f} before, {after[0]:.2f} after")
     print()
