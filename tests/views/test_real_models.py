@@ -201,7 +201,7 @@ def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(ti
     assert labels.count("Tokens/s") == 3 and "Nodes/pass" in labels
     captions = "\n".join(c.value for c in at.caption)
     assert "Tree scoring: one target pass per round (tree attention mask)" in captions
-    assert "When a tree pays" in captions
+    assert "When a lookup tree pays" in captions
     leg = at.session_state["rm_result"]["leg"]
     assert leg.summary.target_forwards == leg.summary.rounds
     at.slider(key="rm_round").set_value(1).run() if len(leg.generation.rounds) > 1 else None
