@@ -95,6 +95,8 @@ def tree_step(event: Event, round_events: Sequence[Event], vocab: Sequence[str],
     sample = event.sample if isinstance(event, ExactMatchTreeCheckEvent) else event.token  # type: ignore[attr-defined]
     traces = [_bars("p at the node", "p", labels, p, highlight=sample, group="p", symbol="p", opacity=0.45),
               _bars("drafted children", "q", labels, drafted, group="c", symbol="p of a child")]
+    fig.data = [t for t in fig.data if getattr(t, "xaxis", None) != "x3"]  # the residual's share: none here
+    fig.update_layout(xaxis3={"visible": False}, yaxis3={"visible": False}, yaxis2={"domain": [0, 1]})
     _panel(fig, traces, f"y = {labels[sample]}; drafted: {', '.join(labels[t] for t in children)}", labels,
            min(1.05, 1.15 * max(float(v) for v in p)))
     _hovers(fig, round_events, upto, vocab)
