@@ -36,7 +36,10 @@ def choose_model(page, label: str) -> None:
     if option.count() == 0:
         raise SystemExit(f"the page offers no model {label!r}")
     option.first.click()
-    page.wait_for_selector('[data-testid="stMain"] [data-testid="stSelectbox"]:has-text("Preset")', timeout=600_000)
+    vocabulary = label.split("vocabulary ")[1].split(" ")[0].rstrip(",")
+    # the caption under the presets names the loaded model's vocabulary once the load is done (minutes for Gemma)
+    page.get_by_text(f"vocabulary {vocabulary}, context", exact=False).first.wait_for(timeout=900_000)
+    page.wait_for_timeout(1000)
 
 
 def pick_preset(page, name: str) -> None:
