@@ -41,9 +41,10 @@ from specviz.plots import real_models as plots
 LOAD_NOTES = {
     "smollm2": "The bundled SmolLM2-135M is de-quantized from its GGUF file once per app process (usually 16–35 s on a "
                "laptop CPU); after that it stays in memory and every visit is instant.",
-    "gemma3-270m": "Gemma 3 270M is de-quantized from its GGUF file once per app process (about 30–80 s on a 2-core "
-                   "CPU, 2.7 GB of memory); its first load also assembles the file from the installed packages into "
-                   "{folder} (about 253 MB; remove it any time, it is assembled again).",
+    "gemma3-270m": "Gemma 3 270M is de-quantized from its GGUF file once per app process (about 55 s on a quiet 2-core "
+                   "CPU, up to 4 minutes on a busy one; 1.6–1.8 GB of memory after the load, up to 3.3 GB while "
+                   "loading); its first load also assembles the file from the installed packages into {folder} "
+                   "(about 253 MB; remove it any time, it is assembled again).",
 }
 CUSTOM = "Hub id, local folder or .gguf file"
 
@@ -65,13 +66,13 @@ VERIFICATIONS: tuple[str, ...] = (*playable_names(),
                                   *(f"{family}:{k}" for family in ("exact-match", "multi-distinct", "multi")
                                     for k in range(2, MAX_TREE_WIDTH + 1)))
 TREE_NOTE = ("When a lookup tree pays, measured on eight prompts this project was not developed on (lists, code, "
-             "prose, a copy task: bench/lookup_suite.py, docs/performance.md; a shared 2-core CPU): verified by exact "
-             "match it never committed fewer tokens than its chain on the same draws (ahead in 126 of 1,135 rounds, "
-             "behind in none): 25–66% more where a line's continuation branches, a few percent where the text copies "
-             "without branching, nothing on open prose. In wall time it ran 1.00x the chain on SmolLM2 and 0.90x on "
-             "Gemma 3 (the median prompt; 0.66–1.68x over the prompts): each extra node costs a row of logits, so it "
-             "pays only where continuations branch often. An early-exit draft's full tree (13 or 37 nodes a pass) "
-             "accepts no more and runs 0.36–0.69x the chain.")
+             "prose, a copy task: bench/lookup_suite.py, docs/performance.md; a 2-core CPU): verified by exact match "
+             "it never committed fewer tokens than its chain on the same draws (ahead in 126 of 1,135 rounds, behind "
+             "in none): 43–66% more where lines or phrases repeat with different endings, 10–30% on most prompts, "
+             "0–3% where the text copies without branching or prompt lookup finds nothing. In wall time it ran 0.98x "
+             "the chain on SmolLM2 and 1.03x on Gemma 3 (the median prompt; 0.70–1.31x over the prompts): each "
+             "extra node costs a row of logits, so it pays only where continuations branch often. An early-exit "
+             "draft's full tree (13 or 37 nodes a pass) accepts no more and runs 0.36–0.69x the chain.")
 
 
 # --- widget state -----------------------------------------------------------------------------------------
