@@ -164,6 +164,17 @@ CARDS: tuple[Card, ...] = (
           "acceptance (threshold:1,1)": F(4, 9), "acceptance (exact-match)": F(4, 9),
           "TV to p (threshold:1,1)": F(0), "acceptance (threshold:0.5,0.8)": F(11, 18),
           "TV to p (threshold:0.5,0.8)": F(1, 18)}),
+    Card("lookup-tree-exact-match", "A lookup tree by exact match",
+         "Prompt lookup has no draft distribution: after \"the cat\" three earlier lines went on with the, cat and "
+         "sat, so q is uniform over those three (invented) and p = (.4, .3, .2, .1). A chain drawn from that q and "
+         "checked by exact match keeps 3/10 (Σ p·q); a tree of three distinct drafts holds every candidate, and "
+         "exact match keeps the child the target's own sample takes: 9/10, p's mass on the candidates. Recursive "
+         "rejection sampling over the same tree also keeps 9/10, with the same law: what exact match adds is that "
+         "on every draw it commits at least what its chain commits on the same draws. Both commit exactly p.",
+         _s((4, 3, 2, 1), (1, 1, 1, 0), vocab=("the", "cat", "sat", "on"), depth=2, verification="exact-match:3"),
+         {"acceptance (exact-match)": F(3, 10), "acceptance (exact-match:3)": F(9, 10),
+          "acceptance (multi-distinct:3)": F(9, 10), "acceptance (token)": F(5, 6),
+          "TV to p (exact-match:3)": F(0), "TV to p (exact-match)": F(0)}),
     Card("medusa-typical", "Medusa's typical acceptance as Medusa runs it",
          "p = (.90, .04, .03, .02, .01) and a uniform draft. Medusa keeps a draft x when p(x) > min(ε, δ·exp(−H)) "
          "with H = −Σ p log(p + 1e-5) and δ = 0.3 (medusa_generate's posterior_alpha; √0.09 is 0.3 too): at "

@@ -166,5 +166,5 @@ def test_the_lab_and_the_switch_start_where_the_declaration_says():
     assert {name: getattr(pg, name) for name in session.rule_slots() if not name.startswith("traversal")} == {
         "tree_width": 2, "tree_distinct": False, "ensemble_weight": "0.5", "threshold_single": "1",
         "threshold_acc": "1", "threshold_width": 1, "threshold_top_k": False, "typical_eps": "0.09",
-        "typical_delta": "0.3", "typical_fast": True}
+        "typical_delta": "0.3", "typical_fast": True, "exact_match_width": 1}
     assert rule(declared("typical").name(declared("typical").defaults())).name == "typical:0.09"

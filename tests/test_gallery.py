@@ -18,11 +18,12 @@ def test_card_outcome_holds(card):
 
 def test_the_issue_cards_are_all_there():
     slugs = [c.slug for c in gallery.CARDS]
-    # issue 18 added "verification-rules", issue 23 the engine rules, issue 36 SGLang's top-K and traversal
-    assert len(slugs) == len(set(slugs)) == 17
+    # issue 18 added "verification-rules", issue 23 the engine rules, issue 36 SGLang's top-K, traversal and the
+    # lookup tree's exact match
+    assert len(slugs) == len(set(slugs)) == 18
     assert {"p-equals-q", "disjoint", "q-zero", "p-zero", "topk-excludes-mode", "one-hot", "stop-in-draft",
             "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification", "verification-rules",
-            "engine-rules", "medusa-typical", "sglang-top-k", "traversal"} == set(slugs)
+            "engine-rules", "medusa-typical", "sglang-top-k", "traversal", "lookup-tree-exact-match"} == set(slugs)
 
 
 def test_the_engine_rule_cards_state_the_issues_numbers_and_open_the_playground_on_the_rule():

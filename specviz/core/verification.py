@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from . import ensemble, medusa, threshold, traversal, tree
+from . import ensemble, exact_match, medusa, threshold, traversal, tree
 from .block_verifier import BlockVerifier
 from .errors import VerificationError
 from .rule_params import (  # noqa: F401 - the one reader's names, read here by the registry's users
@@ -87,10 +87,11 @@ BLOCK = Rule("block", "block", "block verification", "block", "kept",
              source="Sun et al. 2025 (Block Verification Accelerates Speculative Decoding)",
              citation="Sun et al. 2025", verifier_class=BlockVerifier, engine_setting=f'{VLLM}="block"')
 
-# rules engines run that theory evaluates (no core verifier yet)
 EXACT_MATCH = Rule("exact-match", "exact-match", "exact match of the target's sample", "exact match", "accepted",
-                   source="mlx-lm's default: draft from q, the target samples its own token, kept when equal",
-                   citation="mlx-lm", engine_setting=f'{VLLM}="strict" (its default); mlx-lm')
+                   source=exact_match.SOURCE, citation="mlx-lm",
+                   engine_setting=f'{VLLM}="strict" (its default); mlx-lm',
+                   verifier_class=exact_match.ExactMatchVerifier, settings=exact_match.ExactMatchSettings(1))
+# a rule engines run that theory evaluates (no core verifier yet)
 GREEDY_DRAFT = Rule("greedy-draft", "greedy-draft", "greedy draft, target's sample", "greedy draft", "accepted",
                     source="the draft proposes argmax q, kept when the target's own sample equals it")
 
@@ -116,6 +117,18 @@ def _multi_distinct(settings: tree.TreeSettings) -> Rule:
                 "accepted", source="drafting without replacement (Recursive Speculative Decoding)",
                 citation="Recursive Speculative Decoding", width=k, distinct=True, verifier_class=TreeVerifier,
                 engine_setting="Recursive Speculative Decoding (drafts without replacement)", settings=settings)
+
+
+def _exact_match(name: str, text: str) -> Rule:
+    """exact-match:K: K distinct children per node, each compared with the target's own sample (K = 1: the chain)."""
+    settings = exact_match.parse_exact_match(name)
+    k = settings.width
+    if k == 1:
+        return EXACT_MATCH
+    return Rule(settings.name, "exact-match", f"tree, {k} distinct drafts per node, exact match of the target's sample",
+                f"tree ×{k}, exact match", "accepted", source=exact_match.SOURCE, citation="mlx-lm", width=k,
+                distinct=True, engine_setting=f'{VLLM}="strict" on a tree of {k} distinct drafts per node',
+                verifier_class=exact_match.ExactMatchVerifier, settings=settings)
 
 
 # --- the engine rules: each module reads its own name with the one reader (core/rule_params.py) -------------
@@ -176,13 +189,14 @@ def _traversal(name: str, text: str) -> Rule:
 # every family part a name may start with, each family's declaration's heads (tests/core/test_family_tables.py)
 _FAMILIES: dict[str, Callable[[str, str], Rule]] = {
     "multi": _multi, "multi-distinct": _multi, "ensemble": _ensemble, "threshold": _threshold, "sglang": _threshold,
-    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal}
+    "typical": _typical, "typical-sample": _typical, "traversal": _traversal, "traversal-distinct": _traversal,
+    "exact-match": _exact_match}
 
 
 # every family a rule can belong to, and whether the core has a verifier for it (the Playground, the command
 # line and the models can run it); a layer table of scope "playable" covers exactly the playable ones
 FAMILIES: dict[str, bool] = {"token": True, "block": True, "tree": True, "ensemble": True, "threshold": True,
-                             "typical": True, "traversal": True, "exact-match": False, "greedy-draft": False}
+                             "typical": True, "traversal": True, "exact-match": True, "greedy-draft": False}
 
 Scope = Literal["all", "playable"]
 T = TypeVar("T")
@@ -281,7 +295,7 @@ TABLES: list[FamilyTable] = []  # every layer table, in import order
 PARAMS_BY_FAMILY: FamilyTable[RuleParams] = FamilyTable("core.verification.PARAMS_BY_FAMILY", {
     "token": NO_PARAMETERS, "block": NO_PARAMETERS, "tree": tree.PARAMS, "ensemble": ensemble.PARAMS,
     "threshold": threshold.PARAMS, "typical": medusa.PARAMS, "traversal": traversal.PARAMS,
-    "exact-match": NO_PARAMETERS, "greedy-draft": NO_PARAMETERS})
+    "exact-match": exact_match.PARAMS, "greedy-draft": NO_PARAMETERS})
 
 
 def declared(family: str) -> RuleParams:
@@ -316,6 +330,8 @@ _FORM_SETTINGS = {
     "typical-sample": "Medusa's fast=False",
     "traversal": "traversal verification (Weng et al. 2025) over K i.i.d. drafts per node; no engine ships it",
     "traversal-distinct": "traversal verification over K distinct drafts per node",
+    "exact-match": f'{VLLM}="strict" and mlx-lm on a tree: K distinct drafts per node, the child equal to the '
+                   "target's own sample kept",
     "sglang": "SGLang as it runs: EAGLE's top-K tree (--speculative-eagle-topk K; argmax q when K = 1) and its "
               "thresholds S and A"}
 
@@ -391,7 +407,7 @@ def _draft_tree(found: Rule, model: Model, prefix: Prefix, streams: RandomStream
 
 
 def _draft_by_width(found: Rule, model: Model, prefix: Prefix, streams: RandomStreams, **settings: Any) -> Block | Tree:
-    """A chain for one draft per node, else a tree (SGLang's thresholds verify both)."""
+    """A chain for one draft per node, else a tree (SGLang's thresholds and exact match verify both)."""
     return (_draft_chain if found.width == 1 else _draft_tree)(found, model, prefix, streams, **settings)
 
 
@@ -409,7 +425,8 @@ def _draft_threshold(found: Rule, model: Model, prefix: Prefix, streams: RandomS
 DRAFTS_BY_FAMILY: FamilyTable[Callable[..., Block | Tree]] = FamilyTable(
     "core.verification.DRAFTS_BY_FAMILY", {"token": _draft_chain, "block": _draft_chain, "tree": _draft_tree,
                                            "ensemble": _draft_chain, "threshold": _draft_threshold,
-                                           "typical": _draft_chain, "traversal": _draft_tree}, scope="playable")
+                                           "typical": _draft_chain, "traversal": _draft_tree,
+                                           "exact-match": _draft_by_width}, scope="playable")
 
 
 def draft_round(verification: str | Rule, model: Model, prefix: Prefix, streams: RandomStreams, *, depth: int,

@@ -276,16 +276,45 @@ def _sample_recursive_rejection(d: Draws) -> Sample:
 
 
 def _sample_with_target(d: Draws, *, greedy: bool = False) -> Sample:
-    """A draft (x ~ q, or argmax q when greedy) and the target's own sample y ~ p: x kept when x == y, and y
-    committed either way (exact match and greedy drafts)."""
+    """A draft (x ~ q, or argmax q when greedy; exact-match:K: K distinct children drawn from q without
+    replacement) and the target's own sample y ~ p: a draft kept when it equals y, and y committed either way
+    (exact match and greedy drafts)."""
     v, n, rng = d.p.vocab_size, d.n, d.rng
     _check_int64([d.p.ticket_ints(), d.q.ticket_ints()], [])
     p_cum, p_total = cumulative([d.p.ticket_ints()])
-    q_cum, q_total = cumulative([d.q.ticket_ints()])
     rows = np.zeros(n, dtype=np.int64)
     y = numpy_draw(rng, p_cum, p_total, rows)
-    x = np.full(n, theory.greedy_token(theory.law_of(d.q))) if greedy else numpy_draw(rng, q_cum, q_total, rows)
-    return Sample(np.bincount(y, minlength=v), int((x == y).sum()), n)
+    if greedy:
+        x = np.full(n, theory.greedy_token(theory.law_of(d.q)))
+        return Sample(np.bincount(y, minlength=v), int((x == y).sum()), n)
+    kept = _drawn_children(d, rows)[np.arange(n), y]  # y is among the round's drafts
+    return Sample(np.bincount(y, minlength=v), int(kept.sum()), n)
+
+
+def _drawn_children(d: Draws, rows: np.ndarray) -> np.ndarray:
+    """(n, V) booleans: the tokens among each round's d.rule.width children drawn from q without replacement (one
+    child from q when the width is 1); a wider node needs q without each token set (at most
+    MAX_MASKED_VOCABULARY tokens)."""
+    v, n = d.q.vocab_size, len(rows)
+    drawn = np.zeros((n, v), dtype=bool)
+    if d.rule.width == 1:
+        q_cum, q_total = cumulative([d.q.ticket_ints()])
+        drawn[np.arange(n), numpy_draw(d.rng, q_cum, q_total, rows)] = True
+        return drawn
+    if v > MAX_MASKED_VOCABULARY:
+        raise RulesError(f"exact match's tree Monte Carlo tabulates q without each set of tokens: at most "
+                         f"{MAX_MASKED_VOCABULARY} tokens, this scenario has {v} (the exact law above still holds)")
+    q_cum, q_total = _masked_tables(d.q.ticket_ints())
+    masks = np.zeros(n, dtype=np.int64)
+    live = np.arange(n)
+    for _ in range(d.rule.width):
+        live = live[q_cum[masks[live], -1] > 0]  # q has no token left: fewer children
+        if not live.size:
+            break
+        x = numpy_draw(d.rng, q_cum, q_total, masks[live])
+        drawn[live, x] = True
+        masks[live] |= 1 << x
+    return drawn
 
 
 def _sample_ensemble(d: Draws) -> Sample:

@@ -161,7 +161,8 @@ def _tree(found: Rule) -> Shape:
 
 
 def _by_width(found: Rule) -> Shape:
-    """SGLang's threshold:S,A drafts a chain; threshold:S,A,K a tree of K distinct children per node."""
+    """SGLang's threshold:S,A and exact-match draft a chain; threshold:S,A,K and exact-match:K a tree of K distinct
+    children per node."""
     return TREE if found.width > 1 else CHAIN
 
 
@@ -175,7 +176,7 @@ def _threshold(found: Rule) -> Shape:
 ROUNDS_BY_FAMILY: FamilyTable[Callable[[Rule], Shape]] = FamilyTable(
     "models.rounds.ROUNDS_BY_FAMILY",
     {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _threshold,
-     "typical": _chain, "traversal": _tree}, scope="playable")
+     "typical": _chain, "traversal": _tree, "exact-match": _by_width}, scope="playable")
 
 
 def round_for(found: Rule) -> Shape:

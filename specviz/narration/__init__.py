@@ -42,6 +42,7 @@ from ..core.trace import (
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
 from . import engine_rules
+from . import exact_match as exact_match_narration
 from . import traversal as traversal_narration
 from . import tree as tree_narration
 
@@ -100,7 +101,8 @@ class Setting:
 CHECKING_BY_FAMILY: FamilyTable[str] = FamilyTable("narration.CHECKING_BY_FAMILY", {
     "token": "as usual", "block": "jointly (block verification)", "tree": "as usual",
     "ensemble": "against the mixture W·p + (1 − W)·q (ensemble)", "threshold": "by SGLang's thresholds",
-    "typical": "by Medusa's typical threshold", "traversal": "from the leaves up (traversal verification)"},
+    "typical": "by Medusa's typical threshold", "traversal": "from the leaves up (traversal verification)",
+    "exact-match": "by exact match of the target's own sample"},
     scope="playable")
 
 
@@ -141,6 +143,8 @@ def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> T
     told = engine_rules.narrate_event(event, vocab, profile.block_formats)  # first: they refine chain and tree events
     if told is None:
         told = traversal_narration.narrate_event(event, vocab, profile.block_formats)
+    if told is None:
+        told = exact_match_narration.narrate_event(event, vocab, profile.block_formats)
     if told is not None:
         return told
     told = block_explain.narrate_event(event, vocab, profile.block_formats)
@@ -308,6 +312,8 @@ def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | in
     engine = engine_rules.values(event, vocab)
     if engine is None:
         engine = traversal_narration.values(event, vocab)
+    if engine is None:
+        engine = exact_match_narration.values(event, vocab)  # type: ignore[assignment]
     if engine is not None:
         return engine
     values: list[tuple[str, Fraction | int]] = []

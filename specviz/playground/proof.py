@@ -46,6 +46,12 @@ TRAVERSAL_NOTE = ("Traversal verification (Weng et al. 2025) is on. It tests the
                   "any rejection, a child is kept (with everything under it) with min(1, p/q), and this picture is "
                   "that step: min(p, q) + (p − q)+ = p. The **Exactness lab** gives the round's exact first-token law "
                   "and kept drafts, and the tests enumerate every drafted tree.")
+EXACT_MATCH_NOTE = ("Exact match is on: the target samples its own token y at each node, a drafted token equal to y "
+                    "is kept and otherwise y itself is committed, so every committed token is a sample of p "
+                    "whatever q is: kept p(x)·P(x drafted) plus instead p(y)·(1 − P(y drafted)) gives p. The "
+                    "picture is the rule's exact law at this node (all its children); it keeps Σ p·q of a chain's "
+                    "drafts, below tokenwise's Σ min(p, q), which is why it suits drafts without a distribution "
+                    "(prompt lookup) best.")
 TREE_NOTE = ("Tree verification is on. This picture is its first sibling's step: against r = p, a child is "
              "accepted with min(1, p/q), and min(p, q) + (p − q)+ = p. Each later sibling is checked the same way "
              "against the residual r left by the rejections before it (min(r, q) + (r − q)+ = r), so the identity "
@@ -64,7 +70,8 @@ class RuleProof:
 NOTES_BY_FAMILY: FamilyTable[RuleProof] = FamilyTable("playground.proof.NOTES_BY_FAMILY", {
     "token": RuleProof(), "block": RuleProof(BLOCK_NOTE), "tree": RuleProof(TREE_NOTE),
     "ensemble": RuleProof(ENSEMBLE_NOTE, own_law=True), "threshold": RuleProof(THRESHOLD_NOTE, own_law=True),
-    "typical": RuleProof(TYPICAL_NOTE, own_law=True), "traversal": RuleProof(TRAVERSAL_NOTE)}, scope="playable")
+    "typical": RuleProof(TYPICAL_NOTE, own_law=True), "traversal": RuleProof(TRAVERSAL_NOTE),
+    "exact-match": RuleProof(EXACT_MATCH_NOTE, own_law=True)}, scope="playable")
 
 
 def rule_note(verification: str) -> str:

@@ -29,7 +29,7 @@ from ..core.trace import (
     StopEvent,
 )
 from ..narration.block import names as block_names
-from . import engine_rules, style, tree
+from . import engine_rules, exact_match, style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 
@@ -441,6 +441,8 @@ def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[
     (a chart: ``style.token_labels``, escaped for plotly; a strip: plain text, escaped by its SVG)."""
     if (engine := engine_rules.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
         return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rules.py)
+    if (matched := exact_match.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
+        return matched  # exact match: the target's own sample decides (plots/exact_match.py)
     if tree.is_tree_round(round_events):
         return _tree_figures(event, round_events, vocab, presenter=presenter)
     if isinstance(event, DraftEvent):

@@ -154,7 +154,7 @@ THEORY_BY_FAMILY: FamilyTable[RuleTheory] = FamilyTable("theory.rules.THEORY_BY_
     # traversal verification judges whole paths: one node alone (a depth-1 tree) is recursive rejection sampling
     "traversal": RuleTheory(core_law(traversal.law), traversal_expectation, round_pass_drafts, whole_tree_token,
                             check=check_traversal),
-    "exact-match": node_by_node(exact_match_law),
+    "exact-match": node_by_node(exact_match_law, check=check_distinct_paths),
     "greedy-draft": node_by_node(greedy_draft_law),
 })
 

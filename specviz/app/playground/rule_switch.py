@@ -181,6 +181,11 @@ CHOICES: tuple[Choice, ...] = (
     Choice("typical", "Medusa", "Medusa (typical acceptance): a draft is kept when p(x) > min(ε, δ·exp(−H)), δ = 0.3 "
                                 "by default (medusa_generate's posterior_alpha); argmax p after a rejection",
            exact=False),
+    Choice("exact-match", "exact match", "exact match (mlx-lm, vLLM's rejection_sample_method=\"strict\"): the "
+                                         "target samples its own token at each node and the draft equal to it is "
+                                         "kept, else that sample is committed (exact whatever q; a tree of distinct "
+                                         "drafts keeps the child equal to it)",
+           problems=_tree_problems),
 )
 BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
 # traversal verification plays in the core, the command line, the lab and on real models; the Step's pictures

@@ -191,7 +191,7 @@ class PlaygroundSession:
 
 def rule_slot(family: str, field: str) -> str:
     """The session slot of one declared parameter of a playable rule (a control of the switch): "<family>_<field>"."""
-    return f"{family}_{field}"
+    return f"{family}_{field}".replace("-", "_")  # "exact-match" -> "exact_match_width": a Python name
 
 
 def rule_slots() -> tuple[str, ...]:
