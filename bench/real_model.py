@@ -7,7 +7,8 @@ settings, the exact speculative run, transformers' assisted generation with the 
 one (prompt lookup: `prompt_lookup_num_tokens`; early exit and bfloat16: `assistant_model`), and the
 speedup the cost model (measured in this run) predicts beside the measured one, the same draft under
 block verification (Sun et al. 2025: the same target pass, never fewer accepted drafts in expectation),
-and the same draft as a tree (``multi-distinct:K``, the whole tree scored in one target pass; widths 2
+and the same draft as a tree (the whole tree scored in one target pass; prompt lookup's by exact match,
+``exact-match:K``, its rule; a model draft's by recursive rejection sampling, ``multi-distinct:K``; widths 2
 and 3 for prompt lookup, 2 for a partial early exit, whose full tree of depth 4 has 30 nodes; none for
 q = p or bfloat16, which accept nearly every draft already).
 Rows are interleaved `--repeats` times and the fastest of each is kept, so a busy moment on a shared
@@ -78,6 +79,12 @@ def tree_widths(target, preset: ModelPreset) -> tuple[int, ...]:
     return (2,) if spec.kind == "early-exit" and spec.layers < target.n_layers else ()
 
 
+def tree_rule(preset: ModelPreset, width: int) -> str:
+    """The tree rule of a preset's draft: exact match for prompt lookup (no draft distribution), else recursive
+    rejection sampling with distinct children."""
+    return f"exact-match:{width}" if preset.draft_spec.kind == "lookup" else f"multi-distinct:{width}"
+
+
 def exact_leg(target, preset: ModelPreset, prompt, seed: int, plain: bool,
               verification: str = "token") -> tuple[Leg, Session]:
     session = Session(target, None if plain else preset.draft_spec,
@@ -125,7 +132,7 @@ def main() -> None:
                       shared=isinstance(session.draft, SharedTargetDraft))
             for width in tree_widths(target, preset):
                 leg, session = exact_leg(target, preset, prompt, 1, plain=False,
-                                         verification=f"multi-distinct:{width}")
+                                         verification=tree_rule(preset, width))
                 keep_best(best, f"{preset.name}|tree{width}", leg.summary.wall_s, leg=leg,
                           shared=isinstance(session.draft, SharedTargetDraft))
             assist = assistant_kwargs(target, preset)
@@ -141,7 +148,7 @@ def main() -> None:
         rows = [("plain sampling (exact core)", plain_s, "", "1.00", "-", "-", "-"),
                 ("plain sampling (transformers)", best[f"{preset.name}|hf plain"]["seconds"], "", "-", "-", "-", "-")]
         kinds = [("exact", "tokenwise"), ("block", "block verification")] + [
-            (f"tree{k}", f"tree ×{k} (multi-distinct:{k})") for k in tree_widths(target, preset)]
+            (f"tree{k}", f"tree ×{k} ({tree_rule(preset, k)})") for k in tree_widths(target, preset)]
         for key, how in kinds:
             exact = best[f"{preset.name}|{key}"]
             s = exact["leg"].summary

@@ -12,7 +12,9 @@ nginx; `--print-config` prints the nginx configuration (docs/hosting.md).
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
+import re
 import resource
 import secrets
 import shutil
@@ -21,14 +23,15 @@ import socket
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from deploy import nginx, static, workers  # noqa: E402  (run as a script: the repository root goes first)
-from deploy.errors import NginxMissingError, ServeConfigError, ServeError  # noqa: E402
+from deploy.errors import ServeConfigError, ServeError  # noqa: E402
 from deploy.supervisor import Child, Supervisor  # noqa: E402
 
 MAX_RESTARTS = 3  # a worker that keeps dying is left down (nginx sends its visitors to the others)
@@ -44,7 +47,7 @@ class Plan:
     remote: tuple[str, ...]
     listen: tuple[str, ...]
     port: int
-    folder: Path
+    folder: Path | None  # None: a new temporary folder, made once every setting is checked
     keep: bool
 
     @property
@@ -52,23 +55,65 @@ class Plan:
         return tuple(f"{s.host}:{s.port}" for s in self.specs) + self.remote
 
 
+MAX_WORKERS = 64
+
+
 def cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse whose refusals are one line naming the flag, the value and what is allowed (not the usage block)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ServeConfigError(f"{message} (see scripts/serve.py --help)")
+
+
+def whole(low: int, high: int, what: str) -> Callable[[str], int]:
+    """A reader of whole numbers in low..high; argparse names the flag in front of its refusal."""
+
+    def read(text: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]{1,12}", text.strip()):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; use {low} to {high} ({what})")
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range; use {low} to {high} ({what})")
+        return value
+
+    read.__name__ = "whole number"
+    return read
+
+
+def host(text: str) -> str:
+    """An address to listen on: a host name, an IPv4 address or an IPv6 address (brackets optional)."""
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    try:
+        ipaddress.ip_address(bare)
+        return text
+    except ValueError:
+        pass
+    if nginx.HOSTNAME.match(bare) and not bare.replace(".", "").isdigit():
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not an address; use a host name, an IPv4 address such as "
+                                     "127.0.0.1 or an IPv6 address such as ::1")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)), help="nginx's port (8501)")
-    ap.add_argument("--address", action="append", default=None,
+    """The flags, each read and range-checked by its type: a refusal is ServeConfigError, one line."""
+    ap = Parser(prog="scripts/serve.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    port = whole(1, 65535, "a TCP port")
+    ap.add_argument("--port", type=port, default=os.environ.get("PORT", "8501"), help="nginx's port (8501)")
+    ap.add_argument("--address", type=host, action="append", default=None,
                     help="address nginx listens on (repeatable; default all IPv4 and IPv6 interfaces)")
-    ap.add_argument("--workers", type=int, default=None, help="app processes here (default: the CPU count)")
+    ap.add_argument("--workers", type=whole(0, MAX_WORKERS, "app processes here; 0 only with --upstream"),
+                    default=None, help=f"app processes here, 0 to {MAX_WORKERS} (default: the CPU count)")
     ap.add_argument("--upstream", action="append", default=[], metavar="HOST:PORT",
                     help="an app process on another machine (repeatable; see --workers-only)")
     ap.add_argument("--workers-only", action="store_true",
                     help="start the app processes only (for another machine's nginx) and print their upstream lines")
-    ap.add_argument("--worker-address", default="127.0.0.1", help="address the app processes listen on")
-    ap.add_argument("--worker-port", type=int, default=None,
-                    help="first app process port (then consecutive; default: free ports)")
+    ap.add_argument("--worker-address", type=host, default="127.0.0.1", help="address the app processes listen on")
+    ap.add_argument("--worker-port", type=port, default=None,
+                    help="first app process port, 1 to 65535 (then consecutive; default: free ports)")
     ap.add_argument("--no-freeze", action="store_true",
                     help="no preloading (default: deploy/worker.py imports the libraries and freezes them out of "
                          "the garbage collector before the app starts)")
@@ -83,35 +128,80 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def listen_addresses(args: argparse.Namespace) -> tuple[str, ...]:
     """Every interface, IPv4 and (where the machine has it) IPv6, like `make run`; or the given addresses."""
     if args.address:
-        return tuple(f"{a}:{args.port}" for a in args.address)
+        return tuple(f"[{a}]:{args.port}" if ":" in a and not a.startswith("[") else f"{a}:{args.port}"
+                     for a in args.address)
     both = [f"0.0.0.0:{args.port}"]
     if socket.has_ipv6 and workers.port_is_free("::1", 0):
         both.append(f"[::]:{args.port}")
     return tuple(both)
 
 
+def check_folder(text: str) -> Path:
+    """--dir as an absolute path that is, or can become, a folder (nothing is made here)."""
+    folder = Path(text).expanduser().resolve()
+    if folder.exists() and not folder.is_dir():
+        raise ServeConfigError(f"--dir {text!r} is a file, not a folder; give a folder for the configuration and "
+                               "logs (made when missing)")
+    for parent in folder.parents:
+        if parent.exists():
+            if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+                raise ServeConfigError(f"--dir {text!r}: no folder can be made in {str(parent)!r}; give a folder "
+                                       "you can write")
+            break
+    return folder
+
+
+def check_programs(args: argparse.Namespace) -> None:
+    """--python names a program that runs, --app a file that exists: before any process starts."""
+    found = shutil.which(args.python)
+    if found is None:
+        raise ServeConfigError(f"--python {args.python!r}: no such program; give the Python that runs the app "
+                               f"(default: this one, {sys.executable})")
+    if not Path(args.app).is_file():
+        raise ServeConfigError(f"--app {args.app!r}: no such file; give the app's entry (default: {ROOT / 'app.py'})")
+
+
+def worker_ports(args: argparse.Namespace, count: int) -> list[int]:
+    """The app processes' ports: free ones, or --worker-port and the next ones, each checked free now."""
+    host = args.worker_address.strip("[]")
+    try:
+        free = workers.free_ports(max(count, 1), host)  # also proves the address is one of this machine's
+    except OSError as error:
+        raise ServeConfigError(f"--worker-address {args.worker_address!r}: the app processes cannot listen there "
+                               f"({error.strerror or error}); use an address of this machine, e.g. 127.0.0.1") \
+            from None
+    if args.worker_port is None:
+        return free[:count]
+    ports = list(range(args.worker_port, args.worker_port + count))
+    if ports and ports[-1] > 65535:
+        raise ServeConfigError(f"--worker-port {args.worker_port}: {count} ports from there pass 65535; use a first "
+                               f"port up to {65536 - count}")
+    busy = [p for p in ports if not workers.port_is_free(host, p)]
+    if busy:
+        raise ServeConfigError(f"--worker-port {args.worker_port}: port {busy[0]} is in use on {args.worker_address} "
+                               f"(the app processes take ports {ports[0]} to {ports[-1]}); choose another first "
+                               "port, or leave --worker-port out for free ports")
+    return ports
+
+
 def make_plan(args: argparse.Namespace) -> Plan:
-    """Check the settings (ServeConfigError names the bad one) and choose ports."""
+    """Check every setting (ServeConfigError names the bad one) and choose ports; nothing is started or made."""
     count = cpu_count() if args.workers is None else args.workers
-    if count < 0 or count > 64:
-        raise ServeConfigError(f"--workers {count}: use 0 to 64 app processes (0 only with --upstream)")
+    if not 0 <= count <= MAX_WORKERS:
+        raise ServeConfigError(f"--workers {count}: use 0 to {MAX_WORKERS} app processes (0 only with --upstream)")
     if count == 0 and not args.upstream:
         raise ServeConfigError("--workers 0: with no --upstream there would be no app process to serve")
     if not 1 <= args.port <= 65535:
         raise ServeConfigError(f"--port {args.port}: use a port from 1 to 65535")
     for upstream in args.upstream:
         nginx.split_address(upstream, "--upstream")
-    host = args.worker_address
-    if args.worker_port is None:
-        ports = workers.free_ports(count, host)
-    else:
-        ports = list(range(args.worker_port, args.worker_port + count))
-        if ports and ports[-1] > 65535:
-            raise ServeConfigError(f"--worker-port {args.worker_port}: {count} ports from there pass 65535")
+    folder = check_folder(args.dir) if args.dir else None
+    if not (args.print_config and count == 0):
+        check_programs(args)
+    ports = worker_ports(args, count)
     secret = os.environ.get("SPECVIZ_COOKIE_SECRET") or secrets.token_hex(32)
-    specs = tuple(workers.WorkerSpec(args.python, Path(args.app), host, p, secret, freeze=not args.no_freeze)
-                  for p in ports)
-    folder = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="specviz-serve-"))
+    specs = tuple(workers.WorkerSpec(args.python, Path(args.app), args.worker_address.strip("[]"), p, secret,
+                                     freeze=not args.no_freeze) for p in ports)
     return Plan(specs, tuple(args.upstream), listen_addresses(args), args.port, folder, args.keep)
 
 
@@ -248,22 +338,22 @@ def serve(plan: Plan, program: str | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    """Check every argument, then print the configuration or serve; a refusal is one line, exit status 2."""
     try:
+        args = parse_args(argv)
+        plan = make_plan(args)  # every setting, its range before anything is bound, made or started
         program = None if args.workers_only or args.print_config else nginx.find_nginx()
         if not args.workers_only and not args.print_config and not workers.port_is_free("0.0.0.0", args.port):
-            raise ServeError(f"port {args.port} is in use (another `make run` or `make serve`?): "
-                             f"choose another, e.g. make serve PORT={args.port + 1}")
-        plan = make_plan(args)
-    except NginxMissingError as error:
+            raise ServeError(f"--port {args.port}: port {args.port} is in use (another `make run` or `make serve`?): "
+                             f"choose another, e.g. make serve PORT={args.port + 1 if args.port < 65535 else 8502}")
+    except ServeError as error:  # NginxMissingError and ServeConfigError too
         print(f"specviz serve: {error}", file=sys.stderr)
         return EXIT_SETUP
-    except ServeError as error:
-        print(f"specviz serve: {error}", file=sys.stderr)
-        return EXIT_SETUP
+    temporary = plan.folder is None
+    plan = replace(plan, folder=plan.folder or Path(tempfile.mkdtemp(prefix="specviz-serve-")))
     if args.print_config:
         print(nginx.render(site_for(plan, static.streamlit_bundle_dir().parent)))
-        if not args.dir:
+        if temporary:
             shutil.rmtree(plan.folder, ignore_errors=True)
         return 0
     return serve(plan, program)

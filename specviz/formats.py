@@ -91,6 +91,17 @@ def fixed(value: Number, places: int = 4) -> str:
     return f"{float(Fraction(value)):.{places}f}"
 
 
+def decimal(value: Number, places: int = 4) -> str:
+    """value with `places` decimals ('0.3000'), or, where those would show fewer than two of its digits
+    (|value| < 10^(1 − places)), with significant digits ('1.23e-05'): a nonzero value never reads as 0.0000."""
+    value = Fraction(value)
+    if value == 0:
+        return "0"  # exactly: no places to suggest a rounded value
+    if abs(value) >= Fraction(1, 10 ** (places - 1)):
+        return fixed(value, places)
+    return significant(value, 3)
+
+
 def approx(value: Number, digits: int = 4) -> str:
     """'≈ 0.3333' (significant digits)."""
     return f"≈ {significant(value, digits)}"
@@ -107,15 +118,15 @@ def fit(value: Number, width: int, digits: int = 4, mark: str = "≈ ", places: 
         text = exact(value)
         if len(text) <= width:
             return text
-    return mark + (significant(value, digits) if places is None else fixed(value, places))
+    return mark + (significant(value, digits) if places is None else decimal(value, places))
 
 
 def fraction(value: Number, places: int = 4) -> str:
-    """'3/10 ≈ 0.3000' (exact first, then the decimal); whole numbers stay '1', '0'. Every digit: for short values."""
+    """'3/10 ≈ 0.3000' (exact first, then the decimal, ``decimal``); whole numbers stay '1', '0'. Every digit."""
     value = Fraction(value)
     if value.denominator == 1:
         return str(value.numerator)
-    return f"{exact(value)} ≈ {fixed(value, places)}"
+    return f"{exact(value)} ≈ {decimal(value, places)}"
 
 
 def fraction_fit(value: Number, width: int, digits: int = 6, places: int = 4) -> str:
@@ -132,7 +143,7 @@ def fraction_folded(value: Number, places: int = 4) -> str:
     if value.denominator == 1:
         return abbreviate(value.numerator)
     if is_long(value):
-        return f"≈ {fixed(value, places)} (exact: {digit_count(value.denominator)}-digit fraction)"
+        return f"≈ {decimal(value, places)} (exact: {digit_count(value.denominator)}-digit fraction)"
     return fraction(value, places)
 
 
@@ -151,7 +162,7 @@ def formula_operand(value: Number) -> str:
     value = Fraction(value)
     if value.denominator == 1:
         return abbreviate(value.numerator)
-    return f"≈ {fixed(value)}" if is_long(value) else exact(value)
+    return f"≈ {decimal(value)}" if is_long(value) else exact(value)
 
 
 def draw(draw_value: int, draw_range: int, point: bool = True) -> str:

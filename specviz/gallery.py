@@ -164,16 +164,49 @@ CARDS: tuple[Card, ...] = (
           "acceptance (threshold:1,1)": F(4, 9), "acceptance (exact-match)": F(4, 9),
           "TV to p (threshold:1,1)": F(0), "acceptance (threshold:0.5,0.8)": F(11, 18),
           "TV to p (threshold:0.5,0.8)": F(1, 18)}),
+    Card("lookup-tree-exact-match", "A lookup tree by exact match",
+         "Prompt lookup has no draft distribution: after \"the cat\" three earlier lines went on with the, cat and "
+         "sat, so q is uniform over those three (invented) and p = (.4, .3, .2, .1). A chain drawn from that q and "
+         "checked by exact match keeps 3/10 (Σ p·q); a tree of three distinct drafts holds every candidate, and "
+         "exact match keeps the child the target's own sample takes: 9/10, p's mass on the candidates. Recursive "
+         "rejection sampling over the same tree also keeps 9/10, with the same law: what exact match adds is that "
+         "on every draw it commits at least what its chain commits on the same draws. Both commit exactly p.",
+         _s((4, 3, 2, 1), (1, 1, 1, 0), vocab=("the", "cat", "sat", "on"), depth=2, verification="exact-match:3"),
+         {"acceptance (exact-match)": F(3, 10), "acceptance (exact-match:3)": F(9, 10),
+          "acceptance (multi-distinct:3)": F(9, 10), "acceptance (token)": F(5, 6),
+          "TV to p (exact-match:3)": F(0), "TV to p (exact-match)": F(0)}),
     Card("medusa-typical", "Medusa's typical acceptance as Medusa runs it",
          "p = (.90, .04, .03, .02, .01) and a uniform draft. Medusa keeps a draft x when p(x) > min(ε, δ·exp(−H)) "
-         "with H = −Σ p log(p + 1e-5) and δ = √ε (Medusa's recommended default): at ε = 0.09 only a passes, and "
-         "after a rejection Medusa commits argmax p (fast=True, its default). Every first token is a: total "
-         "variation 1/10 from p. The project's earlier typical:0.09 sampled p after a rejection and was at 1/50; "
-         "old typical:EPS links now open Medusa's rule.",
+         "with H = −Σ p log(p + 1e-5) and δ = 0.3 (medusa_generate's posterior_alpha; √0.09 is 0.3 too): at "
+         "ε = 0.09 only a passes, and after a rejection Medusa commits argmax p (fast=True, its default). Every "
+         "first token is a: total variation 1/10 from p. The project's earlier typical:0.09 sampled p after a "
+         "rejection and was at 1/50; old typical:EPS links now open Medusa's rule.",
          _s((90, 4, 3, 2, 1), (1, 1, 1, 1, 1), vocab=("a", "b", "c", "d", "e"), depth=2, verification="typical:0.09"),
          {"acceptance (typical:0.09)": F(1, 5), "P(first = a) under typical:0.09": F(1),
           "TV to p (typical:0.09)": F(1, 10), "TV to p (typical-sample:0.09)": F(1, 10),
           "TV to p (typical:0.09,0.3)": F(1, 10), "accepted drafts (typical:0.09)": F(6, 25)}),
+    Card("sglang-top-k", "SGLang's thresholds on its own top-K drafts",
+         "p = (2, 1, 1, 0, 4)/8 and q = (1, 1, 1, 1, 4)/8 under SGLang's thresholds S = 1/4, A = 1/2 with two drafts "
+         "per node. As SGLang runs (sglang:S,A,K), the drafts are q's two most likely tokens, e then a, and "
+         "p(e) = 1/2 ≥ S keeps e whatever the coin: every first token is e, at total variation 1/2 from p. On two "
+         "drafts sampled from q (threshold:S,A,K) the same thresholds are at 65/294. At SGLang's default S = A = 1 "
+         "both are exact. Opens in the Playground with SGLang's top-K drafting on.",
+         _s((2, 1, 1, 0, 4), (1, 1, 1, 1, 4), vocab=("a", "b", "c", "d", "e"), depth=2,
+            verification="sglang:0.25,0.5,2"),
+         {"TV to p (sglang:1/4,1/2,2)": F(1, 2), "P(first = e) under sglang:1/4,1/2,2": F(1),
+          "TV to p (threshold:1/4,1/2,2)": F(65, 294), "TV to p (sglang:1,1,2)": F(0),
+          "TV to p (threshold:1,1,2)": F(0), "acceptance (sglang:1/4,1/2,2)": F(1)}),
+    Card("traversal", "Traversal verification: the leaves first",
+         "The paper's p = (1/3, 2/3) and q = (2/3, 1/3), a tree of two i.i.d. drafts per node, two levels. Recursive "
+         "rejection sampling checks it from the root and keeps 112/81 drafts per round; traversal verification "
+         "(Weng et al. 2025) tests it from the leaves up, each node against the weight of its whole path, and keeps "
+         "118/81 from the same trees, both exactly p. With one draft per node it keeps block verification's 11/9. "
+         "Opens in the lab's rules view.",
+         _s((1, 2), (2, 1), vocab=("a", "b"), depth=2, verification="multi:2"),
+         {"accepted drafts (multi:2)": F(112, 81), "accepted drafts (traversal:2)": F(118, 81),
+          "accepted drafts (traversal:1)": F(11, 9), "accepted drafts (block)": F(11, 9),
+          "accepted drafts (traversal-distinct:2)": F(2), "TV to p (traversal:2)": F(0)},
+         opens="rules"),
 )
 
 BY_SLUG: dict[str, Card] = {c.slug: c for c in CARDS}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specviz import formats
@@ -65,8 +66,24 @@ def test_the_profiles_formats():
     assert formats.draw(3, 7) == "draw 3 of 0..6 (u = 3/7 ≈ 0.4286)"
     assert formats.draw(3, 7, point=False) == "draw 3 of 0..6"
     long = Fraction(3**80, 2**140)
-    assert formats.fraction_folded(long) == f"≈ {float(long):.4f} (exact: 43-digit fraction)"
-    assert formats.formula_operand(long) == f"≈ {float(long):.4f}" and formats.formula_operand(Fraction(1, 3)) == "1/3"
+    assert formats.fraction_folded(long) == "≈ 0.000106 (exact: 43-digit fraction)"  # not ≈ 0.0001: two digits
+    assert formats.formula_operand(long) == "≈ 0.000106" and formats.formula_operand(Fraction(1, 3)) == "1/3"
+    huge = Fraction(1, 10**40 + 5)  # p(.) with weights of 10^40: the page said "p(.) = ≈ 0.0000"
+    assert formats.fraction_folded(huge).startswith("≈ 1e-40 (exact:") and formats.formula_operand(huge) == "≈ 1e-40"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=-10**6, max_value=10**6).filter(lambda v: v != 0) | st.builds(
+    lambda n, e: Fraction(n, 10**e), st.integers(1, 999), st.integers(0, 500)))
+def test_a_decimal_never_reads_as_zero_and_keeps_two_significant_digits(value):
+    text = formats.decimal(value)
+    assert text.strip("-0.") != "", text  # never 0.0000 for a value that is not 0
+    if abs(value) >= Fraction(1, 1000):
+        assert text == f"{float(value):.4f}"  # the page's four places where they show two digits or more
+    elif abs(value) > Fraction(1, 10**300):
+        assert abs(float(text) - float(value)) <= abs(float(value)) * 0.006  # three significant digits
+    shown = formats.fraction(value) if value.denominator < 10**9 else formats.fraction_folded(value)
+    assert not re.search(r"≈ -?0\.0+(?![0-9])", shown), shown  # a nonzero value never reads as ≈ 0.0000
     assert formats.thousands(12345) == "12,345" and formats.thousands(10**20) == "100000…000000 (21 digits)"
 
 

@@ -18,10 +18,12 @@ def test_card_outcome_holds(card):
 
 def test_the_issue_cards_are_all_there():
     slugs = [c.slug for c in gallery.CARDS]
-    assert len(slugs) == len(set(slugs)) == 15  # issue 18 added "verification-rules", issue 23 the engine rules
+    # issue 18 added "verification-rules", issue 23 the engine rules, issue 36 SGLang's top-K, traversal and the
+    # lookup tree's exact match
+    assert len(slugs) == len(set(slugs)) == 18
     assert {"p-equals-q", "disjoint", "q-zero", "p-zero", "topk-excludes-mode", "one-hot", "stop-in-draft",
             "fp32-tiny", "mask-all", "boundary", "deep-bonus", "block-verification", "verification-rules",
-            "engine-rules", "medusa-typical"} == set(slugs)
+            "engine-rules", "medusa-typical", "sglang-top-k", "traversal", "lookup-tree-exact-match"} == set(slugs)
 
 
 def test_the_engine_rule_cards_state_the_issues_numbers_and_open_the_playground_on_the_rule():
@@ -37,7 +39,7 @@ def test_the_engine_rule_cards_state_the_issues_numbers_and_open_the_playground_
     for card in (engine, medusa):
         assert card.opens == "playground" and card.scenario.verification in share.scenario_to_query(card.scenario)[
             "verification"]
-        assert all(text in card.text for text in ("1/")) and "δ = √ε" in medusa.text
+        assert all(text in card.text for text in ("1/")) and "δ = 0.3" in medusa.text
     with pytest.raises(gallery.UnknownFactError, match="P\\(length = 1\\)"):  # a round fact needs an enumerable rule
         gallery.observe(engine, ["P(length = 1)"])
 
@@ -63,6 +65,16 @@ def test_the_block_verification_card_states_the_papers_numbers():
 def test_card_opens_in_the_playground(card):
     scenario, step = share.scenario_from_query(share.scenario_to_query(card.scenario))
     assert scenario == card.scenario and step == 0
+
+
+def test_the_issue_36_cards_state_its_numbers():
+    """SGLang's thresholds S = 1/4, A = 1/2, two drafts: 1/2 on its own top-K drafts, 65/294 on sampled ones; traversal
+    keeps 118/81 drafts where recursive rejection sampling keeps 112/81 (Sun et al.'s example, width 2, depth 2)."""
+    sglang = gallery.observe(gallery.BY_SLUG["sglang-top-k"])
+    assert sglang["TV to p (sglang:1/4,1/2,2)"] == F(1, 2) and sglang["TV to p (threshold:1/4,1/2,2)"] == F(65, 294)
+    traversal = gallery.observe(gallery.BY_SLUG["traversal"])
+    assert traversal["accepted drafts (traversal:2)"] == F(118, 81) > traversal["accepted drafts (multi:2)"]
+    assert gallery.BY_SLUG["traversal"].opens == "rules"
 
 
 def test_observe_reports_disagreement_and_unknown_facts():

@@ -53,7 +53,6 @@ def test_exact_values_fold_only_long_numbers():
     scenario = _scenario("far apart", 0)
     events = [e for r in play(scenario, 2) for e in r.trace]
     assert all(narration.exact_values(e, scenario.vocab) == [] for e in events)
-    assert narration.exact_values_html([]) == ""
 
 
 @pytest.mark.parametrize(("verification", "how"), [("token", "as usual"), ("block", "jointly (block verification)"),

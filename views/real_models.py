@@ -16,21 +16,16 @@ from specviz.models.presets import PRESETS, by_name
 from specviz.models.race import SPECULATIVE, TRIALS, race, run_leg
 
 ss = st.session_state
-BUNDLED, CUSTOM = "SmolLM2-135M-Instruct (bundled, offline)", "Hub id, local folder or .gguf file"
 
 # --- model ----------------------------------------------------------------------------------------------------
 st.title("Real models")
 st.caption("The same exact verifier on a real language model, raced against plain sampling: p and q are the "
            "models' FP32 softmax, turned into exact integer tickets before any draw. Rounds and draft positions "
            "count from 0, as in the Playground.")
-with st.expander("Model and device", expanded=False):
-    choice = st.radio("Target model", [BUNDLED, CUSTOM], key="rm_model", horizontal=True)
-    custom = st.text_input("Hub id or folder", key="rm_custom", placeholder="HuggingFaceTB/SmolLM2-360M-Instruct",
-                           disabled=choice != CUSTOM)
+spec = app.model_choice()
+with st.expander("Device", expanded=False):
     device = st.selectbox("Device", ["auto", *available_devices()], key="rm_device")
-spec = "smollm2" if choice == BUNDLED else custom.strip()
 if not spec:
-    st.info("Type a hub id or a local folder to load a model.")
     st.stop()
 device_choice = None if device == "auto" else device
 target = app.get_model(spec, device_choice)
@@ -75,15 +70,16 @@ def generate() -> dict | None:
             return None
     chosen = settings()
     try:
-        progress = app.live_view(slot, target.tokenizer, draft.label(), chosen, race_on)
+        live = app.live_view(slot, target.tokenizer, draft.label(), chosen, race_on)
         if race_on:
-            result = race(target, ss.rm_prompt, draft, chosen, draft_model=draft_model, progress=progress,
-                          keep_raw=True)
+            result = race(target, ss.rm_prompt, draft, chosen, draft_model=draft_model, progress=live.progress,
+                          keep_raw=True, stage=live.stage)
             leg = result.speculative
         else:
             result = None
+            live.stage("Starting the run")
             leg = run_leg(SPECULATIVE, Session(target, draft, chosen, ss.rm_prompt, draft_model=draft_model,
-                                               top_n=None, keep_raw=True), progress)
+                                               top_n=None, keep_raw=True), live.progress)
     except SpecvizError as error:  # a refusal (context length, draft, verification): one line, the old result stays
         slot.empty()
         st.error(str(error))

@@ -46,6 +46,23 @@ cols[1].metric("TV(p, q) = 1 − α", f"{float(1 - alpha):.4f}")
 cols[2].metric("depth g", scenario.depth)
 st.plotly_chart(plots.alpha_bars(p, q, scenario.vocab), width="stretch", theme=None)
 
+st.subheader("vLLM's strict and probabilistic rejection sampling")
+strict = theory.node_law("strict", p, q).acceptance  # the draft kept when the target's own sample equals it
+st.markdown("vLLM's Model Runner V2 names its verifiers `rejection_sample_method`: **\"strict\"** (its default) "
+            "keeps a draft x ~ q only when the target's own sample y ~ p equals it, with probability Σ p(x)·q(x); "
+            "**\"probabilistic\"** accepts x with min(1, p(x)/q(x)) and corrects from the residual, with "
+            "probability Σ min(p(x), q(x)) = α. Both commit exactly p; α ≥ Σ p·q always (min(p, q) ≥ p·q token by "
+            "token), and the gap is what strict leaves on the table (PRs #35461 and #46781; \"block\" is block "
+            "verification).")
+cols = st.columns(3)
+cols[0].metric("probabilistic: Σ min(p, q)", numbers.number_text(alpha), help=f"exactly {alpha}")
+cols[1].metric("strict: Σ p·q", numbers.number_text(strict), help=f"exactly {strict}")
+cols[2].metric(f"tokens per round at g = {scenario.depth}",
+               f"{float(theory.expected_tokens(alpha, scenario.depth)):.3f} vs "
+               f"{float(theory.expected_tokens(strict, scenario.depth)):.3f}",
+               help="(1 − a^(g+1)) / (1 − a) with the same acceptance a at every position: probabilistic vs strict")
+st.plotly_chart(plots.strict_probabilistic_bars(p, q, scenario.vocab), width="stretch", theme=None)
+
 # --- expected tokens and speedup -----------------------------------------------------------------
 st.header("Tokens per round and walltime speedup")
 st.markdown(r"With the same α at every position, a round commits $\frac{1-\alpha^{g+1}}{1-\alpha}$ tokens on "
@@ -81,7 +98,12 @@ st.header("Measured against theory")
 st.warning("The formula assumes the same α at every position, independently. It is exact when p and q do not "
            "depend on the position (fixed mode, no stop tokens); in Markov mode, with stop tokens, or for real "
            "models α changes from position to position and the formula is only a guide.")
-found = measured.collect(ss)
+collected = measured.collect(ss)
+found = collected.found
+for note in collected.notes:  # a source the library refused to measure, and why
+    st.caption(note)
+for bug in collected.bugs:  # a bug that stopped one: said as one (its traceback is in the server's log)
+    st.error(bug)
 if not found:
     st.info("Nothing measured in this session yet: play some rounds in the Playground or generate with the "
             "real-model page, then come back. The exact value for this scenario is shown as a star.")

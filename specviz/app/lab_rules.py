@@ -1,7 +1,9 @@
 """The Exactness lab's rules view: every verification rule side by side on the current scenario.
 
 Page plumbing only: widgets, caches and rendering; the numbers come from ``specviz.lab.rules`` (pure,
-tested) and the figures from ``specviz.plots.rules``.
+tested) and the figures from ``specviz.plots.rules``. The engine rules' controls are built from their declared
+parameters (``core.verification.PARAMS_BY_FAMILY``: label, stops, help, where a side-by-side view starts), one
+column per family that ``lab.rule_rows.ROWS_BY_FAMILY`` offers controls for; their values name the rows.
 """
 
 from __future__ import annotations
@@ -11,20 +13,18 @@ from collections.abc import Mapping
 import streamlit as st
 
 from ..core import SpecvizError, rule
-from ..lab import rules
+from ..core.rule_params import Param
+from ..core.verification import declared
+from ..lab import rule_rows, rules
 from ..playground import share
 from ..plots import lab as lab_plots
 from ..plots import rules as plots
+from ..plots import style
 from ..scenario import Scenario
 from . import scenario_picker as picker
 
 CHECKS, RULES = "Exactness checks", "Verification rules side by side"
 VIEW_PARAM = "rules"  # ?view=rules opens this view (the gallery's card links here with its scenario)
-WEIGHTS = ["0.1", "0.25", "0.5", "0.75", "0.9", "1"]  # ensemble:W
-THRESHOLDS = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"]  # SGLang's S and A
-EPS_CHOICES = ["0.01", "0.03", "0.05", "0.09", "0.2", "0.3", "0.5"]  # Medusa's ε
-SQRT_EPS = "√ε"
-DELTAS = [SQRT_EPS, "0.1", "0.3", "0.5", "1"]  # Medusa's δ
 ROUNDS = [10_000, 100_000, 1_000_000]
 
 
@@ -49,29 +49,38 @@ def _samples(key: str, engine_rules: tuple[str, ...], n: int, seed: int) -> dict
     return {name: rules.sample_first_tokens(scenario, name, n, seed) for name in rules.rule_names(engine_rules)}
 
 
-def engine_rule_names(weight: str, single: str, acc: str, eps: str, delta: str, fast: bool) -> tuple[str, ...]:
-    """The engine rules' rows the controls choose: ensemble:W, SGLang's default threshold:1,1 and the chosen S, A,
-    and Medusa's typical:EPS[,DELTA] (or typical-sample:... when not fast)."""
-    medusa = ("typical:" if fast else "typical-sample:") + eps + ("" if delta == SQRT_EPS else f",{delta}")
-    return tuple(dict.fromkeys((f"ensemble:{weight}", "threshold:1,1", f"threshold:{single},{acc}", medusa)))
+def control_key(family: str, field: str) -> str:
+    """The session key of one engine rule control of this view."""
+    return f"lab_rules_{family}_{field}"
+
+
+def _number(family: str, param: Param, label: str, start: object) -> object:
+    """A declared number on a slider of its stops (a count: 1 to its high)."""
+    key, help_ = control_key(family, param.field), param.help or None
+    if param.count:
+        return st.slider(label, 1, int(param.high), value=int(start), key=key, help=help_)
+    return st.select_slider(label, list(param.stops), value=start, key=key, help=help_)
 
 
 def _engine_controls() -> tuple[str, ...]:
-    """The engine rules' settings, one row of controls (W; S and A; ε, δ and fast)."""
-    c1, c2, c3, c4, c5, c6 = st.columns([3, 2, 2, 3, 3, 2], vertical_alignment="bottom")
-    weight = c1.select_slider("Ensemble W (transformers)", WEIGHTS, value="0.5", key="lab_rules_w",
-                              help="v = W·p + (1 − W)·q is what the drafts are judged against; W = 1 is tokenwise")
-    single = c2.select_slider("SGLang S", THRESHOLDS, value="0.5", key="lab_rules_s",
-                              help="--speculative-accept-threshold-single: p(x) ≥ S keeps x whatever the coin")
-    acc = c3.select_slider("SGLang A", THRESHOLDS, value="0.8", key="lab_rules_a",
-                           help="--speculative-accept-threshold-acc: the coin keeps x when u ≤ (target mass)/A")
-    eps = c4.select_slider("Medusa ε", EPS_CHOICES, value="0.09", key="lab_rules_eps",
-                           help="posterior_threshold: x kept when p(x) > min(ε, δ·exp(−H))")
-    delta = c5.selectbox("Medusa δ", DELTAS, key="lab_rules_delta",
-                         help="posterior_alpha; √ε is Medusa's recommended default")
-    fast = c6.toggle("fast", value=True, key="lab_rules_fast",
-                     help="Medusa's default: argmax p after a rejection; off: a sample of p above the threshold")
-    return engine_rule_names(weight, single, acc, eps, delta, fast)
+    """The engine rules' settings in one row (W; S and A; ε, δ and fast), each number labelled by its engine: the
+    rows' names."""
+    controls = [(family, field) for family in rule_rows.with_controls() for field in rule_rows.controls(family)]
+    flags = {family: declared(family).flag for family in rule_rows.with_controls()}
+    values: dict[str, dict[str, object]] = {family: {} for family in rule_rows.with_controls()}
+    for column, (family, field) in zip(st.columns(len(controls), vertical_alignment="bottom"), controls, strict=True):
+        params, start = declared(family), rule_rows.start(family)[field]
+        engine = rule(params.name(params.defaults())).citation
+        with column:
+            flag = flags[family]
+            if flag is not None and flag.field == field:
+                # after its engine's numbers, the flag's short label alone fits the row ("fast")
+                values[family][field] = st.toggle(flag.short or flag.label, value=bool(start),
+                                                  key=control_key(family, field), help=flag.help)
+            else:
+                param = next(p for p in params.params if p.field == field)
+                values[family][field] = _number(family, param, f"{engine} {param.short or param.label}", start)
+    return rule_rows.engine_rows(values)
 
 
 # the page's scroll container, by the element Streamlit renders the main column in (and the document, as a fallback)
@@ -94,6 +103,8 @@ def _table(rows: list[dict]) -> None:
 def _exact_section(comparison: rules.RulesComparison, labels: list[str]) -> None:
     st.plotly_chart(plots.accepted_figure(comparison), width="stretch", theme=None)
     _table(plots.table_rows(comparison, labels))
+    for found, why in comparison.refused:  # past theory's stated limits on this scenario: said, not guessed
+        st.caption(f"Not computed here, {found.label}: {why}")
     st.caption("Exact values: a short fraction as it is, a longer one as a decimal; hover a number (dotted "
                "underline) for the other form. P(draft k kept) is the probability that the round commits at "
                "least k drafts. The bound rows: no exact rule that draws K i.i.d. drafts from q keeps the first "
@@ -131,9 +142,10 @@ def _monte_carlo_section(scenario: Scenario, comparison: rules.RulesComparison, 
              "χ² p-value against p": f"{fits[r.rule.name].p_value:.3g}",
              "first draft kept (exact)": r.kept_by_position[0] if r.kept_by_position else None,
              "first draft kept (measured)": "–" if samples[r.rule.name].kept is None
-             else f"{samples[r.rule.name].kept / n:.4f}"} for r in comparison.rows])
+             else f"{samples[r.rule.name].kept / samples[r.rule.name].rounds:.4f}"} for r in comparison.rows])
     st.caption("Seeded numpy draws of integer tickets, vectorized over rounds: the drafts, each acceptance and the "
-               "correction, as the rule runs them (block verification: the lab's block simulator). Error bars: "
+               "correction, as the rule runs them (block verification: the lab's block simulator; traversal "
+               f"verification: its core verifier itself, at most {rules.MAX_PLAYED_ROUNDS:,} rounds). Error bars: "
                "±1.96 binomial standard deviations around p. A p-value is uniform on [0, 1] for an exact rule; "
                "a lossy rule's histogram converges to its own law (diamonds), not to p.")
 
@@ -142,9 +154,11 @@ def render(scenario: Scenario) -> None:
     """The whole rules view for one scenario (its first context, its depth)."""
     st.markdown("Every rule on this scenario, exactly: what it keeps at each draft position, its accepted drafts "
                 "and tokens per round, and the law of the first token it commits, whose distance from p is 0 "
-                "for an exact rule. Three rules engines ship are here with their own settings: transformers' "
-                "ensemble (W), SGLang's thresholds (S, A; 1 and 1 by default, exact) and Medusa's typical "
-                "acceptance (a draft kept when p(x) > min(ε, δ·exp(−H)), δ = √ε, Medusa's recommended default). "
+                "for an exact rule. The rules engines ship are here with their own settings: transformers' "
+                "ensemble (W), SGLang's thresholds (S, A; 1 and 1 by default, exact) on sampled drafts and as SGLang "
+                "runs them (its argmax drafts), and Medusa's typical acceptance (a draft kept when p(x) > min(ε, "
+                "δ·exp(−H)), δ = 0.3 by default, as medusa_generate); traversal verification (Weng et al. 2025) "
+                "beside the trees it verifies from the leaves up. "
                 "A lossy rule is not exact, and whether it keeps more drafts than tokenwise depends on p and q: "
                 "the table says which, here.")
     engine_rules = _engine_controls()
@@ -154,7 +168,8 @@ def render(scenario: Scenario) -> None:
     except SpecvizError as error:
         st.error(f"This scenario cannot be compared: {error}")
         return
-    pairs = " · ".join(f"{label}: p = {lab_plots.number_text(p)}, q = {lab_plots.number_text(q)}"
+    pairs = " · ".join(f"{style.markdown_text(style.token_label(label))}: p = {lab_plots.number_text(p)}, "
+                       f"q = {lab_plots.number_text(q)}"
                        for label, p, q in zip(scenario.vocab, comparison.p, comparison.q, strict=True))
     st.markdown(f"**At the first position** ({scenario.vocab_size} tokens, depth {scenario.depth}): {pairs}")
     _exact_section(comparison, list(scenario.vocab))

@@ -13,17 +13,25 @@ the plots' Measurement and SpeedupPoint (the lab sits below the plots and the Pl
 * The real-model page publishes measured speedups in ``theory_speedups``: {name: {"acceptance_rate",
   "cost_ratio", "depth", "verify_ratio", "measured_speedup", "predicted_speedup"}} for the speedup curves.
 
-Everything here degrades to "nothing measured" when a key is absent or malformed.
+A key that is absent or malformed measures nothing. The Playground's statistics are recomputed from its
+scenario: a scenario the library refuses at its step (a ``SpecvizError``) measures nothing and ``collect`` says
+why in a note; anything else is a bug in specviz, logged with its traceback and said in a note as one, never
+swallowed.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..core import SpecvizError
+from ..playground import explain
 from ..plots.theory import Measurement, SpeedupPoint
 from ..scenario import Scenario
+
+log = logging.getLogger("specviz")
 
 PLAYGROUND_SCENARIO = "pg_scenario"
 PLAYGROUND_STATE = "pg_state"
@@ -38,26 +46,51 @@ class Measured:
     by_position: list[float | None] | None = None
 
 
+@dataclass(frozen=True)
+class Collected:
+    """Every measurement found in the session, a line for each source the library refused to measure, and a line
+    for each bug that stopped one."""
+
+    found: list[Measured] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    bugs: list[str] = field(default_factory=list)
+
+
 def playground_scenario(session: Mapping[str, Any]) -> Scenario | None:
     scenario = session.get(PLAYGROUND_SCENARIO)
     return scenario if isinstance(scenario, Scenario) else None
 
 
 def from_playground(session: Mapping[str, Any]) -> Measured | None:
+    """The Playground's running statistics at its step, or None when it has none (no scenario, no check yet).
+
+    Raises what ``narrative.step_view`` raises: a SpecvizError when the library refuses the scenario at its step.
+    """
     scenario = playground_scenario(session)
     play = session.get(PLAYGROUND_STATE)
-    if scenario is None or play is None or not hasattr(play, "step"):
+    step = getattr(play, "step", None)
+    if scenario is None or type(step) is not int:
         return None
-    try:
-        from ..playground import narrative
+    from ..playground import narrative
 
-        stats = narrative.step_view(scenario, int(play.step)).stats
-    except Exception:  # noqa: BLE001 - a refused or half-edited scenario measures nothing
-        return None
+    stats = narrative.step_view(scenario, step).stats
     if not stats.checks:
         return None
     tokens = float(stats.tokens_per_round) if stats.tokens_per_round is not None else None
     return Measured(Measurement("Playground", float(stats.acceptance_rate), tokens, scenario.depth, stats.checks))
+
+
+def _playground(session: Mapping[str, Any]) -> Collected:
+    """The Playground's measurement, or the line saying why there is none."""
+    try:
+        found = from_playground(session)
+    except SpecvizError as error:  # the library refuses the scenario at its step: nothing measured, said why
+        return Collected(notes=[f"The Playground's scenario measures nothing here: {error}"])
+    except Exception as error:  # noqa: BLE001 - a bug in specviz: logged with its traceback and said as one
+        log.error("a bug reading the Playground's measurement", exc_info=error)
+        return Collected(bugs=[f"{explain.BUG_TITLE}: the Playground's measurement failed. Please report it with "
+                               f"this line: {explain.bug_line(error)}"])
+    return Collected([found] if found is not None else [])
 
 
 def _looks_like_summary(value: Any) -> bool:
@@ -95,10 +128,11 @@ def from_published(session: Mapping[str, Any]) -> list[Measured]:
     return out
 
 
-def collect(session: Mapping[str, Any]) -> list[Measured]:
-    """Every measurement found in the session, Playground first."""
-    found = [m for m in [from_playground(session)] if m is not None]
-    return found + from_real_model(session) + from_published(session)
+def collect(session: Mapping[str, Any]) -> Collected:
+    """Every measurement found in the session, Playground first, and why a source measured nothing."""
+    playground = _playground(session)
+    return Collected(playground.found + from_real_model(session) + from_published(session), playground.notes,
+                     playground.bugs)
 
 
 def speedup_points(session: Mapping[str, Any]) -> list[SpeedupPoint]:

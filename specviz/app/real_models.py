@@ -17,18 +17,44 @@ from specviz.core import MAX_DEPTH
 from specviz.core.errors import SpecvizError
 from specviz.core.verification import playable_names, rule
 from specviz.models import load_model
+from specviz.models.bundled import BUNDLED_MODELS, Bundled, bundled, models_dir
 from specviz.models.drafts import MAX_NGRAM, DraftSpec, parse_draft
 from specviz.models.event_data import event_views
 from specviz.models.generate import GenerationSettings
 from specviz.models.presets import ModelPreset, by_name
-from specviz.models.race import CHAIN, PLAIN, SAME_LAW, SPECULATIVE, TRIALS, Leg, RaceResult, theory_point
+from specviz.models.race import (
+    CHAIN,
+    PLAIN,
+    SAME_LAW,
+    SPECULATIVE,
+    TRIALS,
+    Leg,
+    RaceResult,
+    chain_rule,
+    theory_point,
+)
 from specviz.models.rounds import MAX_TREE_WIDTH
-from specviz.models.stats import TIME_LABELS, Summary, acceptance_words
+from specviz.models.stats import TIME_LABELS, Summary, acceptance_words, same_draws_words
 from specviz.models.text import token_label, token_pieces
 from specviz.plots import real_models as plots
 
-BUNDLED_NOTE = ("The bundled SmolLM2-135M is de-quantized from its GGUF file once per app process (usually "
-                "16–35 s on a laptop CPU); after that it stays in memory and every visit is instant.")
+LOAD_NOTES = {
+    "smollm2": "The bundled SmolLM2-135M is de-quantized from its GGUF file once per app process (usually 16–35 s on a "
+               "laptop CPU); after that it stays in memory and every visit is instant.",
+    "gemma3-270m": "Gemma 3 270M is de-quantized from its GGUF file once per app process (about 55 s on a quiet 2-core "
+                   "CPU, up to 4 minutes on a busy one; 1.6–1.8 GB of memory after the load, up to 3.3 GB while "
+                   "loading); its first load also assembles the file from the installed packages into {folder} "
+                   "(about 253 MB; remove it any time, it is assembled again).",
+}
+CUSTOM = "Hub id, local folder or .gguf file"
+
+
+def model_label(model: Bundled) -> str:
+    """A bundled model as the page's model choice names it: its title and vocabulary size."""
+    return f"{model.title}, vocabulary {model.vocab_size:,}" + (" (opt-in extra)" if model.extra else " (bundled)")
+
+
+MODEL_CHOICES: dict[str, str] = {model_label(m): m.name for m in BUNDLED_MODELS}  # label -> --model name
 # widget key -> draft kind, in the order of the page's draft selector
 DRAFT_CHOICES = {"Prompt lookup (n-gram, one-hot q)": "lookup", "Early exit (first k layers)": "early-exit",
                  "Target re-processed (temperature, top-k)": "target", "Same model in bfloat16": "bf16",
@@ -37,15 +63,16 @@ DRAFT_NAMES = {kind: name for name, kind in DRAFT_CHOICES.items()}
 # the page's verification menu, in the registry's names: every fixed playable rule, then the trees at every width
 # real models run; a parameterised rule adds its names here (how its rounds run is its entry in ROUNDS_BY_FAMILY)
 VERIFICATIONS: tuple[str, ...] = (*playable_names(),
-                                  *(f"{family}:{k}" for family in ("multi-distinct", "multi")
+                                  *(f"{family}:{k}" for family in ("exact-match", "multi-distinct", "multi")
                                     for k in range(2, MAX_TREE_WIDTH + 1)))
-TREE_NOTE = ("When a tree pays, measured on this 2-core CPU (bench/lookup_tree.py, docs/performance.md): where the "
-             "n-gram continuations disagree (the list preset) the lookup tree of width 3 commits 5.71 tokens per "
-             "target pass against the chain's 2.86 and runs 1.18–1.35x the chain's speed; where they agree (the copy "
-             "preset) it commits the chain's 5.00 and runs within 4% of it; width 2 on the list gains only 8% per "
-             "pass and runs 0.91–0.95x the chain; an early-exit draft's full tree (13 or 37 nodes a pass) accepts "
-             "no more and runs 0.36–0.69x the chain, since a pass over 16 or 40 tokens costs 2.4 or 4 single "
-             "passes here.")
+TREE_NOTE = ("When a lookup tree pays, measured on eight prompts this project was not developed on (lists, code, "
+             "prose, a copy task: bench/lookup_suite.py, docs/performance.md; a 2-core CPU): verified by exact match "
+             "it never committed fewer tokens than its chain on the same draws (ahead in 126 of 1,135 rounds, behind "
+             "in none): 43–66% more where lines or phrases repeat with different endings, 10–30% on most prompts, "
+             "0–3% where the text copies without branching or prompt lookup finds nothing. In wall time it ran 0.98x "
+             "the chain on SmolLM2 and 1.03x on Gemma 3 (the median prompt; 0.70–1.31x over the prompts): each "
+             "extra node costs a row of logits, so it pays only where continuations branch often. An early-exit "
+             "draft's full tree (13 or 37 nodes a pass) accepts no more and runs 0.36–0.69x the chain.")
 
 
 # --- widget state -----------------------------------------------------------------------------------------
@@ -93,13 +120,39 @@ def open_on_first_preset(first: ModelPreset, n_layers: int) -> None:
 
 
 def verification_widget(column) -> str:
-    """The verification menu (tokenwise, block, trees of width 2..4, i.i.d. or distinct); returns the rule's name."""
+    """The verification menu (tokenwise, block, exact match, trees of width 2..4); returns the rule's name."""
     return column.selectbox("Verification", VERIFICATIONS, key="rm_verification",
-                            format_func=lambda name: rule(name).label,
+                            format_func=lambda name: rule(name).short,  # the full labels would be cut in the box
                             help="Tokenwise checks each draft on its own; block verification (Sun et al. 2025) "
-                                 "decides how many drafts to keep from the whole block; a tree drafts K children "
-                                 "per node (i.i.d., or distinct: without replacement) and checks them by recursive "
-                                 "rejection sampling, the whole tree scored in one target pass. All exact.")
+                                 "decides how many drafts to keep from the whole block; exact match keeps a draft "
+                                 "when the target's own sample equals it (mlx-lm, vLLM's strict), and over a tree "
+                                 "keeps the child equal to that sample: the rule of a lookup tree, which has no "
+                                 "draft distribution; the other trees draft K children per node (i.i.d., or "
+                                 "distinct) and check them by recursive rejection sampling. A tree is scored in one "
+                                 "target pass. All exact.")
+
+
+def model_choice() -> str | None:
+    """The target model chooser (each bundled model with its vocabulary size, or a hub id, folder or .gguf file);
+    the --model name, or None after saying why nothing can load (a missing extra names its install line)."""
+    ss = st.session_state
+    choice = st.radio("Target model", [*MODEL_CHOICES, CUSTOM], key="rm_model", horizontal=True)
+    if choice == CUSTOM:
+        spec = st.text_input("Hub id, folder or .gguf file", key="rm_custom",
+                             placeholder="HuggingFaceTB/SmolLM2-360M-Instruct").strip()
+        if not spec:
+            st.info("Type a hub id, a local folder or a .gguf file to load a model.")
+        return spec or None
+    named = bundled(MODEL_CHOICES[choice])
+    assert named is not None  # every choice names a bundled model
+    if not named.installed():
+        st.error(str(named.missing()))
+        st.info("The rest of the page works with the bundled SmolLM2; nothing was downloaded or changed.")
+        return None
+    if named.terms:
+        st.caption(f"{named.terms}.")
+    ss.setdefault("rm_custom", "")
+    return named.name
 
 
 def show_bug(error: BaseException, where: str) -> None:
@@ -190,7 +243,7 @@ def get_model(spec: str, device: str | None, what: str = "model"):
     note, bar = box.empty(), box.progress(0.0)
 
     def report(progress: BackgroundLoad) -> None:
-        extra = f" {BUNDLED_NOTE}" if spec == "smollm2" else ""
+        extra = f" {LOAD_NOTES[spec].format(folder=models_dir())}" if spec in LOAD_NOTES else ""
         note.info(f"Loading the {what} {spec!r}: {progress.text} … {progress.elapsed:.0f} s.{extra}")
         bar.progress(min(1.0, progress.fraction), text=progress.text)
 
@@ -252,32 +305,85 @@ def leg_names(with_plain: bool, tree: bool) -> list[str]:
     return ([PLAIN] if with_plain else []) + ([CHAIN] if with_plain and tree else []) + [SPECULATIVE]
 
 
-def live_view(slot, tokenizer, draft_label: str, settings: GenerationSettings, with_plain: bool):
-    """Progress bar and running text per leg, side by side; returns the race's progress callback."""
-    found = rule(settings.verification)
-    legs = leg_names(with_plain, found.width > 1)
-    box = slot.container()
-    columns = box.columns(len(legs)) if len(legs) > 1 else [box]
-    max_new, races = settings.max_new_tokens, TRIALS if with_plain else 1
-    places, throttle = {}, Throttle(0.2)
-    for leg, column in zip(legs, columns):
-        title = LEG_TITLES.get(leg) or (f"{found.short.capitalize()} ({draft_label})" if found.width > 1
-                                        else f"Speculative ({draft_label}, {found.short})")
-        column.markdown(f"**{title}{f' ({draft_label}, tokenwise)' if leg == CHAIN else ''}**")
-        places[leg] = (column.progress(0.0, text="waiting"), column.empty())
+def _leg_title(leg: str, found, draft_label: str) -> str:
+    """A run's title in the live view (the chain: its own rule, as the race runs it)."""
+    if leg == CHAIN:
+        return f"Chain ({draft_label}, {chain_rule(found).short})"
+    if leg in LEG_TITLES:
+        return LEG_TITLES[leg]
+    return f"{found.short.capitalize()} ({draft_label})" if found.width > 1 else \
+        f"Speculative ({draft_label}, {found.short})"
 
-    def progress(leg: str, session, record) -> None:
-        gen = session.generation
-        done = gen.stopped or len(gen.tokens) >= max_new
-        if not throttle(force=done or record.round_id == 0):
+
+class LiveView:
+    """The races as they run: one overall bar (which race of how many, which run, what happens between runs) and a
+    bar and running text per run, each saying its state (queued, running, done with its speed)."""
+
+    def __init__(self, slot, tokenizer, draft_label: str, settings: GenerationSettings, with_plain: bool):
+        self.tokenizer, self.settings = tokenizer, settings
+        self.found = rule(settings.verification)
+        self.legs = leg_names(with_plain, self.found.width > 1)
+        self.races = TRIALS if with_plain else 1
+        self.runs = self.races * len(self.legs)
+        self.done = 0  # runs finished
+        self.titles = {leg: _leg_title(leg, self.found, draft_label) for leg in self.legs}
+        box = slot.container()
+        self.overall = box.progress(0.0, text=f"Starting: {self.races} race{'s' if self.races > 1 else ''} of "
+                                              f"{len(self.legs)} runs each")
+        columns = box.columns(len(self.legs)) if len(self.legs) > 1 else [box]
+        self.places = {}
+        for leg, column in zip(self.legs, columns):
+            column.markdown(f"**{self.titles[leg]}**")
+            self.places[leg] = (column.progress(0.0, text=self._queued(1)), column.empty())
+        self.throttle = Throttle(0.2)
+
+    def _where(self, seed: int) -> str:
+        number = seed - self.settings.seed + 1
+        return f"race {number} of {self.races}, seed {seed}" if self.races > 1 else f"seed {seed}"
+
+    def _queued(self, number: int) -> str:
+        return f"race {number} of {self.races}: queued" if self.races > 1 else "queued"
+
+    def stage(self, text: str) -> None:
+        """Between runs: a race's sessions being made, the cost model measured (the overall bar says it)."""
+        if text.startswith("Race "):
+            number = int(text.split()[1])
+            for leg in self.legs:
+                self.places[leg][0].progress(0.0, text=self._queued(number))
+        self.overall.progress(min(1.0, self.done / self.runs), text=text)
+
+    def progress(self, leg: str, session, record) -> None:
+        """A run starts (record None) or plays a round."""
+        gen, max_new = session.generation, self.settings.max_new_tokens
+        bar, text = self.places[leg]
+        where = self._where(session.settings.seed)
+        if record is None:
+            self.overall.progress(min(1.0, self.done / self.runs),
+                                  text=f"{where[0].upper()}{where[1:]}: {self.titles[leg]} running (run "
+                                       f"{self.done + 1} of {self.runs})")
+            bar.progress(0.0, text=f"{where}: running")
             return
-        bar, text = places[leg]
-        number = session.settings.seed - settings.seed + 1
-        where = f"race {number} of {races}, seed {session.settings.seed}" if races > 1 else \
-            f"seed {session.settings.seed}"
-        bar.progress(min(1.0, len(gen.tokens) / max_new), text=f"{where}: {len(gen.tokens)}/{max_new} tokens")
-        text.markdown(plots.tokens_html(token_pieces(tokenizer, gen.tokens), gen.origins), unsafe_allow_html=True)
-    return progress
+        finished = gen.stopped or len(gen.tokens) >= max_new
+        if not self.throttle(force=finished or record.round_id == 0):
+            return
+        fraction = min(1.0, len(gen.tokens) / max_new)
+        if finished:
+            self.done += 1
+            wall = sum(r.wall_s for r in gen.rounds)
+            bar.progress(1.0, text=f"{where}: done, {len(gen.tokens)} tokens in {wall:.1f} s "
+                                   f"({len(gen.tokens) / wall if wall else 0:.1f} tokens/s)")
+        else:
+            bar.progress(fraction, text=f"{where}: {len(gen.tokens)}/{max_new} tokens")
+        self.overall.progress(min(1.0, (self.done + (0 if finished else fraction)) / self.runs),
+                              text=f"{where[0].upper()}{where[1:]}: {self.titles[leg]} "
+                                   f"{'done' if finished else 'running'} (run {self.done + (0 if finished else 1)} "
+                                   f"of {self.runs})")
+        text.markdown(plots.tokens_html(token_pieces(self.tokenizer, gen.tokens), gen.origins), unsafe_allow_html=True)
+
+
+def live_view(slot, tokenizer, draft_label: str, settings: GenerationSettings, with_plain: bool) -> LiveView:
+    """Progress per race and per run, side by side; pass ``.progress`` and ``.stage`` to the race."""
+    return LiveView(slot, tokenizer, draft_label, settings, with_plain)
 
 
 # --- results ------------------------------------------------------------------------------------------------
@@ -306,11 +412,11 @@ def leg_metrics(leg: Leg, container) -> None:
 
 
 def leg_title(name: str, result: dict) -> str:
-    """A leg's heading: plain, the chain (same draft, tokenwise) or the speculative run with its rule."""
+    """A leg's heading: plain, the chain (same draft, as the tree's rule verifies a chain) or the speculative run."""
     if name == PLAIN:
         return "Plain sampling (exact core)"
     if name == CHAIN:
-        return f"Chain ({result['draft']}, tokenwise)"
+        return f"Chain ({result['draft']}, {chain_rule(result['verification']).short})"
     found = rule(result["verification"])
     if found.width > 1:  # short enough for a third of the page on one line
         return f"{found.short.capitalize()} ({result['draft']})"
@@ -333,6 +439,9 @@ def show_race(outcome: RaceResult, result: dict, tokenizer) -> None:
                f"{len(outcome.trials)}). Every race: "
                + "; ".join(f"seed {t.seed} ({t.first} first) {t.speedup:.2f}x" for t in outcome.trials)
                + f". {SAME_LAW}")
+    same = same_draws_words(trial.speculative.summary)
+    if same is not None:  # the rule's gain alone, free of timing noise: the tree's rounds against its chain's
+        st.caption(f"The tree against its chain, draw for draw (the median race's tree run): {same}.")
     if outcome.explanation:
         st.info(outcome.explanation)
 
@@ -350,11 +459,12 @@ def measured_metrics(summary: Summary) -> None:
     tree = summary.tree_width > 1
     m = st.columns(5)
     m[0].metric("Tokens", summary.tokens, help=f"{summary.tokens} tokens in {summary.rounds} rounds")
-    m[1].metric("Accepted", f"{summary.accepted}/{summary.checked_drafts if tree else summary.drafted}",
-                help=(f"{summary.accepted} accepted of {summary.checked_drafts} checked drafts (siblings "
-                      f"included; {summary.drafted} drafted)" if tree else
-                      f"{summary.accepted} of {summary.drafted} drafted tokens committed")
-                + f"; {acceptance_words(summary)}")
+    m[1].metric("Checks passed", f"{summary.accepted}/{summary.checked_drafts}",
+                help=f"{summary.accepted} accepted of {summary.checked_drafts} checked drafts"
+                     + (" (siblings included)" if tree else "")
+                     + f"; {summary.drafted} drafted, {summary.drafted - summary.checked_drafts} of them never checked "
+                       "(after a rejection, or below a node whose other child was kept)"
+                     + f". {acceptance_words(summary)}")
     m[2].metric("Tokens/pass", f"{summary.tokens_per_target_forward:.2f}",
                 help=f"{summary.tokens} tokens / {summary.target_forwards} target verification passes (passes spent "
                      "drafting are not counted)")

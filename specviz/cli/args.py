@@ -177,11 +177,18 @@ def _verification_names() -> dict[str, str]:
 
 
 def verification_allowed() -> str:
-    """The playable rules as --help lists them, in the registry's words: 'token (tokenwise), block (...)'."""
+    """The playable rules as a refusal lists them, in the registry's words: 'token (tokenwise), block (...)'."""
     from specviz.core.verification import playable_forms, playable_names, rule
 
     names = [f"{name} ({rule(name).label})" for name in playable_names()]
-    return ", ".join(names + list(playable_forms()[len(names):])) + " (docs/design.md names each); any case"
+    return ", ".join(names + list(playable_forms()[len(names):])) + "; any case"
+
+
+def verification_help() -> str:
+    """--verification's help: every playable rule with the engine setting that runs it, and the engines' names."""
+    from specviz.core.verification import playable_help
+
+    return playable_help() + " (docs/design.md names each); any case"
 
 
 def read_verification(text: str) -> str:

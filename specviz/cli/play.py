@@ -198,42 +198,65 @@ def expand(data: dict[str, Any]) -> dict[str, Any]:
     return {**old, "rounds": rounds}
 
 
-def _refusal(error: Exception, scenario) -> str:
-    from specviz.playground.explain import explain
+def _refusal(error: Exception, scenario, round_id: int | None = None, preset: str = "") -> str:
+    """One line naming the flag that chose what was refused, its value, and the refusal (rounds counted from 1)."""
+    from specviz.core.errors import VerificationError
+    from specviz.core.medusa import TypicalSupportError
+    from specviz.playground.explain import problem_of
 
-    return f"error: {explain(error, scenario=scenario).markdown()}\n"
+    from .args import shown
+
+    if isinstance(error, (TypicalSupportError, VerificationError)):
+        flag = f"--verification {shown(scenario.verification)}"
+    else:
+        flag = "--fp32" if scenario.fp32 else "--preset"
+    on = f" on --preset {shown(preset)}" if preset and not flag.startswith("--preset") else \
+        f" {shown(preset)}" if preset else ""
+    when = "" if round_id is None else f", round {round_id + 1}"
+    return f"specviz play: error: {flag}{on}{when}: {problem_of(error, scenario=scenario).line()}\n"
 
 
-def write_json(scenario, count: int, out: TextIO, err: TextIO) -> int:
+def first_round_problem(scenario) -> None:
+    """Play the first round once, quietly: a scenario that cannot play it is refused before anything is written."""
+    from specviz.scenario import play_round
+
+    play_round(scenario, scenario.verifier(), 0)
+
+
+def write_json(scenario, count: int, out: TextIO, err: TextIO, preset: str = "") -> int:
     """Stream the scenario and its rounds as version 2 JSON, one line per round."""
     from specviz.scenario import scenario_to_dict
 
     head = {"format": FORMAT, "version": VERSION, "scenario": scenario_to_dict(scenario), "prefix": []}
     out.write(json.dumps(head, indent=1)[:-2] + ',\n "rounds": [\n')
-    code, ending = 0, "\n ]\n}\n"
+    code, ending, written = 0, "\n ]\n}\n", 0
     try:
-        for index, played in enumerate(rounds_of(scenario, count)):
-            out.write(("," if index else "") + "  " + json.dumps(round_to_dict(played)) + "\n")
+        for played in rounds_of(scenario, count):
+            out.write(("," if written else "") + "  " + json.dumps(round_to_dict(played)) + "\n")
+            written += 1
     except (ValueError, TypeError) as error:
-        message = _refusal(error, scenario)
+        message = _refusal(error, scenario, written, preset)
         err.write(message)
-        code, ending = 2, f' ],\n "error": {json.dumps(message.removeprefix("error: ").strip())}\n}}\n'
+        code, ending = 2, f' ],\n "error": {json.dumps(message.removeprefix("specviz play: error: ").strip())}\n}}\n'
     out.write(ending)
     return code
 
 
-def write_text(scenario, count: int, color: bool, out: TextIO, err: TextIO) -> int:
+def write_text(scenario, count: int, color: bool, out: TextIO, err: TextIO, preset: str = "") -> int:
     """Each event's headline and numbers as it is played, then the committed text marked by origin."""
     narrator = Narrator(Setting.of(scenario), TERMINAL)
-    code = 0
+    code, played_rounds = 0, 0
     try:
         for played in rounds_of(scenario, count):
             for event in played.trace:
                 head, lines = narrator.tell(event)
                 out.write(head + "\n" + "".join(f"    {line}\n" for line in lines))
+            played_rounds += 1
     except (ValueError, TypeError) as error:
-        err.write(_refusal(error, scenario))
+        err.write(_refusal(error, scenario, played_rounds, preset))
         code = 2
+    if not played_rounds:
+        return code  # nothing was played: no committed text to show
     pieces = [scenario.vocab[token] + " " for token, _ in narrator.committed]
     origins = [origin for _, origin in narrator.committed]
     out.write("\n" + marked_text(pieces, origins, color).rstrip() + "\n" + legend(color) + "\n")
@@ -247,9 +270,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     scenario = scenario_of(args)
     try:
         scenario.verifier()  # a refused scenario is answered before anything is written
+        first_round_problem(scenario)
     except (ValueError, TypeError) as error:
-        err.write(_refusal(error, scenario))
+        err.write(_refusal(error, scenario, 0, args.preset))
         return 2
     if args.json:
-        return write_json(scenario, args.rounds, out, err)
-    return write_text(scenario, args.rounds, use_color(args.color, out), out, err)
+        return write_json(scenario, args.rounds, out, err, args.preset)
+    return write_text(scenario, args.rounds, use_color(args.color, out), out, err, args.preset)

@@ -36,8 +36,8 @@ from fractions import Fraction
 from .arithmetic import acceptance, residual_with_mass
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
-from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import number_name, parse_number, rule_arguments
+from .rule_law import Law, NodeLaw, add, node_law_forms
+from .rule_params import Param, RuleParams, number_name
 from .streams import RandomStreams
 from .trace import CorrectionEvent, EnsembleCheckEvent, Trace
 from .verifier import Prefix, Proposal
@@ -63,10 +63,18 @@ class EnsembleSettings:
         return self.weight == 1
 
 
+# the name's one parameter, declared once: the name's reader, the Playground's switch, the lab and --help read it
+PARAMS = RuleParams(EnsembleSettings, (
+    Param("weight", "W", "Ensemble weight W", "the ensemble weight", short="W",
+          help="v = W·p + (1 − W)·q is what the drafts are judged against and what the text follows; W = 1 is "
+               "tokenwise (transformers takes W in (0, 1))",
+          stops=("0.1", "0.25", "0.5", "0.75", "0.9", "1"), default="0.5"),
+), head="ensemble")
+
+
 def parse_ensemble(name: object) -> EnsembleSettings:
     """The settings named by ``ensemble:W``, W a number in (0, 1]; RuleParameterError otherwise."""
-    (text,) = rule_arguments(name, "ensemble", ("W",), 1)
-    return EnsembleSettings(parse_number(text, name=str(name), field="W (the ensemble weight)"))
+    return PARAMS.read(name)
 
 
 def ensemble_acceptance(p: Categorical, q: Categorical, token: int, weight: Fraction) -> Fraction:
@@ -120,22 +128,5 @@ def law(p: Law, q: Law, settings: EnsembleSettings) -> NodeLaw:
     return NodeLaw(kept, instead)
 
 
-def node_law(p: Categorical, q: Categorical, settings: EnsembleSettings) -> NodeLaw:
-    """One position of Categoricals p and q (see ``law``)."""
-    check_pair(p, q)
-    return law(support(p), support(q), settings)
-
-
-def first_token_law(p: Categorical, q: Categorical, settings: EnsembleSettings) -> tuple[Fraction, ...]:
-    """The law of the first committed token: v = W·p + (1 − W)·q, in vocabulary order."""
-    return node_law(p, q, settings).committed(p.vocab_size)
-
-
-def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: EnsembleSettings) -> Fraction:
-    """a + a^2 + ... + a^g with a = 1 − W·TV(p, q), for context-independent p and q (no stop tokens)."""
-    return geometric(node_law(p, q, settings).acceptance, depth)
-
-
-def distance(p: Categorical, q: Categorical, settings: EnsembleSettings) -> Fraction:
-    """TV between the committed first-token law and p: (1 − W)·TV(p, q); 0 for W = 1."""
-    return total_variation(first_token_law(p, q, settings), p)
+# the Categorical forms of ``law`` (the same for every rule whose rounds repeat one node: core.rule_law)
+node_law, first_token_law, expected_accepted_drafts, distance = node_law_forms(law)

@@ -48,7 +48,8 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     │   └── BlockBugError                playground.many_rounds
     ├── ExportError                      plots.export            [ValueError]
     ├── ContextLengthError               models.limits           [ValueError]
-    ├── ModelLoadError                   models.loading          [RuntimeError]
+    ├── ModelLoadError                   models.errors           [RuntimeError]
+    │   └── BundledModelError            models.bundled
     ├── ModelSettingError                models.errors           [ValueError]
     ├── TokenizerMismatchError           models.drafts           [ValueError]
     ├── UnknownFactError                 gallery                 [KeyError]

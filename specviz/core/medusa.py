@@ -24,11 +24,14 @@ Medusa runs typical acceptance only at temperature > 0: at ``temperature == 0`` 
 ``evaluate_posterior`` keeps a candidate iff it equals the target's argmax (greedy matching, not this rule). p
 here is the processed target (a processor applies the temperature, as Medusa's ``logits / temperature``).
 
-The names: ``typical:EPS`` is Medusa's default rule with δ = √ε (computed in float64 as math.sqrt(float(ε)));
-``typical:EPS,DELTA`` sets δ; ``typical-sample:...`` is ``fast=False``. The project's earlier ``typical:EPS``
-(exact entropy without the 1e-5, and a sample of the full p after a rejection and as the bonus) is not what
-Medusa runs: on p = (.90, .04, .03, .02, .01), q uniform and ε = 0.09 it commits a law at TV 0.02 from p, where
-Medusa's rule (either mode) commits token 0 always, TV 0.10.
+The names: ``typical:EPS`` is Medusa's default rule as ``medusa_generate`` runs it, δ = ``posterior_alpha`` = 0.3
+(``DEFAULT_DELTA``; the same for every ε, as in the code: √ε is only its comment's recommendation);
+``typical:EPS,DELTA`` sets δ (``typical:EPS,0.3`` is ``typical:EPS``), ``typical:EPS,sqrt`` takes δ = √ε (computed
+in float64 as math.sqrt(float(ε))); ``typical-sample:...`` is ``fast=False``. Until this change ``typical:EPS`` meant
+δ = √ε: an old link or file with it opens Medusa's default δ instead and says so (``delta_note``). The project's
+first ``typical:EPS`` (exact entropy without the 1e-5, and a sample of the full p after a rejection and as the
+bonus) is not what Medusa runs either: on p = (.90, .04, .03, .02, .01), q uniform and ε = 0.09 it commits a law
+at TV 0.02 from p, where Medusa's rule (either mode) commits token 0 always, TV 0.10.
 
 Where exactness ends: the threshold's entropy term is computed in float64 from the exact p, deterministically:
 p_i = float(p(x_i)) (correctly rounded), H = -math.fsum(p_i * math.log(p_i + 1e-5)) over p's support (each
@@ -60,16 +63,18 @@ import numpy as np
 
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
-from .errors import SupportError
-from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import number_name, parse_number, rule_arguments
+from .errors import RuleParameterError, SupportError
+from .rule_law import Law, NodeLaw, add, node_law_forms
+from .rule_params import Flag, Param, RuleParams, number_name
 from .streams import RandomStreams
 from .trace import MedusaBonusEvent, MedusaCheckEvent, MedusaCorrectionEvent, Trace
 from .verifier import Prefix, Proposal
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 LOG_OFFSET = 1e-5  # Medusa's entropy: log(p + 1e-5)
-NAMES = {"typical": True, "typical-sample": False}  # the name's family part -> fast
+DEFAULT_DELTA = Fraction(3, 10)  # medusa_generate(..., posterior_alpha=0.3): δ when the name gives none
+SQRT = "sqrt"  # typical:EPS,sqrt: δ = √ε, the code comment's recommendation
+SQRT_STOP = "√ε"  # how a control shows it
 SOURCE = ("Medusa (FasterDecoding/Medusa, medusa/model/utils.py evaluate_posterior): keep x when p(x) > min(ε, "
           "δ·exp(−H)), H with log(p + 1e-5); then argmax p (fast=True, the default) or a sample of p above the "
           "threshold (fast=False)")
@@ -81,16 +86,18 @@ class TypicalSupportError(SupportError):
 
 @dataclass(frozen=True)
 class MedusaSettings:
-    """ε (``posterior_threshold``), δ (``posterior_alpha``; None: √ε, Medusa's recommendation) and ``fast``."""
+    """ε (``posterior_threshold``), δ (``posterior_alpha``: 0.3 by default, as ``medusa_generate``; None: √ε, the
+    code comment's recommendation) and ``fast``."""
 
     eps: Fraction
-    delta: Fraction | None = None
+    delta: Fraction | None = DEFAULT_DELTA
     fast: bool = True
 
     @property
     def name(self) -> str:
         family = "typical" if self.fast else "typical-sample"
-        tail = "" if self.delta is None else f",{number_name(self.delta)}"
+        tail = (f",{SQRT}" if self.delta is None else
+                "" if self.delta == DEFAULT_DELTA else f",{number_name(self.delta)}")
         return f"{family}:{number_name(self.eps)}{tail}"
 
     @property
@@ -103,15 +110,50 @@ class MedusaSettings:
         return False
 
 
+# the name's parameters, declared once: the name's reader, the Playground's switch, the lab and --help read them
+PARAMS = RuleParams(MedusaSettings, (
+    Param("eps", "EPS", "ε", "ε, Medusa's posterior_threshold",
+          help="posterior_threshold: a draft is kept when p(x) > min(ε, δ·exp(−H)), H = −Σ p log(p + 1e-5) (Medusa's "
+               "entropy)",
+          high_open=True, stops=("0.01", "0.03", "0.05", "0.09", "0.15", "0.2", "0.3", "0.5"), default="0.09"),
+    Param("delta", "DELTA", "δ", "δ, Medusa's posterior_alpha",
+          help="posterior_alpha: 0.3, medusa_generate's default; √ε is its code comment's recommendation",
+          stops=(SQRT_STOP, "0.1", "0.2", "0.3", "0.5", "0.7", "1"), default=number_name(DEFAULT_DELTA),
+          optional=True, words=((SQRT, None, SQRT_STOP),)),
+), flag=Flag("fast", "fast (argmax after a rejection, Medusa's default)",
+             "on: after a rejection (and as the bonus) Medusa commits argmax p; off (fast=False): a sample of p above "
+             "the threshold, and a draft is kept when it equals such a sample", on="typical", off="typical-sample",
+             default=MedusaSettings.fast, short="fast"))
+NAMES = PARAMS.heads  # the name's family parts: "typical" (fast), "typical-sample"
+
+
 def parse_typical(name: object) -> MedusaSettings:
     """The settings named by ``typical:EPS[,DELTA]`` (fast) or ``typical-sample:EPS[,DELTA]``; ε in (0, 1), δ in
-    (0, 1]; RuleParameterError otherwise."""
-    family = name.partition(":")[0] if isinstance(name, str) else "typical"
-    texts = rule_arguments(name, family if family in NAMES else "typical", ("EPS", "DELTA"), 1)
-    eps = parse_number(texts[0], name=str(name), field="EPS (ε, Medusa's posterior_threshold)", high_open=True)
-    delta = None if len(texts) == 1 else parse_number(
-        texts[1], name=str(name), field="DELTA (δ, Medusa's posterior_alpha; omit it for √ε)")
-    return MedusaSettings(eps, delta, NAMES[family])
+    (0, 1] (0.3 when omitted, Medusa's code default) or the word ``sqrt`` for √ε; RuleParameterError otherwise."""
+    return PARAMS.read(name)
+
+
+def spelled_out(name: str) -> str:
+    """The name as a link writes it: Medusa's default δ written out (``typical:0.09,0.3``), so that a link without δ is
+    an old one (``delta_note``); every other name as it is."""
+    if name.partition(":")[0] in NAMES and "," not in name:
+        return f"{name},{number_name(DEFAULT_DELTA)}"
+    return name
+
+
+def delta_note(name: object) -> str | None:
+    """One line for an old link or file naming ``typical:EPS`` (or ``typical-sample:EPS``) without δ: that name meant
+    δ = √ε before it took Medusa's code default δ = 0.3; None for any other name (or one that does not read)."""
+    if not isinstance(name, str) or name.partition(":")[0] not in NAMES or "," in name:
+        return None
+    try:
+        settings = parse_typical(name)
+    except RuleParameterError:
+        return None
+    root = math.sqrt(float(settings.eps))
+    same = " (the same number here)" if root == float(DEFAULT_DELTA) else f" (it was √ε ≈ {root:.4g})"
+    return (f"‘{settings.name}’ now uses Medusa's default δ = 0.3, as medusa_generate does{same}; "
+            f"‘{settings.name},{SQRT}’ keeps δ = √ε")
 
 
 @dataclass(frozen=True)
@@ -182,7 +224,7 @@ def typical_acceptance(p: Categorical, token: int, threshold: TypicalThreshold, 
 class MedusaVerifier(ChainRuleVerifier):
     """A session verifying chains by Medusa's typical acceptance (see the module docstring)."""
 
-    settings = MedusaSettings(Fraction(9, 100), Fraction(3, 10), True)  # medusa_generate's defaults
+    settings = PARAMS.settings()  # medusa_generate's defaults, as PARAMS declares them
     chains_only = ("Medusa keeps the longest accepted path of its heads' top-k tree; this rule is verified here on "
                    "drafted chains only")
 
@@ -258,22 +300,5 @@ def law(p: Law, q: Law, settings: MedusaSettings) -> NodeLaw:
     return NodeLaw(kept, instead)
 
 
-def node_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> NodeLaw:
-    """One position of Categoricals p and q (see ``law``)."""
-    check_pair(p, q)
-    return law(support(p), support(q), settings)
-
-
-def first_token_law(p: Categorical, q: Categorical, settings: MedusaSettings) -> tuple[Fraction, ...]:
-    """The law of the first committed token, in vocabulary order (never p: the rule is lossy)."""
-    return node_law(p, q, settings).committed(p.vocab_size)
-
-
-def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: MedusaSettings) -> Fraction:
-    """a + a^2 + ... + a^g, a = Σ q(x)·acceptance(x), for context-independent p and q (no stop tokens)."""
-    return geometric(node_law(p, q, settings).acceptance, depth)
-
-
-def distance(p: Categorical, q: Categorical, settings: MedusaSettings) -> Fraction:
-    """TV between the committed first-token law and p, exactly (given the float64 threshold)."""
-    return total_variation(first_token_law(p, q, settings), p)
+# the Categorical forms of ``law`` (the same for every rule whose rounds repeat one node: core.rule_law)
+node_law, first_token_law, expected_accepted_drafts, distance = node_law_forms(law)

@@ -1,14 +1,17 @@
-"""What one verification node commits, exactly: the shape the engine rules' theory shares.
+"""What one verification node commits, exactly: the law algebra the engine rules' theory shares.
 
 ``NodeLaw`` is the one node law of the project (``specviz.theory.NodeLaw`` is this class): it lives in the
-core so that a rule's module holds its own exact law beside its verifier, and theory reads it.
+core so that a rule's module holds its own exact law beside its verifier, and theory reads it. A rule's module
+writes only its law over Laws (``law(p, q, settings, ...)``); ``node_law_forms`` gives the four forms over
+Categoricals every such rule offers (its node law, first token's law, expected accepted drafts and distance from p).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, NamedTuple
 
 from .arithmetic import check_categorical
 from .categorical import Categorical
@@ -76,3 +79,42 @@ def total_variation(law: Sequence[Fraction], p: Categorical) -> Fraction:
         raise LawError(f"a law over {len(law)} tokens cannot be compared with p over {p.vocab_size}")
     target = support(p)
     return sum((abs(Fraction(a) - target.get(x, Fraction(0))) for x, a in enumerate(law)), Fraction(0)) / 2
+
+
+class NodeLawForms(NamedTuple):
+    """A rule's exact theory over Categoricals p and q, from its node law over Laws (``node_law_forms``)."""
+
+    node_law: Callable[..., NodeLaw]
+    first_token_law: Callable[..., tuple[Fraction, ...]]
+    expected_accepted_drafts: Callable[..., Fraction]
+    distance: Callable[..., Fraction]
+
+
+def node_law_forms(law: Callable[..., NodeLaw]) -> NodeLawForms:
+    """The four forms of a rule whose every node commits ``law(p, q, settings, *shape)`` (shape: a tree rule's
+    width and distinct), for context-independent p and q without stop tokens:
+
+    * ``node_law(p, q, settings, *shape)``: one node of Categoricals p and q, checked;
+    * ``first_token_law(p, q, settings, *shape)``: the law of the first committed token, in vocabulary order;
+    * ``expected_accepted_drafts(p, q, depth, settings, *shape)``: a + a^2 + ... + a^g, a the node's acceptance
+      (each depth's node is fresh, so each keeps a draft with the same probability);
+    * ``distance(p, q, settings, *shape)``: TV between the first token's law and p (0 for an exact rule).
+    """
+
+    def node_law(p: Categorical, q: Categorical, settings: Any, *shape: Any) -> NodeLaw:
+        check_pair(p, q)
+        return law(support(p), support(q), settings, *shape)
+
+    def first_token_law(p: Categorical, q: Categorical, settings: Any, *shape: Any) -> tuple[Fraction, ...]:
+        return node_law(p, q, settings, *shape).committed(p.vocab_size)
+
+    def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: Any, *shape: Any) -> Fraction:
+        return geometric(node_law(p, q, settings, *shape).acceptance, depth)
+
+    def distance(p: Categorical, q: Categorical, settings: Any, *shape: Any) -> Fraction:
+        return total_variation(first_token_law(p, q, settings, *shape), p)
+
+    for form in (node_law, first_token_law, expected_accepted_drafts, distance):
+        form.__module__ = law.__module__  # a traceback names the rule's module
+        form.__doc__ = f"{form.__name__} of ``{law.__module__}.law`` (see ``core.rule_law.node_law_forms``)."
+    return NodeLawForms(node_law, first_token_law, expected_accepted_drafts, distance)

@@ -31,11 +31,24 @@ iff p(x_k) >= S or u < c_k·D (so u/D plays the coin, and with one child u < num
 D = its denominator, as tokenwise). The correction-or-bonus stream makes one draw: the final token from p with
 the node's rejected tokens removed, or the bonus from p. A chain (Block) is a tree of width 1, draw for draw.
 
+Two names, one verification. ``threshold:S,A[,K]`` verifies the project's drafted ``Tree`` (K children sampled
+from q without replacement; a chain when K = 1). ``sglang:S,A[,K]`` is SGLang as it runs: the tree is EAGLE's
+top-K tree (``propose_top_k_tree``), each node's children the K most likely tokens of q in descending order (ties
+to the lower token id; with K = 1 a chain of argmax q), as ``EAGLEWorker.draft_forward`` picks them
+(``python/sglang/srt/speculative/eagle_worker.py``: ``topk_p, topk_index = fast_topk(probs, self.topk, dim=-1)``,
+``fast_topk`` = ``torch.max`` for K = 1, else ``torch.topk``; ``eagle_utils.py`` ``select_top_k_tokens``), so no
+proposal draw is made. The two commit the same law at S = A = 1 (p, exactly) and differ below: on p = (2, 1, 1, 0,
+4)/8, q = (1, 1, 1, 1, 4)/8, ``threshold:1/4,1/2,2`` is at TV 65/294 from p, ``sglang:1/4,1/2,2`` at 1/2 (its first
+child is always token 4, kept whatever the coin since p(4) ≥ S).
+
 Where this differs from the engine: the coin and the final sample are exact integer draws (the kernel uses
 float32 ``torch.rand`` and a float32 inverse CDF, with a fallback to the last valid index when rounding leaves
 u above the sum); a stop token ends the round as everywhere here (SGLang checks ``req.check_finished()`` after
-each accepted token, the same); the tree is the project's drafted ``Tree`` (children drawn from q, i.i.d. or
-distinct) rather than EAGLE's top-k tree.
+each accepted token, the same). SGLang's tree is EAGLE-2's: at each step it expands only the K best frontier nodes
+by cumulative draft probability (``select_top_k_tokens``: ``fast_topk`` over the K·K expanded scores) and finally
+keeps the ``--speculative-num-draft-tokens`` − 1 best nodes (``build_eagle_tree.py``,
+``build_tree_kernel_efficient_preprocess``); ``sglang:S,A,K`` drafts the fixed tree of every node's top K, which is
+SGLang's tree at depth 1 and 2 when the draft-token budget holds every candidate (1 + K + K²), and larger below.
 """
 
 from __future__ import annotations
@@ -49,8 +62,8 @@ import numpy as np
 from .categorical import Categorical
 from .chain_rules import ChainRuleVerifier
 from .errors import BlockError, LawError
-from .rule_law import Law, NodeLaw, add, check_pair, geometric, support, total_variation
-from .rule_params import number_name, parse_count, parse_number, rule_arguments
+from .rule_law import Law, NodeLaw, add, node_law_forms, support
+from .rule_params import Flag, Param, RuleParams, number_name
 from .streams import RandomStreams
 from .trace import (
     BonusEvent,
@@ -58,15 +71,18 @@ from .trace import (
     ThresholdCorrectionEvent,
     ThresholdTreeCheckEvent,
     ThresholdTreeCorrectionEvent,
+    TopKDraftEvent,
     Trace,
 )
-from .tree import Tree, TreeNode, check_tree
+from .tree import DraftedNode, Path, Tree, TreeNode, check_tree, grow_tree
 from .validation import check_token
-from .verifier import MAX_WIDTH, Block, Prefix, Proposal, Result, Verifier, check_streams
+from .verifier import MAX_WIDTH, Block, Model, Prefix, Proposal, Result, Verifier, check_streams
 
 _ONE, _ZERO = Fraction(1), Fraction(0)
 SOURCE = ("SGLang tree_speculative_sampling_target_only (--speculative-accept-threshold-single S, -acc A): one coin "
           "per node, siblings summing target mass, kept when coin <= mass/A or p(x) >= S; draft probabilities unused")
+TOP_K_SOURCE = ("SGLang as it runs: EAGLE's top-K tree (eagle_worker.py draft_forward, fast_topk: each node's K most "
+                "likely draft tokens) verified by tree_speculative_sampling_target_only with thresholds S and A")
 MAX_LAW_STATES = 200_000  # (rejected tokens, summed mass) states per sibling a node's exact law may hold
 
 
@@ -78,11 +94,13 @@ class ThresholdSettings:
     single: Fraction
     acc: Fraction
     width: int = 1
+    top_k: bool = False  # SGLang's EAGLE top-K drafting (sglang:S,A[,K]) rather than children sampled from q
 
     @property
     def name(self) -> str:
         tail = "" if self.width == 1 else f",{self.width}"
-        return f"threshold:{number_name(self.single)},{number_name(self.acc)}{tail}"
+        family = "sglang" if self.top_k else "threshold"
+        return f"{family}:{number_name(self.single)},{number_name(self.acc)}{tail}"
 
     @property
     def exact(self) -> bool:
@@ -90,16 +108,59 @@ class ThresholdSettings:
         return self.single == 1 and self.acc == 1
 
 
+# the name's parameters, declared once: the name's reader, the Playground's switch, the lab and --help read them
+_THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
+PARAMS = RuleParams(ThresholdSettings, (
+    Param("single", "S", "S", "--speculative-accept-threshold-single",
+          help="--speculative-accept-threshold-single: a child with p(x) ≥ S is kept whatever the coin (SGLang's "
+               "default 1)", stops=_THRESHOLDS, default="1", example="0.5"),
+    Param("acc", "A", "A", "--speculative-accept-threshold-acc",
+          help="--speculative-accept-threshold-acc: a child is kept when the coin u ≤ (its and its earlier siblings' "
+               "target mass) / A (default 1)", stops=_THRESHOLDS, default="1", example="0.8"),
+    Param("width", "K", "Drafts per node (distinct, --speculative-eagle-topk)",
+          "distinct drafts per node, SGLang's --speculative-eagle-topk",
+          help="1: a chain; more: a tree whose children are distinct tokens; one coin per node", count=True,
+          high=MAX_WIDTH, default=ThresholdSettings.width, optional=True),
+), flag=Flag("top_k", "SGLang's top-K drafting (as SGLang runs)",
+             "on (sglang:S,A[,K]): each node's children are q's K most likely tokens, in descending order (ties to the "
+             "lower id; argmax q at K = 1), as EAGLE drafts them in SGLang; off (threshold:S,A[,K]): the children are "
+             "sampled from q without replacement. The same thresholds verify both; below S = A = 1 they commit "
+             "different laws", on="sglang", off="threshold", default=ThresholdSettings.top_k))
+
+
 def parse_threshold(name: object) -> ThresholdSettings:
-    """The settings named by ``threshold:S,A[,K]``, S and A numbers in (0, 1], K distinct children per node in
-    1..MAX_WIDTH (1, a chain, when omitted); RuleParameterError otherwise."""
-    texts = rule_arguments(name, "threshold", ("S", "A", "K"), 2)
-    width = 1 if len(texts) == 2 else parse_count(
-        texts[2], name=str(name), field="K (distinct drafts per node, SGLang's --speculative-eagle-topk)",
-        high=MAX_WIDTH)
-    return ThresholdSettings(
-        parse_number(texts[0], name=str(name), field="S (--speculative-accept-threshold-single)"),
-        parse_number(texts[1], name=str(name), field="A (--speculative-accept-threshold-acc)"), width)
+    """The settings named by ``threshold:S,A[,K]`` (children sampled from q) or ``sglang:S,A[,K]`` (SGLang's top-K
+    drafting), S and A numbers in (0, 1], K distinct children per node in 1..MAX_WIDTH (1, a chain, when omitted);
+    RuleParameterError otherwise."""
+    return PARAMS.read(name)
+
+
+def top_k_tokens(q: Categorical | Law, k: int) -> list[int]:
+    """q's k most likely tokens with mass, in descending probability, ties to the lower token id (``fast_topk``)."""
+    law = support(q) if isinstance(q, Categorical) else q
+    return sorted((x for x, v in law.items() if v), key=lambda x: (-law[x], x))[:k]
+
+
+def _top_k_children(q: Categorical, path: Path, context: Prefix, width: int, distinct: bool,
+                    streams: RandomStreams, trace: Trace | None) -> list[DraftedNode]:
+    """A node's children by SGLang's top-K drafting: no draw; each child's ``drawn_from`` is the point mass on it."""
+    children = []
+    for rank, token in enumerate(top_k_tokens(q, width)):
+        chosen = Categorical(q.vocab_size, [token], [1])
+        child = DraftedNode(path + (rank,), token, chosen)
+        if trace is not None:
+            trace.append(TopKDraftEvent(streams.round_id, len(path), child.path, rank, context, q, chosen,
+                                        q.prob(token), 0, 1, token, rank))
+        children.append(child)
+    return children
+
+
+def propose_top_k_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, width: int,
+                       context_id: str, stop_ids: frozenset[int] = frozenset(), trace: Trace | None = None) -> Tree:
+    """EAGLE's top-K tree as SGLang drafts it: every node's children are the ``width`` most likely tokens of its q
+    (distinct, descending, ties to the lower id; fewer when q has fewer tokens with mass). No proposal draw."""
+    return grow_tree(draft, prefix, streams, depth=depth, width=width, context_id=context_id, distinct=True,
+                     stop_ids=stop_ids, trace=trace, children=_top_k_children)
 
 
 @dataclass(frozen=True)
@@ -290,6 +351,24 @@ def _finish(instead: dict[int, Fraction], p: dict[int, Fraction], removed: froze
                 add(instead, y, weight * py / rest)
 
 
+def _top_k_law(p: Law, q: Law, settings: ThresholdSettings, width: int) -> NodeLaw:
+    """One node of SGLang's top-K tree: its children are fixed (q's top K), so only the coin is random."""
+    kept: Law = {}
+    instead: Law = {}
+    held, before = _ZERO, _ZERO  # the siblings' summed target mass, and P(the coin kept one of them)
+    tokens = top_k_tokens(q, width)
+    for x in tokens:
+        p_x = p.get(x, _ZERO)
+        held += p_x
+        after = _ONE if p_x >= settings.single else min(_ONE, held / settings.acc)
+        add(kept, x, after - before)
+        before = after
+        if before == 1:
+            return NodeLaw(kept, instead)
+    _finish(instead, p, frozenset(tokens), 1 - before)
+    return NodeLaw(kept, instead)
+
+
 def law(p: Law, q: Law, settings: ThresholdSettings, width: int | None = None, distinct: bool = True) -> NodeLaw:
     """One node of a tree of ``width`` children (``settings.width`` when None) drawn from q over Laws, without
     replacement (SGLang's top-k tree: the named rules) or i.i.d. (``distinct=False``, for the kernel's analysis),
@@ -301,6 +380,8 @@ def law(p: Law, q: Law, settings: ThresholdSettings, width: int | None = None, d
     """
     width = settings.width if width is None else width
     _check_shape(width, distinct)
+    if settings.top_k:
+        return _top_k_law(p, q, settings, width)
     s, a = settings.single, settings.acc
     kept: dict[int, Fraction] = {}
     instead: dict[int, Fraction] = {}
@@ -334,28 +415,6 @@ def law(p: Law, q: Law, settings: ThresholdSettings, width: int | None = None, d
     return NodeLaw(kept, instead)
 
 
-def node_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
-             distinct: bool = True) -> NodeLaw:
-    """One node of Categoricals p and q (see ``law``)."""
-    check_pair(p, q)
-    return law(support(p), support(q), settings, width, distinct)
-
-
-def first_token_law(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
-                    distinct: bool = True) -> tuple[Fraction, ...]:
-    """The law of the first committed token, in vocabulary order (p itself for S = A = 1 on chains and distinct
-    trees)."""
-    return node_law(p, q, settings, width, distinct).committed(p.vocab_size)
-
-
-def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, settings: ThresholdSettings,
-                             width: int | None = None, distinct: bool = True) -> Fraction:
-    """a + a^2 + ... + a^g, a the node's acceptance, for context-independent p and q (no stop tokens): every
-    node's coin and children are fresh, so each depth keeps a child with the same probability."""
-    return geometric(node_law(p, q, settings, width, distinct).acceptance, depth)
-
-
-def distance(p: Categorical, q: Categorical, settings: ThresholdSettings, width: int | None = None,
-             distinct: bool = True) -> Fraction:
-    """TV between the committed first-token law and p (0 for S = A = 1 on chains and distinct trees)."""
-    return total_variation(first_token_law(p, q, settings, width, distinct), p)
+# the Categorical forms of ``law`` with the tree's shape (width, distinct) after the settings (core.rule_law): a node
+# of a chain by default; every node's coin and children are fresh, so each depth keeps a child alike
+node_law, first_token_law, expected_accepted_drafts, distance = node_law_forms(law)

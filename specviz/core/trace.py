@@ -269,6 +269,15 @@ class ThresholdTreeCheckEvent(TreeCheckEvent):
 
 
 @dataclass(frozen=True)
+class TopKDraftEvent(TreeDraftEvent):
+    """SGLang's EAGLE top-K drafting chose one child (kind ``tree_draft``, like a sampled child): the ``rank``-th most
+    likely token of ``q`` (from 0; ties to the lower token id), no draw (``draw`` 0 of ``draw_range`` 1, ``drawn_from``
+    the point mass at the token); ``q_token`` is q(x)."""
+
+    rank: int
+
+
+@dataclass(frozen=True)
 class ThresholdCorrectionEvent(CorrectionEvent):
     """A chain's draft rejected by the thresholds: the final token drawn from ``residual`` = p without the rejected
     token, renormalized; ``residual_mass`` = p's mass off it."""
@@ -318,8 +327,76 @@ class MedusaBonusEvent(BonusEvent):
     fast: bool
 
 
+# --- traversal verification's events (specviz/core/traversal.py) ---------------------------------------------
+@dataclass(frozen=True)
+class TraversalCheckEvent(TreeCheckEvent):
+    """Traversal verification tested one node of the tree (kind ``traversal_check``): accept iff draw < numerator of
+    ``acceptance``, the node's current weight (draw_range its denominator).
+
+    The walk is post-order, so a node's children (its whole subtree) were tested and rejected before it. ``path``,
+    ``sibling`` and ``siblings`` name the node; ``prefix``, ``p`` and ``q`` are its parent's context, target and
+    draft; ``r_token`` is the parent's current target r at the token when the node was entered and ``q_token`` the
+    probability q′ it was drafted with. ``entry_weight`` = min(1, ``parent_weight``·r(x)/q′(x)) is the weight it
+    entered with (the paper's p_α); after its ``children_rejected`` children were rejected its weight became
+    ``acceptance`` (a leaf's stays its entry weight). A node entered with weight 0 is tested without its subtree:
+    ``pruned`` drafted nodes under it were never tested. Accepted: ``kept`` is the committed path's tokens and
+    ``ending`` says what follows ("bonus" from p at a leaf, "correction" from its r after rejected children, "stop"
+    for a drafted stop token). Rejected: the parent's r became ``residual`` (normalized (``scale``·p − q)+; None
+    when nothing is left), ``residual_mass`` is ρ = Σ (w·r − q′)+ and ``parent_weight_after`` the parent's new
+    weight ρ / (ρ + 1 − w).
+    """
+
+    kind: ClassVar[str] = "traversal_check"
+    entry_weight: Fraction
+    parent_weight: Fraction
+    parent_weight_after: Fraction | None
+    children_rejected: int
+    pruned: int
+    kept: tuple[int, ...]
+    ending: str
+
+
+@dataclass(frozen=True)
+class TraversalCorrectionEvent(TreeCorrectionEvent):
+    """Traversal verification kept the node at ``path`` after rejecting its ``children`` children (the root when
+    nothing was kept): the next token drawn from the node's current r = ``residual`` = normalized (``scale``·p − q)+
+    (``residual_mass`` its normalizer Σ (scale·p − q)+); ``weight`` is the weight the node was kept with (the
+    root's: 1, untested)."""
+
+    weight: Fraction
+    children: int
+
+
+# --- exact match's events (specviz/core/exact_match.py): the target's own sample y decides ---------------------
+
+
+@dataclass(frozen=True)
+class ExactMatchCheckEvent(CheckEvent):
+    """A chain's draft compared with the target's own sample: ``sample`` is y, drawn by ``draw`` from p's tickets
+    (``draw_range`` = p's ticket total); kept iff y equals the draft. ``acceptance`` is p(x), the chance of that."""
+
+    sample: int
+
+
+@dataclass(frozen=True)
+class ExactMatchTreeCheckEvent(TreeCheckEvent):
+    """One child compared with the node's sample y (``sample``; one ``draw`` of p's tickets for every sibling of the
+    node): kept iff y equals it. ``r_token`` = ``acceptance`` = r(x), r = p without the earlier siblings'
+    tokens, renormalized (the chance y is x, given it is none of them); after a mismatch ``residual`` is r
+    without this token too, ``residual_mass`` the share of r it keeps, ``scale`` None."""
+
+    sample: int
+
+
+@dataclass(frozen=True)
+class ExactMatchCorrectionEvent(TreeCorrectionEvent):
+    """No child (or the chain's draft) equals the node's sample y: y is committed, with no second draw (``draw`` is
+    the sample's own draw of p's tickets, ``draw_range`` p's total). ``residual`` is p without the drafted tokens,
+    renormalized (the law of y given that it matched none), ``residual_mass`` p's mass off them; ``scale`` None."""
+
+
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
-         | BlockDecisionEvent | TreeDraftEvent | TreeCheckEvent)
+         | BlockDecisionEvent | TreeDraftEvent | TreeCheckEvent)  # subclasses (the rules' own events) included
 
 
 def _jsonable(value: Any, top_n: int | None) -> Any:

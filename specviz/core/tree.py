@@ -38,12 +38,14 @@ Draws, in this order, so a trace can be replayed:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .arithmetic import acceptance, residual_mass, residual_with_mass
 from .categorical import Categorical
 from .errors import BlockError, ProposalError
+from .rule_params import Flag, Param, RuleParams
 from .streams import Owner, RandomStreams
 from .trace import BonusEvent, StopEvent, Trace, TreeCheckEvent, TreeCorrectionEvent, TreeDraftEvent
 from .validation import check_token, check_tokens
@@ -69,6 +71,29 @@ Path = tuple[int, ...]
 # masked copy q'. 2**27 cells are about 1 GiB of 8-byte tickets; a width-4, depth-5 distinct tree at
 # V = 49,152 (SmolLM2) needs 84 million, width 8 at depth 5 over two billion (over 20 GB).
 MAX_TREE_CELLS = 2**27
+
+
+# --- the tree rules' names (multi:K, multi-distinct:K; traversal:K reads the same K and distinct) ---------------
+@dataclass(frozen=True)
+class TreeSettings:
+    """A drafted tree's shape as a name gives it: ``width`` children per node, drawn without replacement when
+    ``distinct`` (recursive rejection sampling: ``multi:K`` / ``multi-distinct:K``)."""
+
+    width: int
+    distinct: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{PARAMS.flag.on if self.distinct else PARAMS.flag.off}:{self.width}"  # type: ignore[union-attr]
+
+
+# K and distinct, declared once for every tree rule: the name's reader, the Playground's switch and --help read them
+WIDTH = Param("width", "K", "Drafts per node (width)", count=True, high=MAX_WIDTH, default=2)
+DISTINCT_LABEL = "Distinct drafts (without replacement)"
+DISTINCT_HELP = ("on: a node's children are drawn without replacement (q renormalized over the tokens not drawn yet); "
+                 "off: i.i.d. from q")
+PARAMS = RuleParams(TreeSettings, (WIDTH,), flag=Flag("distinct", DISTINCT_LABEL, DISTINCT_HELP, on="multi-distinct",
+                                                    off="multi", default=TreeSettings.distinct))
 
 
 class TreeSizeError(BlockError):
@@ -163,6 +188,9 @@ class _Drafted:
         return TreeNode(self.path, self.token, self.drawn_from, self.q, kids)
 
 
+DraftedNode = _Drafted  # a node while its tree grows (``grow_tree``'s ``children`` return them)
+
+
 def _draw_children(q: Categorical, path: Path, context: Prefix, width: int, distinct: bool,
                    streams: RandomStreams, trace: Trace | None) -> list[_Drafted]:
     """Up to width children of the node at path, drawn from q (without replacement when distinct)."""
@@ -214,6 +242,18 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
     not once per node. TreeSizeError before anything is drawn when the tree would hold more than
     MAX_TREE_CELLS node x token cells (from the root q's support).
     """
+    return grow_tree(draft, prefix, streams, depth=depth, width=width, context_id=context_id, distinct=distinct,
+                     stop_ids=stop_ids, trace=trace, children=_draw_children)
+
+
+# how a tree's node gets its children: (q, the node's path, its context, width, distinct, streams, trace) -> them
+Children = Callable[[Categorical, Path, Prefix, int, bool, RandomStreams, "Trace | None"], list[_Drafted]]
+
+
+def grow_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth: int, width: int, context_id: str,
+              distinct: bool, stop_ids: frozenset[int], trace: Trace | None, children: Children) -> Tree:
+    """A tree grown level by level, each node's children chosen by ``children`` (drawn from q by ``propose_tree``,
+    q's K most likely tokens by SGLang's top-K drafting): the checks, the limits and the shape are the same."""
     _check_draft_args(depth, width, distinct, context_id)
     check_callable(draft, "draft model")
     check_streams(streams)
@@ -229,7 +269,7 @@ def propose_tree(draft: Model, prefix: Prefix, streams: RandomStreams, *, depth:
             if node is root:  # before any child (and any masked copy of q) is made
                 check_tree_cells(depth, width, q.listed_size, distinct)
             node.q = q
-            node.children = _draw_children(q, node.path, context, width, distinct, streams, trace)
+            node.children = children(q, node.path, context, width, distinct, streams, trace)
             for child in node.children:
                 if child.token in stop_ids:  # a drafted stop token is a leaf
                     if trace is not None:

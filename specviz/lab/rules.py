@@ -19,17 +19,18 @@ from fractions import Fraction
 import numpy as np
 
 from .. import theory
-from ..core import Categorical, Rule, SpecvizError, medusa, rule
+from ..core import Categorical, Rule, SpecvizError, draft_round, medusa, rule, threshold
 from ..core.ensemble import ensemble_acceptance
 from ..core.verification import FamilyTable
 from ..scenario import Scenario
-from . import montecarlo
+from . import montecarlo, rule_rows
 from .draws import INT64_LIMIT, cumulative, numpy_draw
 
-# the engine rules' rows, with the settings the view starts from (the page's controls choose others)
-DEFAULT_ENGINE_RULES = ("ensemble:0.5", "threshold:1,1", "threshold:0.5,0.8", "typical:0.09")
+# the engine rules' rows, with the settings the view starts from (the page's controls choose others; lab.rule_rows)
+DEFAULT_ENGINE_RULES = rule_rows.default_rows()
 OPTIMUM_DRAFTS = (2, 3)
 MAX_MASKED_VOCABULARY = 12  # SGLang's tree Monte Carlo tabulates p and q without each token set (2^V rows)
+MAX_PLAYED_ROUNDS = 10_000  # rounds of a rule sampled by its core verifier itself (traversal: not vectorized)
 
 
 class RulesError(SpecvizError, ValueError):
@@ -47,7 +48,8 @@ ISSUES: tuple[tuple[str, str, str], ...] = (
 
 def rule_names(engine_rules: tuple[str, ...] = DEFAULT_ENGINE_RULES) -> tuple[str, ...]:
     """The rules the view compares, in table order (the engine rules as chosen), by their canonical names, once."""
-    names = ("token", "block", "multi:2", "multi:3", "multi-distinct:2", "exact-match", "greedy-draft", *engine_rules)
+    names = ("token", "block", "multi:2", "multi:3", "multi-distinct:2", "traversal:2", "traversal-distinct:2",
+             "exact-match", "greedy-draft", *engine_rules)
     return tuple(dict.fromkeys(rule(name).name for name in names))
 
 
@@ -85,6 +87,7 @@ class RulesComparison:
     q: tuple[Fraction, ...]
     rows: tuple[RuleRow, ...]
     optima: tuple[Optimum, ...]
+    refused: tuple[tuple[Rule, str], ...] = ()  # rules theory refuses on this scenario (past its stated limits)
 
 
 def first_pair(scenario: Scenario) -> tuple[Categorical, Categorical]:
@@ -102,17 +105,21 @@ def first_law(scenario: Scenario, name: str | Rule) -> tuple[Fraction, ...]:
 def compare(scenario: Scenario, engine_rules: tuple[str, ...] = DEFAULT_ENGINE_RULES) -> RulesComparison:
     """Every rule of ``rule_names(engine_rules)`` on the scenario, exactly (raises the core's or theory's error)."""
     p, q = first_pair(scenario)
-    rows = []
+    rows, refused = [], []
     for name in rule_names(engine_rules):
         found = rule(name)
-        expectation = theory.round_expectation(scenario, verification=found.name)
-        law = RULE_LAB_BY_FAMILY[found].first_law(scenario, found, p, q)
+        try:
+            expectation = theory.round_expectation(scenario, verification=found.name)
+            law = RULE_LAB_BY_FAMILY[found].first_law(scenario, found, p, q)
+        except theory.TheoryLimitError as error:  # one rule past theory's limits leaves the others on the page
+            refused.append((found, str(error)))
+            continue
         rows.append(RuleRow(found, expectation.kept_by_position, expectation.accepted_drafts, expectation.tokens,
                             law, theory.law_distance(law, p)))
     optima = tuple(Optimum(k, *theory.optimal_multi_draft(p, q, k)) for k in OPTIMUM_DRAFTS)
     v = p.vocab_size
     return RulesComparison(tuple(p.prob(x) for x in range(v)), tuple(q.prob(x) for x in range(v)), tuple(rows),
-                           optima)
+                           optima, tuple(refused))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -269,16 +276,45 @@ def _sample_recursive_rejection(d: Draws) -> Sample:
 
 
 def _sample_with_target(d: Draws, *, greedy: bool = False) -> Sample:
-    """A draft (x ~ q, or argmax q when greedy) and the target's own sample y ~ p: x kept when x == y, and y
-    committed either way (exact match and greedy drafts)."""
+    """A draft (x ~ q, or argmax q when greedy; exact-match:K: K distinct children drawn from q without
+    replacement) and the target's own sample y ~ p: a draft kept when it equals y, and y committed either way
+    (exact match and greedy drafts)."""
     v, n, rng = d.p.vocab_size, d.n, d.rng
     _check_int64([d.p.ticket_ints(), d.q.ticket_ints()], [])
     p_cum, p_total = cumulative([d.p.ticket_ints()])
-    q_cum, q_total = cumulative([d.q.ticket_ints()])
     rows = np.zeros(n, dtype=np.int64)
     y = numpy_draw(rng, p_cum, p_total, rows)
-    x = np.full(n, theory.greedy_token(theory.law_of(d.q))) if greedy else numpy_draw(rng, q_cum, q_total, rows)
-    return Sample(np.bincount(y, minlength=v), int((x == y).sum()), n)
+    if greedy:
+        x = np.full(n, theory.greedy_token(theory.law_of(d.q)))
+        return Sample(np.bincount(y, minlength=v), int((x == y).sum()), n)
+    kept = _drawn_children(d, rows)[np.arange(n), y]  # y is among the round's drafts
+    return Sample(np.bincount(y, minlength=v), int(kept.sum()), n)
+
+
+def _drawn_children(d: Draws, rows: np.ndarray) -> np.ndarray:
+    """(n, V) booleans: the tokens among each round's d.rule.width children drawn from q without replacement (one
+    child from q when the width is 1); a wider node needs q without each token set (at most
+    MAX_MASKED_VOCABULARY tokens)."""
+    v, n = d.q.vocab_size, len(rows)
+    drawn = np.zeros((n, v), dtype=bool)
+    if d.rule.width == 1:
+        q_cum, q_total = cumulative([d.q.ticket_ints()])
+        drawn[np.arange(n), numpy_draw(d.rng, q_cum, q_total, rows)] = True
+        return drawn
+    if v > MAX_MASKED_VOCABULARY:
+        raise RulesError(f"exact match's tree Monte Carlo tabulates q without each set of tokens: at most "
+                         f"{MAX_MASKED_VOCABULARY} tokens, this scenario has {v} (the exact law above still holds)")
+    q_cum, q_total = _masked_tables(d.q.ticket_ints())
+    masks = np.zeros(n, dtype=np.int64)
+    live = np.arange(n)
+    for _ in range(d.rule.width):
+        live = live[q_cum[masks[live], -1] > 0]  # q has no token left: fewer children
+        if not live.size:
+            break
+        x = numpy_draw(d.rng, q_cum, q_total, masks[live])
+        drawn[live, x] = True
+        masks[live] |= 1 << x
+    return drawn
 
 
 def _sample_ensemble(d: Draws) -> Sample:
@@ -303,10 +339,39 @@ def _masked_tables(tickets: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return cumulative((np.array(tickets, dtype=np.int64)[None, :] * kept).tolist())
 
 
+def _sample_top_k(d: Draws) -> Sample:
+    """SGLang as it runs at the first node: the children are q's top K (no draw), one coin u = integers(0, T·A_num)
+    per round keeps sibling k when p(x_k) >= S or u < min(T·A_num, C_k·A_den), else the final token from p without
+    the children (T = p's ticket total)."""
+    s, v, n, rng = d.rule.settings, d.p.vocab_size, d.n, d.rng
+    tp = d.p.ticket_ints()
+    total = sum(tp)
+    coin_range = total * s.acc.numerator
+    tokens = threshold.top_k_tokens(d.q, d.rule.width)
+    removed = [0 if x in tokens else t for x, t in enumerate(tp)]
+    _check_int64([tp, removed], [coin_range, total * s.acc.denominator])
+    u = rng.integers(0, coin_range, size=n)
+    out, kept = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    held = 0
+    for x in tokens:
+        held += tp[x]
+        single = tp[x] * s.single.denominator >= s.single.numerator * total
+        ok = ~kept & (single | (u < min(coin_range, held * s.acc.denominator)))
+        out[ok], kept[ok] = x, True
+    rest = np.flatnonzero(~kept)
+    if rest.size:
+        rest_cum, rest_total = cumulative([removed])
+        out[rest] = numpy_draw(rng, rest_cum, rest_total, np.zeros(rest.size, dtype=np.int64))
+    return Sample(np.bincount(out, minlength=v), int(kept.sum()), n)
+
+
 def _sample_threshold(d: Draws) -> Sample:
     """SGLang's kernel at the first node, exactly: K distinct children from q, one coin u = integers(0, T·A_num)
     per round, sibling k kept when p(x_k) >= S or u < min(T·A_num, C_k·A_den) (C_k the summed p tickets), else
-    the final token from p without the rejected children (T = p's ticket total)."""
+    the final token from p without the rejected children (T = p's ticket total); SGLang as it runs (its top-K
+    children): ``_sample_top_k``."""
+    if d.rule.settings.top_k:
+        return _sample_top_k(d)
     s, v, n, rng = d.rule.settings, d.p.vocab_size, d.n, d.rng
     if v > MAX_MASKED_VOCABULARY:
         raise RulesError(f"SGLang's Monte Carlo tabulates p and q without each set of tokens: at most "
@@ -359,6 +424,28 @@ def _sample_medusa(d: Draws) -> Sample:
     return Sample(np.bincount(out, minlength=v), int((x == y).sum()), n)
 
 
+def _sample_played(d: Draws) -> Sample:
+    """A rule whose walk depends on the whole tree (traversal verification): its core verifier itself, round by round
+    (integer tickets, the scenario's own streams at seed ``d.seed``), at most MAX_PLAYED_ROUNDS rounds."""
+    scenario = d.scenario.with_changes(verification=d.rule.name, seed=d.seed)
+    rounds = min(d.n, MAX_PLAYED_ROUNDS)
+    counts, kept = np.zeros(d.p.vocab_size, dtype=np.int64), 0
+    model = scenario.draft_model()
+    for round_id in range(rounds):
+        streams = scenario.streams(round_id)
+        tree = draft_round(d.rule, model, (), streams, depth=scenario.depth, context_id=scenario.context,
+                           stop_ids=frozenset(scenario.stop_ids))
+        result = scenario.verifier(()).verify(tree, streams)
+        counts[result.tokens[0]] += 1
+        kept += result.accepted_drafts >= 1
+    return Sample(counts, kept, rounds)
+
+
+def _first_tree_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
+    """The first token of a traversal round depends on the whole tree: theory's exact pass over the scenario."""
+    return theory.traversal_first_token(scenario.with_changes(verification=found.name))
+
+
 def _first_node_law(scenario: Scenario, found: Rule, p: Categorical, q: Categorical) -> tuple[Fraction, ...]:
     return theory.first_token_law(p, q, found)
 
@@ -394,10 +481,14 @@ RULE_LAB_BY_FAMILY: FamilyTable[LabRule] = FamilyTable("lab.rules.RULE_LAB_BY_FA
                             lambda d: _sample_with_target(d, greedy=True)),
     "ensemble": LabRule(_says("transformers 5.x assisted decoding with assistant_ensemble_weight (DIVERSE's static "
                               "ensemble)"), _first_node_law, _sample_ensemble),
-    "threshold": LabRule(_says("SGLang's EAGLE tree verification (--speculative-accept-threshold-single and -acc; "
-                               "1 and 1, exact, by default)"), _first_node_law, _sample_threshold),
+    "threshold": LabRule(lambda found: "SGLang as it runs: EAGLE's top-K drafts under its thresholds" if
+                         found.settings.top_k else "SGLang's EAGLE tree verification (--speculative-accept-threshold-"
+                         "single and -acc; 1 and 1, exact, by default) on drafts sampled from q", _first_node_law,
+                         _sample_threshold),
     "typical": LabRule(_says("Medusa's typical acceptance (FasterDecoding/Medusa, temperature > 0)"),
                        _first_node_law, _sample_medusa),
+    "traversal": LabRule(_says("Weng et al. 2025 (traversal verification, leaves to root); no engine ships it"),
+                         _first_tree_law, _sample_played),
 })
 
 

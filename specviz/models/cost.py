@@ -11,7 +11,6 @@ measured again.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.models.errors import ModelSettingError
+from specviz.models.folders import cache_dir  # noqa: F401 - where measured cost models are kept (costs.json)
 from specviz.theory import expected_tokens
 
 AGREEMENT = 0.25  # predicted and measured speedups "agree" within this relative difference
@@ -281,13 +281,6 @@ def check_calibration(cost: CostModel, draft: str, single_passes: Sequence[float
 
 
 # --- measuring (torch) -----------------------------------------------------------------------------------
-
-
-def cache_dir() -> Path:
-    """Where measured cost models are kept: $SPECVIZ_CACHE_DIR, else ~/.cache/specviz."""
-    root = os.environ.get("SPECVIZ_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "specviz")
-    return Path(root)
 
 
 def cache_key(model: str, device: str, max_tokens: int, drafts: Sequence[str], wide: Sequence[int] = ()) -> str:

@@ -7,3 +7,7 @@ from specviz.core.errors import SpecvizError
 
 class ModelSettingError(SpecvizError, ValueError):
     """A real-model setting is out of range: depth, draft, early-exit layers, tree width or size, races."""
+
+
+class ModelLoadError(SpecvizError, RuntimeError):
+    """A model could not be loaded; the message says what to do."""

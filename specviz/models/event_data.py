@@ -7,6 +7,7 @@ from typing import Any
 
 from specviz import formats
 from specviz.core import Categorical, Trace
+from specviz.core.trace import ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
 
 
 def _exact(value: Fraction) -> dict[str, Any]:
@@ -31,10 +32,15 @@ def _bars(tokens: list[int], *dists: Categorical) -> dict[str, Any]:
 
 
 def event_views(trace: Trace, top_n: int = 10) -> list[dict[str, Any]]:
-    """One display dict per event of a round's trace."""
+    """One display dict per event of a round's trace (exact match's events also carry the target's ``sample``, or
+    ``matched_none`` at its correction, which is that sample: no second draw)."""
     views: list[dict[str, Any]] = []
     for e in trace.events:
-        base = {"kind": e.kind, "position": e.position}
+        base: dict[str, Any] = {"kind": e.kind, "position": e.position}
+        if isinstance(e, (ExactMatchCheckEvent, ExactMatchTreeCheckEvent)):
+            base["sample"] = e.sample
+        elif isinstance(e, ExactMatchCorrectionEvent):
+            base["matched_none"] = True
         if e.kind in ("draft", "tree_draft"):
             bars = _bars(_top(e.q, top_n, (e.token,)), e.q)
             views.append({**base, "token": e.token, "q": bars, "draw": e.draw, "draw_range": e.draw_range,

@@ -27,8 +27,16 @@ from specviz.core import (
     identity_processor,
 )
 from specviz.core.block_verifier import tau_distribution
+from specviz.core.exact_match import ExactMatchVerifier
 from specviz.core.processors import TopK, TopP, compose
-from specviz.core.trace import BlockDecisionEvent, BonusEvent, ResultEvent, StopEvent
+from specviz.core.trace import (
+    BlockDecisionEvent,
+    BonusEvent,
+    ExactMatchCheckEvent,
+    ExactMatchTreeCheckEvent,
+    ResultEvent,
+    StopEvent,
+)
 from specviz.core.verification import Rule, check_verification, rule
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
 from specviz.models.errors import ModelSettingError
@@ -36,6 +44,7 @@ from specviz.models.event_data import event_views
 from specviz.models.limits import check_context
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
+from specviz.models.lookup_tree import LookupTreeDraft, chain_on_same_draws
 from specviz.models.rounds import Drafted, round_for
 from specviz.models.target import TargetModel, encode_prompt
 from specviz.models.tree_attention import TreeSupport
@@ -88,6 +97,7 @@ class RoundRecord:
     depth: int = 0  # drafted levels (a chain's length, a tree's deepest node; 0: a plain sample)
     checked: int = 0  # drafts tested against the target (a tree's siblings included)
     expected_accepted: float | None = None  # block verification: E[kept drafts] on this drafted block (exact)
+    chain_tokens: int | None = None  # an exact-match lookup tree: what the lookup chain commits on the same draws
     events: list[dict] | None = None
     views: list[dict] | None = None
     trace: Trace | None = None
@@ -138,10 +148,19 @@ def alpha_of(p: Categorical, q: Categorical) -> float:
     return 1.0 if p == q else alpha_np(p.to_numpy(), q.to_numpy())
 
 
+def match_alpha(p: Categorical, q: Categorical) -> float:
+    """sum_x p(x)·q(x): the chance exact match keeps a draft from q (the target's own sample equals it)."""
+    pn, qn = p.to_numpy(), q.to_numpy()
+    both = pn * qn
+    return min(1.0, math.fsum(both[both > 0].tolist()))
+
+
 def round_alphas(trace: Trace) -> tuple[float, ...]:
     """alpha(p, q) at each checked depth of the round: one per drafted position a chain checks; for a tree,
-    one per node the walk reached (its first sibling's check: every sibling shares the node's p and q)."""
-    return tuple(alpha_of(e.p, e.q) for e in trace.events if e.kind in ALPHA_KINDS and getattr(e, "sibling", 0) == 0)
+    one per node the walk reached (its first sibling's check: every sibling shares the node's p and q). Under
+    exact match alpha is sum p·q, its chance of keeping a draft from q, not tokenwise's sum min(p, q)."""
+    return tuple((match_alpha if isinstance(e, (ExactMatchCheckEvent, ExactMatchTreeCheckEvent)) else alpha_of)(
+        e.p, e.q) for e in trace.events if e.kind in ALPHA_KINDS and getattr(e, "sibling", 0) == 0)
 
 
 def target_processor(settings: GenerationSettings) -> Processor:
@@ -309,6 +328,7 @@ class Session:
             target_forward_s=fwd2 - fwd1, verify_s=(t2 - t1) - (fwd2 - fwd1), wall_s=wall,
             target_forwards=count2 - count1, draft_target_forwards=count1 - count0, plain=not depth,
             expected_accepted=block_expected_accepted(decisions[0]) if decisions else None,
+            chain_tokens=self._chain_tokens(trace, prefix, len(committed), bool(depth), remaining),
             trace=trace if self.keep_raw else None,
             events=trace.to_dict(self.top_n)["events"] if self.top_n else None,
             views=event_views(trace, self.view_top_n) if self.view_top_n else None,
@@ -318,6 +338,14 @@ class Session:
         gen.rounds.append(record)
         gen.stopped = stopped
         return record
+
+    def _chain_tokens(self, trace: Trace, prefix: Prefix, committed: int, drafted: bool, remaining: int) -> int | None:
+        """An exact-match lookup tree's round: what the lookup chain would have committed on the same draws (a round
+        without a match is the same plain sample for both; both stop at max_new_tokens); None for other sessions."""
+        if not isinstance(self.draft, LookupTreeDraft) or not issubclass(self.rule.verifier_class, ExactMatchVerifier):
+            return None
+        chain = chain_on_same_draws(trace, self.draft.ngram, prefix, committed) if drafted else 1
+        return None if chain is None else min(chain, remaining)
 
     def rounds(self) -> Iterator[RoundRecord]:
         """Play rounds until a stop token or max_new_tokens."""

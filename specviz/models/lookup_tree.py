@@ -1,4 +1,4 @@
-"""Prompt lookup as a draft tree: several n-gram candidates per node, verified by recursive rejection sampling.
+"""Prompt lookup as a draft tree: several n-gram candidates per node, verified by exact match (or any tree rule).
 
 The candidates after a prefix: take the longest suffix of the prefix, of n = ngram..1 tokens, that
 occurs earlier in the prefix (the n ``lookup_token`` uses); scan its earlier occurrences from the
@@ -18,16 +18,22 @@ Depth: once the root has a match every deeper node has one too (a drafted token 
 match, so it occurs earlier in the context and its unigram matches), so a round drafts the full
 depth or, with no match at the root, is a plain target sample, exactly as the chain path plans it.
 
-Sessions run it under ``multi-distinct:K`` (or ``multi:K``: i.i.d. children from the same uniform q,
-so siblings may repeat) through specviz.models.rounds: the target scores the whole tree in one
-forward with a tree attention mask.
+Its rule is exact match (``exact-match:K``): prompt lookup has no draft distribution, and the uniform q
+over candidates is invented, so recursive rejection sampling (``multi-distinct:K``, which still runs it)
+spends acceptances on the worse branches; exact match samples the target at each node and keeps the
+candidate equal to the sample, and with candidate 0 (the chain's token) in every node and the same
+streams it commits at least the lookup chain's tokens on every draw (specviz.core.exact_match).
+``chain_on_same_draws`` reads from a round's trace what that chain would have committed. Sessions run
+it through specviz.models.rounds: the target scores the whole tree in one forward with a tree
+attention mask.
 """
 
 from __future__ import annotations
 
-from specviz.core import Categorical
+from specviz.core import Categorical, Trace
 from specviz.core.errors import BlockError
-from specviz.models.drafts import LookupDraft
+from specviz.core.trace import ExactMatchTreeCheckEvent
+from specviz.models.drafts import LookupDraft, lookup_token
 from specviz.models.lm import Prefix
 
 MAX_LOOKUP_WIDTH = 4  # candidates per node; the Playground's tree offers the same 1..4
@@ -77,3 +83,23 @@ class LookupTreeDraft(LookupDraft):
         if not found:  # plan() keeps this from happening inside a round
             raise AssertionError("prompt lookup has no n-gram match here: the round should be a plain target sample")
         return Categorical(self.vocab_size, list(found), [1] * len(found))
+
+
+def chain_on_same_draws(trace: Trace, ngram: int, prefix: Prefix, committed: int) -> int | None:
+    """The tokens the lookup chain would have committed on this exact-match tree round's draws (None: the round
+    holds no exact-match node sample).
+
+    The chain's token at each depth is candidate 0 of the tree's node on the chain's path, and the chain's sample
+    there is the tree's (the same stream, the same p): while the samples follow the chain both keep them; at the
+    first sample the chain did not draft, the chain commits it and stops. When the samples follow the chain to
+    the end of the tree's walk, the chain commits what the tree did (the same bonus, or the same stop).
+    """
+    samples = {e.position: e.sample for e in trace.events if isinstance(e, ExactMatchTreeCheckEvent) and e.sibling == 0}
+    if not samples:
+        return None
+    context = prefix
+    for depth in range(len(samples)):
+        if samples[depth] != lookup_token(context, ngram):
+            return depth + 1
+        context += (samples[depth],)
+    return committed

@@ -66,11 +66,12 @@ PRESETS: tuple[ModelPreset, ...] = (
     ModelPreset(
         name="A list whose lines share beginnings (tree)",
         prompt=LIST_PROMPT,
-        draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48, verification="multi-distinct:3",
+        draft="lookup:3", depth=5, temperature=0.5, max_new_tokens=48, verification="exact-match:3",
         lesson="Each line of the list begins like two others (\"The red fox ran to the …\"), so where a line "
                "branches prompt lookup finds three continuations: a chain drafts one and is often rejected there, a "
-               "tree of width 3 drafts all three and the target scores the whole tree in one pass. The race runs "
-               "plain, the chain and the tree.",
+               "tree of width 3 drafts all three, the target scores the whole tree in one pass, and exact match "
+               "keeps the branch the target's own sample takes: on the same draws it never commits less than the "
+               "chain. The race runs plain, the chain and the tree.",
     ),
     ModelPreset(
         name="Open-ended story with early exit",

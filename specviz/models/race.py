@@ -4,8 +4,10 @@ All legs go through the exact core (FP32 probabilities to integer tickets, seede
 near 1.00x is decided by timing noise, so the race is run several times, interleaved (each leg goes
 first in turn) over consecutive seeds; the verdict is the median speedup with its spread, a win or a
 loss only when the spread excludes 1.00x. Under a tree rule a third leg runs the same draft as a chain
-(tokenwise), so the race says whether the tree pays over the chain. Every figure shown for one race
-comes from the median race (the race whose speedup is the median), so the texts, the cards, the chart
+(verified as the tree's rule verifies a chain: tokenwise for recursive rejection sampling, exact match for
+exact match), so the race says whether the tree pays over the chain; under exact match a lookup tree's rounds
+also say what that chain would have committed on the same draws (``RoundRecord.chain_tokens``). Every figure
+shown for one race comes from the median race (the race whose speedup is the median), so the texts, the cards, the chart
 and the headline agree. The cost model's prediction is set beside it, checked against the run's own
 timed passes (its calibration).
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from specviz.core.verification import rule
+from specviz.core.verification import FamilyTable, Rule, rule
 from specviz.models.cost import (
     Calibration,
     CostModel,
@@ -35,9 +37,22 @@ from specviz.models.loading import LoadedModel
 from specviz.models.stats import Summary, round_expected_tokens, summarize
 
 PLAIN, CHAIN, SPECULATIVE = "plain", "chain", "speculative"
-CHAIN_RULE = "token"  # the chain a tree is raced against: the same draft, verified tokenwise
+CHAIN_RULE = "token"  # the chain a tree is raced against: the same draft, verified tokenwise ...
+# ... or as the tree's own rule verifies a chain, where that rule has a chain of its own (exact match)
+CHAIN_RULE_BY_FAMILY: FamilyTable[str] = FamilyTable(
+    "models.race.CHAIN_RULE_BY_FAMILY",
+    {"token": CHAIN_RULE, "block": CHAIN_RULE, "tree": CHAIN_RULE, "ensemble": CHAIN_RULE, "threshold": CHAIN_RULE,
+     "typical": CHAIN_RULE, "traversal": CHAIN_RULE, "exact-match": "exact-match"}, scope="playable")
+
+
+def chain_rule(found: Rule | str) -> Rule:
+    """The rule the race's chain leg runs beside a tree of this rule (tokenwise, or exact match's chain)."""
+    return rule(CHAIN_RULE_BY_FAMILY[found])
+
+
 TRIALS = 3  # races per comparison: the page and the command line run the same number
-Progress = Callable[[str, Session, RoundRecord], None]
+Progress = Callable[[str, Session, RoundRecord | None], None]  # (leg, its session, the round played; None: it starts)
+Stage = Callable[[str], None]  # what the race does between rounds (sessions made, the cost model measured)
 SAME_LAW = ("The texts differ although every leg uses the same seed: all are exact samples of the same law p, but "
             "a speculative run spends its random draws on drafts and acceptance tests, so it draws a different "
             "sample (same law, different sample).")
@@ -74,7 +89,7 @@ class Trial:
 
     @property
     def chain(self) -> Leg | None:
-        """The same draft as a chain (tokenwise), raced under a tree rule; None otherwise."""
+        """The same draft as a chain (``chain_rule``), raced under a tree rule; None otherwise."""
         return self.legs.get(CHAIN)
 
     @property
@@ -184,12 +199,15 @@ class RaceResult:
         over = self.median_trial.over_chain or 0.0
         low, high = self.spread_of(self.over_chain)
         verdict = "pays over" if round(low, 2) > 1 else "loses to" if round(high, 2) < 1 else "ties with"
-        return (f"the chain (same draft, tokenwise) {chain:.2f}x in that race; the tree {verdict} the chain "
+        return (f"the chain (same draft, {chain_rule(self.verification).label}) {chain:.2f}x in that race; the tree "
+                f"{verdict} the chain "
                 f"({over:.2f}x the chain's speed, races {low:.2f}x to {high:.2f}x)")
 
 
 def run_leg(name: str, session: Session, progress: Progress | None = None) -> Leg:
-    """Play a session to the end, reporting each round."""
+    """Play a session to the end, reporting its start (record None) and each round."""
+    if progress is not None:
+        progress(name, session, None)
     for record in session.rounds():
         if progress is not None:
             progress(name, session, record)
@@ -240,15 +258,19 @@ def _legs(settings: GenerationSettings) -> list[tuple[str, GenerationSettings | 
     """The legs of a race: plain, the chain (under a tree rule) and the speculative run."""
     legs: list[tuple[str, GenerationSettings | None]] = [(PLAIN, None)]
     if rule(settings.verification).width > 1:
-        legs.append((CHAIN, replace(settings, verification=CHAIN_RULE)))
+        legs.append((CHAIN, replace(settings, verification=chain_rule(settings.verification).name)))
     return legs + [(SPECULATIVE, settings)]
 
 
 def _trial(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings: GenerationSettings, index: int,
            *, draft_model: LoadedModel | None, progress: Progress | None,
-           keep_raw: bool) -> tuple[Trial, Session]:
+           keep_raw: bool, stage: Stage | None = None, trials: int = TRIALS) -> tuple[Trial, Session]:
     """Race `index`: seed settings.seed + index; the legs' order rotates, so each goes first in turn."""
     seeded = replace(settings, seed=settings.seed + index)
+    if stage is not None:  # a tree's first session runs the model's tree self-check (once per model): say so first
+        stage(f"Race {index + 1} of {trials} (seed {seeded.seed}): starting its runs"
+              + (" (the first tree session checks the model's tree scoring once)" if index == 0
+                 and rule(settings.verification).width > 1 else ""))
     sessions = {name: Session(target, None if own is None else draft, replace(own or seeded, seed=seeded.seed),
                               prompt, draft_model=draft_model, top_n=None, keep_raw=keep_raw and name == SPECULATIVE)
                 for name, own in _legs(seeded)}
@@ -261,16 +283,18 @@ def _trial(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings
 
 def race(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings: GenerationSettings, *,
          draft_model: LoadedModel | None = None, progress: Progress | None = None, keep_raw: bool = False,
-         cost: CostModel | None = None, measure: bool = True, trials: int = TRIALS) -> RaceResult:
+         cost: CostModel | None = None, measure: bool = True, trials: int = TRIALS,
+         stage: Stage | None = None) -> RaceResult:
     """`trials` interleaved races of plain sampling against speculative decoding, same prompt and processors.
 
     keep_raw keeps the median race's speculative traces (to inspect a round); the cost model is measured
     once per model, device and draft (cached) unless given, and checked against the median race's timings.
+    progress hears each run start and each round; stage what happens between them (sessions, the cost model).
     """
     if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
         raise ModelSettingError(f"trials must be a whole number >= 1, got {trials!r}")
     played = [_trial(target, prompt, draft, settings, i, draft_model=draft_model, progress=progress,
-                     keep_raw=keep_raw) for i in range(trials)]
+                     keep_raw=keep_raw, stage=stage, trials=trials) for i in range(trials)]
     result = RaceResult([t for t, _ in played], verification=rule(settings.verification).name)
     median = result.median_trial
     for trial in result.trials:  # only the shown race keeps its traces
@@ -280,6 +304,9 @@ def race(target: LoadedModel, prompt: str | Prefix, draft: DraftSpec, settings: 
     spec_leg = median.speculative
     if cost is None and measure and draft.kind != "model":
         widest = max((r.nodes + 1 for t in result.trials for r in t.speculative.generation.rounds), default=0)
+        if stage is not None:
+            stage("The races are done; the cost model times a target pass and a draft step on this device (measured "
+                  "once per model, draft and device, then kept for a week)")
         cost = measure_costs(target, [draft], max_tokens=settings.depth + 1, widest=widest)
     if cost is not None and spec_leg.label in cost.draft_step_s:
         shared = isinstance(played[result.trials.index(median)][1].draft, SharedTargetDraft)
@@ -321,7 +348,9 @@ def race_table(result: RaceResult) -> list[str]:
                           ("tokens per verification pass", lambda s: f"{s.tokens_per_target_forward:.2f}"),
                           ("drafted nodes per pass", lambda s: "-" if s.nodes_per_pass is None
                            else f"{s.nodes_per_pass:.2f}"),
-                          ("target passes spent drafting", lambda s: f"{s.drafting_forwards}")):
+                          ("target passes spent drafting", lambda s: f"{s.drafting_forwards}"),
+                          ("the chain's tokens on the same draws", lambda s: "-" if s.chain_same_draws is None
+                           else f"{s.chain_same_draws}")):
         rows.append((leg_name, *(get(trial.legs[n].summary) for n in names)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(names) + 1)]
     lines = ["  ".join([r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]) for r in rows]

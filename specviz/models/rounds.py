@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from specviz.core import Block, Categorical, RandomStreams, Rule, Trace, Tree, propose, propose_tree
+from specviz.core import Block, Categorical, RandomStreams, Rule, Trace, Tree, draft_round, propose
 from specviz.core.tree import tree_size
 from specviz.core.verification import FamilyTable
 from specviz.models.drafts import Draft, LookupDraft
@@ -138,9 +138,9 @@ class TreeRound:
 
     def propose(self, draft: Draft, prefix: Prefix, streams: RandomStreams, found: Rule, *, depth: int,
                 context_id: str, stop_ids: frozenset[int], trace: Trace) -> Drafted:
-        tree = propose_tree(LevelBatch(draft, prefix, trace, stop_ids), prefix, streams, depth=depth,
-                            width=found.width, distinct=found.distinct, context_id=context_id, stop_ids=stop_ids,
-                            trace=trace)
+        # the rule's own drafting (sampled children; SGLang's top-K for sglang:S,A[,K]), one level per draft pass
+        tree = draft_round(found, LevelBatch(draft, prefix, trace, stop_ids), prefix, streams, depth=depth,
+                           context_id=context_id, stop_ids=stop_ids, trace=trace)
         nodes = tree.nodes()
         return Drafted(tree, tuple(node.token for node in nodes), len(nodes), max(len(n.path) for n in nodes))
 
@@ -161,16 +161,22 @@ def _tree(found: Rule) -> Shape:
 
 
 def _by_width(found: Rule) -> Shape:
-    """SGLang's threshold:S,A drafts a chain; threshold:S,A,K a tree of K distinct children per node."""
+    """SGLang's threshold:S,A and exact-match draft a chain; threshold:S,A,K and exact-match:K a tree of K distinct
+    children per node."""
     return TREE if found.width > 1 else CHAIN
+
+
+def _threshold(found: Rule) -> Shape:
+    """threshold:S,A[,K] by its width; sglang:S,A[,K] always EAGLE's top-K tree (argmax drafts at K = 1)."""
+    return TREE if found.settings.top_k else _by_width(found)
 
 
 # the round shape each family of playable rules drafts and scores (ensemble and Medusa's typical acceptance
 # verify a chain: Medusa's trees are not modelled)
 ROUNDS_BY_FAMILY: FamilyTable[Callable[[Rule], Shape]] = FamilyTable(
     "models.rounds.ROUNDS_BY_FAMILY",
-    {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _by_width,
-     "typical": _chain}, scope="playable")
+    {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _threshold,
+     "typical": _chain, "traversal": _tree, "exact-match": _by_width}, scope="playable")
 
 
 def round_for(found: Rule) -> Shape:

@@ -80,6 +80,8 @@ class Summary:
     nodes_per_pass: float | None = None  # drafted nodes per target verification pass of a drafting round
     checked_drafts: int = 0  # drafts tested against the target (a tree's siblings included)
     tree_scoring: dict | None = None  # how the target scored trees (one pass or per path, and why)
+    chain_same_draws: int | None = None  # an exact-match lookup tree: the lookup chain's tokens on the same draws
+    rounds_ahead_of_chain: int = 0  # rounds where the tree committed more than that chain (never fewer)
 
     def to_dict(self) -> dict:
         """JSON-ready."""
@@ -143,6 +145,9 @@ def summarize(gen: Generation, depth: int) -> Summary:
         nodes_per_pass=sum(r.nodes for r in drafting) / drafting_passes if drafting_passes else None,
         checked_drafts=sum(r.checked for r in rounds),
         tree_scoring=gen.tree_scoring.to_dict() if gen.tree_scoring is not None else None,
+        chain_same_draws=sum(r.chain_tokens for r in rounds) if rounds and all(  # type: ignore[misc]
+            r.chain_tokens is not None for r in rounds) else None,
+        rounds_ahead_of_chain=sum(r.chain_tokens is not None and len(r.tokens) > r.chain_tokens for r in rounds),
     )
 
 
@@ -154,8 +159,9 @@ def acceptance_words(s: Summary) -> str:
     if s.tree_width > 1:
         return (f"{s.accepted} of {s.checked_drafts} checked drafts, {100 * s.accepted / s.checked_drafts:.0f}%; "
                 f"a child accepted at {s.accepted} of {s.checks} tree depths reached")
-    rate = f"{s.accepted} of {s.checks} checked drafts, {100 * s.accepted / s.checks:.0f}%"
-    unchecked = s.drafted - s.checks
+    checked = s.checked_drafts or s.checks  # one denominator with the page's "Accepted / checked" card
+    rate = f"{s.accepted} of {checked} checked drafts, {100 * s.accepted / checked:.0f}%"
+    unchecked = s.drafted - checked
     return rate + (f"; {unchecked} drafted after a rejection were never checked" if unchecked > 0 else "")
 
 
@@ -166,6 +172,15 @@ def tree_words(s: Summary) -> str | None:
     how = s.tree_scoring["words"] if s.tree_scoring else "no tree was drafted"
     per_pass = "" if s.nodes_per_pass is None else f"; {s.nodes_per_pass:.1f} drafted nodes per target pass"
     return f"tree scoring: {how}{per_pass}"
+
+
+def same_draws_words(s: Summary) -> str | None:
+    """An exact-match lookup tree against its chain on the very same draws (None when not measured)."""
+    if s.chain_same_draws is None:
+        return None
+    return (f"on the same draws the lookup chain would have committed {s.chain_same_draws} tokens in these "
+            f"{s.rounds} rounds ({s.chain_same_draws / s.rounds:.2f} per target pass), the tree {s.tokens} "
+            f"({s.tokens_per_target_forward:.2f}): more in {s.rounds_ahead_of_chain} rounds, fewer in none")
 
 
 def format_summary(s: Summary) -> str:
@@ -185,7 +200,7 @@ def format_summary(s: Summary) -> str:
         f"{s.bonuses} bonus tokens{plain}",
         f"tokens per target verification pass: {s.tokens_per_target_forward:.2f} ({s.target_forwards} passes"
         f"{drafting})",
-        *filter(None, [tree_words(s)]),
+        *filter(None, [tree_words(s), same_draws_words(s)]),
         "position  reached  accepted  measured  alpha(p,q)" if s.tree_width == 1 else
         "   depth  reached  accepted  measured  alpha(p,q)",
     ]

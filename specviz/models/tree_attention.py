@@ -7,12 +7,22 @@ The mask is a float tensor of 0 (visible) and finfo(dtype).min (hidden), added t
 scores: sdpa and eager attention both take it, and eager with a *boolean* mask would add 1 and 0
 (silently wrong, which the self-check would catch).
 
+Sliding-window layers (Gemma 3: five of every six layers see only the last 512 positions) get the
+tree mask composed with their window: a row at position i sees a key at position j only when j > i − W,
+positions going by depth in the tree, as transformers' own ``sliding_window_overlay`` decides it for a
+chain. The model then receives one mask per layer type (``{"full_attention": …, "sliding_attention":
+…}``, the form its forward accepts), and its KV cache keeps every position in every layer (a
+``DynamicCache`` without the model's config: plain per-token layers), so that a window is a mask, never
+a cache that forgets, and crop and gather stay exact.
+
 Whether a model scores trees this way correctly is decided once per model object by
-``tree_support``: a probe tree (siblings, cousins, depth 2) scored in one pass against each node's
-sequence scored on its own without a cache. A model whose attention implementation takes no custom
-mask (flash attention, flex attention), whose cache is not a plain per-token KV cache (sliding
-windows, state-space layers) or whose probe disagrees falls back to one forward per root-to-leaf
-path, and says so (``TreeSupport.reason``).
+``tree_support``: a probe tree (siblings, cousins, depth 2) scored in one pass against the same nodes
+scored path by path (one forward per root-to-leaf path, the model building its own masks), with a
+prefix longer than the sliding window where there is one, so that the window's edge falls inside the
+probe. A model whose attention implementation takes no custom mask (flash attention, flex attention),
+whose sliding window it cannot be told per layer type, whose cache is not a plain per-token KV cache
+(state-space layers) or whose probe disagrees falls back to one forward per root-to-leaf path, and
+says so (``TreeSupport.reason``).
 """
 
 from __future__ import annotations
@@ -28,7 +38,9 @@ from torch import nn
 
 Key = tuple[int, ...]
 MASKABLE = ("sdpa", "eager")  # attention implementations that add a custom 4D mask to their scores
-PROBE_PREFIX = 6  # tokens of the self-check's prefix
+PROBE_PREFIX = 6  # tokens of the self-check's prefix (a sliding window's length + 3 where the model has one)
+FULL, SLIDING = "full_attention", "sliding_attention"  # the layer types whose masks the tree pass composes
+MAX_PROBED_WINDOW = 1024  # a longer sliding window would make the self-check's prefix too long to score at load
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-6}  # largest |p_tree - p_path| the self-check accepts
 HALF_TOLERANCE = 3e-2  # bfloat16 / float16: a tree pass and a path pass round differently
 
@@ -122,11 +134,60 @@ def _attention_implementation(model: nn.Module) -> str:
     return str(getattr(config, "_attn_implementation", None) or "sdpa")
 
 
-def _sliding(model: nn.Module) -> bool:
-    """True when the model has sliding-window layers (their cache keeps only the last W positions)."""
+def layer_windows(model: nn.Module) -> dict[str, int | None] | None:
+    """Each attention layer type's sliding window (None: full attention) when the model has sliding layers named
+    by type (Gemma 2 and 3, ...); None when one mask serves every layer (no sliding window at all)."""
     text = model.config.get_text_config()
-    kinds = getattr(text, "layer_types", None) or ()
-    return any("sliding" in str(kind) for kind in kinds) or bool(getattr(text, "use_sliding_window", False))
+    kinds = set(getattr(text, "layer_types", None) or ())
+    window = getattr(text, "sliding_window", None)
+    if SLIDING not in kinds or not isinstance(window, int):
+        return None
+    return {kind: window if kind == SLIDING else None for kind in kinds}
+
+
+def _unmaskable_window(model: nn.Module) -> str | None:
+    """Why this model's sliding window cannot be composed with a tree mask (None: it can, or it has none)."""
+    text = model.config.get_text_config()
+    kinds = set(getattr(text, "layer_types", None) or ())
+    windows = layer_windows(model)
+    if windows is None:  # a window the model applies to every layer (Mistral) or to layers it does not name
+        sliding = any("sliding" in str(k) for k in kinds) or bool(getattr(text, "use_sliding_window", False)) or (
+            not kinds and isinstance(getattr(text, "sliding_window", None), int)
+            and getattr(text, "use_sliding_window", None) is not False)
+        return "its sliding-window layers take no mask per layer type" if sliding else None
+    unknown = sorted(kinds - {FULL, SLIDING})
+    if unknown:
+        return f"layer types {unknown} have no tree mask here"
+    if windows[SLIDING] > MAX_PROBED_WINDOW:
+        return f"its sliding window ({windows[SLIDING]:,} positions) is too long for the self-check to probe"
+    return None
+
+
+def tree_masks(seen: np.ndarray, columns: np.ndarray, rows: np.ndarray, windows: dict[str, int | None] | None,
+               dtype: torch.dtype, device: torch.device) -> torch.Tensor | dict[str, torch.Tensor]:
+    """The additive mask of a tree pass, or one per layer type where sliding layers see only their window.
+
+    columns and rows are the positions of the cache entries and of the rows fed (a tree node's position is its
+    prefix length plus its depth - 1); a sliding layer hides a key at position j from a row at position i
+    unless j > i − W (transformers' ``sliding_window_overlay``).
+    """
+    if windows is None:
+        return float_mask(seen, dtype, device)
+    masks = {}
+    for kind, window in windows.items():
+        visible = seen if window is None else seen & (columns[None, :] > rows[:, None] - window)
+        masks[kind] = float_mask(visible, dtype, device)
+    return masks
+
+
+def full_cache(model: nn.Module) -> Any:
+    """A KV cache that keeps every position in every layer (sliding layers included), or None to let the model
+    make its own: needed where a sliding window is a mask (``layer_windows``), so crop and gather stay exact."""
+    if layer_windows(model) is None:
+        return None
+    from transformers.cache_utils import DynamicCache
+
+    return DynamicCache()
 
 
 def _probe_tree(vocab: int) -> list[Key]:
@@ -152,30 +213,38 @@ def _check(model: nn.Module, vocab: int, device: torch.device, scorer: Callable[
     implementation = _attention_implementation(model)
     if implementation not in MASKABLE:
         return TreeSupport(False, f"attention implementation {implementation!r} takes no custom tree mask")
-    if _sliding(model):
-        return TreeSupport(False, "sliding-window attention layers keep too short a cache for a tree mask")
-    prefix = tuple((3 + 5 * i) % vocab for i in range(PROBE_PREFIX))
+    unmaskable = _unmaskable_window(model)
+    if unmaskable is not None:
+        return TreeSupport(False, unmaskable)
+    windows = layer_windows(model)
+    window = windows[SLIDING] if windows else None
+    length = PROBE_PREFIX if window is None else window + 3  # the window's edge falls inside the probe
+    prefix = tuple((3 + 5 * i) % vocab for i in range(length))
     paths = _probe_tree(vocab)
-    lm = scorer(model, vocab, device, tree=True)
+    lm, reference = scorer(model, vocab, device, tree=True), scorer(model, vocab, device, tree=False)
+    after = prefix + paths[2] + (1,)
     try:
-        lm.probs(prefix[:-2])  # a cache to build on, as in a generation
-        lm.prefetch_tree(prefix, paths)
+        for one in (lm, reference):
+            one.probs(prefix[:-2])  # a cache to build on, as in a generation
+            one.prefetch_tree(prefix, paths)
         if not plain_kv_cache(lm.cache):
             return TreeSupport(False, f"the model's cache ({type(lm.cache).__name__}) is not a plain key/value cache")
-        scored = {key: lm.memo[key] for key in [prefix] + [prefix + path for path in paths]}
-        worst = max(float(np.abs(row - lm.probs_uncached(key)).max()) for key, row in scored.items())
-        lm.sync(prefix + paths[2] + (1,))  # keep the path (a, d): the gather under test
-        after = prefix + paths[2] + (1,)
-        worst_after = float(np.abs(lm.probs(after) - lm.probs_uncached(after)).max())
-    except (RuntimeError, ValueError, TypeError, IndexError) as error:  # what a forward refusing the mask raises
+        keys = [prefix] + [prefix + path[:i] for path in paths for i in range(1, len(path) + 1)]
+        worst = max(float(np.abs(lm.memo[key] - reference.memo[key]).max()) for key in keys)
+        lm.sync(after)  # keep the path (a, d): the gather under test
+        reference.sync(after)
+        worst_after = float(np.abs(lm.probs(after) - reference.probs(after)).max())
+    except (RuntimeError, ValueError, TypeError, IndexError, KeyError) as error:  # a forward refusing the mask
         return TreeSupport(False, f"the tree pass failed: {type(error).__name__}: {str(error)[:120]}")
     tolerance = TOLERANCE.get(model_dtype_of(model), HALF_TOLERANCE)
     if worst > tolerance:
         return TreeSupport(False, f"the probe tree's p differed from path-by-path scoring by {worst:.1e} "
                                   f"(> {tolerance:g}): the model ignores or mangles the tree mask", worst=worst)
     gather = worst_after <= tolerance
-    return TreeSupport(True, f"{implementation} attention; the probe tree matched path-by-path scoring within "
-                             f"{worst:.1e}", gather=gather, worst=worst)
+    where = "" if window is None else (f", its sliding window of {window} composed with the tree mask (a probe "
+                                       f"prefix of {length} tokens)")
+    return TreeSupport(True, f"{implementation} attention{where}; the probe tree matched path-by-path scoring "
+                             f"within {worst:.1e}", gather=gather, worst=worst)
 
 
 def forget_checks() -> None:

@@ -4,22 +4,22 @@
 write the same facts in two forms:
 
 * ``PAGE``: sentences in markdown for the Playground; a fraction of long integers reads
-  '≈ 0.3000 (exact: 80-digit fraction)' and ``exact_values`` / ``exact_values_html`` fold the
-  full values under the narration;
+  '≈ 0.3000 (exact: 80-digit fraction)' and ``exact_values`` gives the full values, which the page folds
+  under the narration (``plots.step_html.exact_values_html``);
 * ``TERMINAL``: plain text for ``python -m specviz play``: the headline, then the numbers behind the
   step (q(x) and its ticket draw; p(x), q(x), min(1, p/q) and the integer test; the residual mass
   and its draw; the bonus draw), long integers abbreviated by ``specviz.formats``' one rule.
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
 only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.narration.block``, a tree's by ``specviz.narration.tree``, the engine rules' (ensemble, SGLang's
-thresholds, Medusa) by ``specviz.narration.engine_rules``, with this profile's formats.
+``specviz.narration.block``, a tree's by ``specviz.narration.tree``, traversal verification's by
+``specviz.narration.traversal``, the engine rules' (ensemble, SGLang's thresholds and top-K drafts, Medusa) by
+``specviz.narration.engine_rules``, with this profile's formats.
 Pure functions, no Streamlit.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -42,6 +42,8 @@ from ..core.trace import (
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
 from . import engine_rules
+from . import exact_match as exact_match_narration
+from . import traversal as traversal_narration
 from . import tree as tree_narration
 from .counting import nth
 
@@ -100,7 +102,9 @@ class Setting:
 CHECKING_BY_FAMILY: FamilyTable[str] = FamilyTable("narration.CHECKING_BY_FAMILY", {
     "token": "as usual", "block": "jointly (block verification)", "tree": "as usual",
     "ensemble": "against the mixture W·p + (1 − W)·q (ensemble)", "threshold": "by SGLang's thresholds",
-    "typical": "by Medusa's typical threshold"}, scope="playable")
+    "typical": "by Medusa's typical threshold", "traversal": "from the leaves up (traversal verification)",
+    "exact-match": "by exact match of the target's own sample"},
+    scope="playable")
 
 
 def label(vocab: Sequence[str], token: int) -> str:
@@ -127,6 +131,9 @@ def committed_by(event: Event) -> list[tuple[int, str]]:
     """(token, origin) of every token this event commits (block verification keeps its drafts at once)."""
     if isinstance(event, BlockDecisionEvent):
         return [(t, "accepted") for t in event.drafts[: event.accepted_drafts]]
+    path = traversal_narration.committed(event)  # a kept traversal node commits its whole path at once
+    if path is not None:
+        return [(t, "accepted") for t in path]
     origin = origin_of(event)
     return [] if origin is None else [(event.token, origin)]  # type: ignore[union-attr]
 
@@ -135,6 +142,10 @@ def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> T
     """The narration of an event only block verification, a draft tree or an engine rule has; None for the
     chain's events."""
     told = engine_rules.narrate_event(event, vocab, profile.block_formats)  # first: they refine chain and tree events
+    if told is None:
+        told = traversal_narration.narrate_event(event, vocab, profile.block_formats)
+    if told is None:
+        told = exact_match_narration.narrate_event(event, vocab, profile.block_formats)
     if told is not None:
         return told
     told = block_explain.narrate_event(event, vocab, profile.block_formats)
@@ -305,6 +316,10 @@ class Narrator:
 # --- the page's folded exact values -------------------------------------------------------------------
 def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | int]]:
     engine = engine_rules.values(event, vocab)
+    if engine is None:
+        engine = traversal_narration.values(event, vocab)
+    if engine is None:
+        engine = exact_match_narration.values(event, vocab)  # type: ignore[assignment]
     if engine is not None:
         return engine
     values: list[tuple[str, Fraction | int]] = []
@@ -341,12 +356,3 @@ def exact_values(event: Event, vocab: Sequence[str]) -> list[tuple[str, str]]:
     if not any(formats.is_long(v) for _, v in values):
         return []
     return [(name, formats.exact(v)) for name, v in values]
-
-
-def exact_values_html(values: list[tuple[str, str]]) -> str:
-    """The step's long numbers in full, folded (a details element inside the narration, not a widget)."""
-    if not values:
-        return ""
-    items = "".join(f"<li>{html.escape(name)} = <code style='word-break:break-all'>{html.escape(value)}</code></li>"
-                    for name, value in values)
-    return f"<details><summary>Exact values of this step (long integers in full)</summary><ul>{items}</ul></details>"

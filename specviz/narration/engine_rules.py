@@ -22,6 +22,7 @@ from ..core.trace import (
     ThresholdCorrectionEvent,
     ThresholdTreeCheckEvent,
     ThresholdTreeCorrectionEvent,
+    TopKDraftEvent,
 )
 from .block import Formats, Narration
 from .counting import node, nth
@@ -146,7 +147,7 @@ def _exp(entropy: float) -> float:
 def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict, compare = _verdict(event.accepted)
-    delta = "√ε" if abs(event.delta * event.delta - float(event.eps)) < 1e-15 else f"{event.delta:.4g}"
+    delta = f"{event.delta:.4g}" + (" (= √ε)" if abs(event.delta * event.delta - float(event.eps)) < 1e-15 else "")
     lines = [f"Proposed token x = {x}: p({name}) = {f.fraction(event.p_token)}, q({name}) = "
              f"{f.fraction(event.q_token)} (q is never read by the rule).",
              _threshold_line(event.threshold, event.entropy, event.eps, event.delta * _exp(event.entropy), f)
@@ -185,11 +186,28 @@ def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequenc
                   + ("." if bonus else "; the round ends here.")]
 
 
+def _top_k_draft(event: TopKDraftEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    x = _tok(vocab, event.token)
+    rank = "most likely" if event.rank == 0 else f"{_ordinal(event.rank + 1)} most likely"
+    head = (f"Round {event.round_id}, SGLang's top-K tree: child #{event.sibling} at position {event.position} is {x}, "
+            f"q's {rank} token")
+    return head, [
+        f"SGLang drafts EAGLE's top-K tree: each node's children are the K most likely tokens of q at its prefix, in "
+        f"descending order (ties to the lower token id), not samples; {x} has q({vocab[event.token]}) = "
+        f"{f.fraction(event.q_token)}.",
+        "No draw is made: the drafted tree is the same every time for the same q.",
+    ]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
+
+
 _NARRATIONS: tuple[tuple[type, Callable[..., Narration]], ...] = (
     (EnsembleCheckEvent, _ensemble_check), (ThresholdCheckEvent, _threshold_check),
     (ThresholdTreeCheckEvent, _threshold_sibling), (ThresholdCorrectionEvent, _threshold_final),
     (ThresholdTreeCorrectionEvent, _threshold_final), (MedusaCheckEvent, _medusa_check),
-    (MedusaCorrectionEvent, _medusa_next), (MedusaBonusEvent, _medusa_next))
+    (MedusaCorrectionEvent, _medusa_next), (MedusaBonusEvent, _medusa_next), (TopKDraftEvent, _top_k_draft))
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats) -> Narration | None:
@@ -222,5 +240,7 @@ def values(event: Event, vocab: Sequence[str]) -> Values | None:
         return draws + [(f"p({x})", event.p.prob(token)), ("T", event.threshold)]
     if isinstance(event, MedusaCorrectionEvent):
         return draws + [(f"p({x})", event.p.prob(token)), ("T", event.threshold)]
+    if isinstance(event, TopKDraftEvent):
+        return [(f"q({x})", event.q_token), ("rank", event.rank)]
     return draws + [("mass kept", event.residual_mass),  # type: ignore[attr-defined]
                     (f"r({x})", event.residual.prob(token))]  # type: ignore[attr-defined]

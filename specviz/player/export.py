@@ -30,6 +30,7 @@ from ..plots.export import (  # noqa: F401 - the export command's names, in one 
     round_steps,
     summary,
 )
+from ..plots.files import write_whole
 from ..scenario import Scenario
 from . import deck
 
@@ -39,11 +40,16 @@ def kaleido_problem() -> str | None:
     return images.kaleido_problem()
 
 
+def browser_problem() -> str | None:
+    """Why SVG cannot be drawn here (None: it can): the step player draws it in a browser (``deck``)."""
+    return deck.browser_problem()
+
+
 def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
     """The formats asked for, checked before any work: known names, kaleido for PNG, a browser for SVG."""
     checked = images.check_formats(formats)
     if "svg" in checked:
-        problem = deck.browser_problem()
+        problem = browser_problem()
         if problem:
             raise ExportError(problem + " The HTML deck needs none of it: --format html.")
     return checked
@@ -55,8 +61,8 @@ def deck_name(round_id: int) -> str:
 
 
 def write_file(path: Path, data: str) -> Path:
-    """Write one file of the export (text as UTF-8): every file of a round is written here."""
-    path.write_text(data, encoding="utf-8")
+    """Write one file of the export (text as UTF-8) whole: under a temporary name, then renamed."""
+    write_whole(path, data)
     return path
 
 

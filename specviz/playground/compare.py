@@ -13,6 +13,11 @@ Why the draws differ at one position although the streams are the same (``WHY_DR
 rule draws ``randrange(d)`` from the same acceptance stream, with ``d`` the denominator of its own
 probability (min(1, p/q) for tokenwise, h_k for block, min(1, r/q′) for a tree), so the same stream gives
 each its own integer; and tokenwise stops drawing at its first rejection, block draws at every position.
+
+Trees two ways (``tree_rules(name)``, ``compare_trees``): a tree of K children per node verified by
+token-level recursive rejection sampling (``multi:K``, top-down) and by traversal verification (``traversal:K``,
+Weng et al. 2025, from the leaves up) on the very same drafted tree (the same drafting from the same proposal
+stream, ``Comparison.same_tree``) and the same acceptance and correction streams, with their exact expectations.
 """
 
 from __future__ import annotations
@@ -24,10 +29,10 @@ from functools import lru_cache
 
 from .. import narration
 from ..core import Block, Result, Trace
-from ..core.errors import SpecvizError
-from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, Event, TreeCheckEvent
+from ..core.errors import SpecvizError, VerificationError
+from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, Event, TraversalCheckEvent, TreeCheckEvent
 from ..core.tree import Tree
-from ..core.verification import Rule, rule
+from ..core.verification import FamilyTable, Rule, Unsupported, rule
 from ..scenario import Prefix, Scenario, play_round
 
 RULES = ("token", "block")  # the chain rules: the same drafted block, verified two ways
@@ -44,9 +49,37 @@ def rules_for(scenario: Scenario) -> tuple[str, ...]:
     return RULES if own in RULES else (*RULES, own)
 
 
+def _as_traversal(found: Rule) -> tuple[str, str]:
+    return found.name, f"traversal{'-distinct' if found.distinct else ''}:{found.width}"
+
+
+def _as_recursive(found: Rule) -> tuple[str, str]:
+    return f"multi{'-distinct' if found.distinct else ''}:{found.width}", found.name
+
+
+# a tree rule and its partner on the same tree: (token-level recursive rejection sampling, traversal verification)
+TREE_PAIRS_BY_FAMILY: FamilyTable = FamilyTable(
+    "playground.compare.TREE_PAIRS_BY_FAMILY", {"tree": _as_traversal, "traversal": _as_recursive}, scope="playable",
+    otherwise=Unsupported("Compare pairs the two verifications of one drafted tree: recursive rejection sampling "
+                          "(multi:K) and traversal verification (traversal:K); this rule has no partner there"))
+
+
+def tree_rules(name: str | Rule) -> tuple[str, str] | None:
+    """(the recursive rejection sampling rule, the traversal rule) of the tree a tree rule drafts (the same width and
+    children), or None for a rule that drafts no tree of either kind."""
+    found = rule(name)
+    return TREE_PAIRS_BY_FAMILY[found](found) if TREE_PAIRS_BY_FAMILY.supports(found) else None
+
+
 def why_draws_differ(rules: tuple[str, ...]) -> str:
-    trees = [r for r in rules if r not in RULES]
-    return WHY_DRAWS_DIFFER.format(tree=", min(1, r/q′) for the tree" if trees else "")
+    shown = []
+    for name in rules:
+        if name in RULES:
+            continue
+        pair = tree_rules(name)
+        shown.append(", the node's current weight for traversal" if pair and rule(name).name == pair[1] else
+                     ", min(1, r/q′) for the tree")
+    return WHY_DRAWS_DIFFER.format(tree="".join(dict.fromkeys(shown)))
 
 
 def tokens_text(vocab: tuple[str, ...], tokens: tuple[int, ...] | list[int]) -> str:
@@ -113,7 +146,15 @@ class Comparison:
     @property
     def same_drafts(self) -> bool:
         """Whether every rule verified the same drafted block (false once a tree is compared)."""
-        return all(s.chain == self.drafts for s in self.sides)
+        chains = {s.chain for s in self.sides}
+        return len(chains) == 1 and None not in chains
+
+    @property
+    def same_tree(self) -> bool:
+        """Whether every side verified one drafted tree: the same nodes (paths and tokens) in the same order."""
+        shapes = {tuple((node.path, node.token) for node in s.block.nodes()) if isinstance(s.block, Tree) else None
+                  for s in self.sides}
+        return len(shapes) == 1 and None not in shapes
 
 
 def compare(scenario: Scenario, prefix: Prefix = (), round_id: int = 0, rules: tuple[str, ...] | None = None
@@ -125,6 +166,17 @@ def compare(scenario: Scenario, prefix: Prefix = (), round_id: int = 0, rules: t
         played = play_round(own, own.verifier(tuple(prefix)), round_id)
         sides.append(Side(rule(name), played.trace, played.block, played.result))
     return Comparison(tuple(prefix), round_id, tuple(sides))
+
+
+def compare_trees(scenario: Scenario, prefix: Prefix = (), round_id: int = 0) -> Comparison:
+    """The scenario's tree verified top-down (recursive rejection sampling) and from the leaves up (traversal), on the
+    same drafted tree and streams; VerificationError when the scenario's rule drafts no such tree."""
+    pair = tree_rules(scenario.verification)
+    if pair is None:
+        raise VerificationError(f"verification {scenario.verification!r} drafts no tree of K children per node to "
+                                "verify two ways: choose multi:K, multi-distinct:K, traversal:K or "
+                                "traversal-distinct:K")
+    return compare(scenario, prefix, round_id, pair)
 
 
 def round_at(scenario: Scenario, round_id: int) -> tuple[Prefix, int]:
@@ -227,7 +279,8 @@ def over_seeds(scenario: Scenario, prefix: Prefix, round_id: int, count: int,
 
 
 def seeds_sentence(seeds: OverSeeds, a: str = "block", b: str = "token") -> str:
-    """How often the two chain rules kept the same number of drafts, and how often each kept more: measured."""
+    """How often two rules (the chain rules by default; a tree's two verifications) kept the same number of drafts,
+    and how often each kept more: measured."""
     more_a, more_b, same = seeds.more(a, b), seeds.more(b, a), seeds.same(a, b)
     la, lb = rule(a).label, rule(b).label
     last = seeds.first + seeds.count - 1
@@ -267,6 +320,11 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
             lines.append(f"position {nth(e.position)}: {x} {n.weight} = {fraction_text(e.weight)}, {n.stop} "
                          f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
                          f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
+        elif isinstance(e, TraversalCheckEvent):
+            verdict = "kept (its path)" if e.accepted else "rejected"
+            lines.append(f"node {list(e.path)}: {x} weight {fraction_text(e.acceptance)}"
+                         + (f" after {e.children_rejected} rejected children" if e.children_rejected else "")
+                         + f"; draw {e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
         elif isinstance(e, TreeCheckEvent):
             verdict = "accepted" if e.accepted else "rejected"
             lines.append(f"position {nth(e.position)}, sibling {nth(e.sibling)} of {e.siblings}: {x} min(1, r/q′) = "

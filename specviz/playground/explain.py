@@ -11,6 +11,7 @@ exception's type (``functools.singledispatch``) and its structured fields, never
 from __future__ import annotations
 
 import math
+import os
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ..core import (
     WeightTypeError,
     WeightValueError,
 )
+from ..core.medusa import TypicalSupportError
 from ..scenario import Scenario
 from .presets import MAX_VOCAB, MIN_VOCAB
 
@@ -68,6 +70,12 @@ class Problem:
 
     def markdown(self) -> str:
         return f"**{self.title}**  \n{self.detail}  \n*How to fix:* {self.fix}"
+
+    def line(self) -> str:
+        """The problem as one line of plain text (the command line's): its title, then its detail."""
+        detail = " ".join(self.detail.split())
+        shared = len(os.path.commonprefix([self.title, detail]))
+        return detail if shared >= 20 else f"{self.title}: {detail}"  # a detail that starts as the title says it
 
 
 @dataclass(frozen=True)
@@ -198,15 +206,59 @@ def _weights(where: Where) -> Iterable[object] | None:
     return [w for row in rows for w in row]
 
 
+FP32_MAX = 3.4028234663852886e38  # the largest finite float32
+
+
+def _too_large_for_fp32(weight: object) -> bool:
+    try:
+        return abs(Fraction(weight)) > Fraction(FP32_MAX)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _row_of(where: Where) -> tuple | None:
+    """The weights of the row a refusal names (the model's start row, or its row after a token); None if unknown."""
+    s = where.scenario
+    if s is None or not where.model:
+        return None
+    table = s.target if where.model.startswith("target") else s.draft
+    if where.row is not None and table.rows is not None and 0 <= where.row < len(table.rows):
+        return table.rows[where.row]
+    return table.start
+
+
+def _cell_words(where: Where, bad) -> str | None:
+    """'Weight 2 (‘cat’) of the target p is -1' for the first weight of the named row that ``bad`` picks: weights
+    counted from 1 and named by their token's label, as the weights table and a link name them; None if none."""
+    row = _row_of(where)
+    if row is None:
+        return None
+    for index, weight in enumerate(row):
+        if bad(weight):
+            label = where.scenario.vocab[index] if index < where.scenario.vocab_size else "?"
+            shown = weight if not isinstance(weight, float) else repr(weight)
+            return f"Weight {index + 1} (‘{label}’) of the {where.words()} is {_shown_weight(shown)}"
+    return None
+
+
+def _shown_weight(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= 30 else f"{text[:12]}…{text[-12:]} ({len(text)} characters)"
+
+
 @_problem.register
 def _weight_value(error: WeightValueError, where: Where) -> Problem:
     """Negative or not finite, or (when every weight is a finite number ≥ 0 under FP32) too large for FP32."""
     weights = _weights(where)
     fp32 = where.scenario is not None and where.scenario.fp32
     if fp32 and weights is not None and not any(_negative_or_not_finite(w) for w in weights):
-        return Problem(f"A weight of the {where.words()} is too large for FP32", str(error),
+        cell = _cell_words(where, _too_large_for_fp32)
+        return Problem(f"A weight of the {where.words()} is too large for FP32",
+                       f"{cell}: above FP32's largest value ≈ 3.4e38." if cell else str(error),
                        "Scale the weights down (only their ratios matter) or switch FP32 off.")
-    return Problem(f"A weight of the {where.words()} is negative or not finite", str(error),
+    cell = _cell_words(where, _negative_or_not_finite)
+    return Problem(f"A weight of the {where.words()} is negative or not finite",
+                   f"{cell}: weights are finite numbers ≥ 0." if cell else str(error),
                    "Use a finite number ≥ 0; 0 removes the token.")
 
 
@@ -228,6 +280,14 @@ def _support(error: SupportError, where: Where) -> Problem:
                        "q must give positive weight to at least one token, or the draft cannot propose "
                        "anything.", "Give at least one token a positive q weight.")
     return Problem("A distribution has no support", str(error), "Give at least one token a positive weight.")
+
+
+@_problem.register
+def _typical_support(error: TypicalSupportError, where: Where) -> Problem:
+    """Medusa's sampled rule truncates p below its threshold and nothing is left: the rule's settings, not a weight."""
+    return Problem("Medusa's typical truncation keeps no token here", str(error),
+                   "Lower ε or δ in the rule's settings, or switch Medusa's fast on (it commits p's most likely "
+                   "token after a rejection, with no truncated sample).")
 
 
 @_problem.register

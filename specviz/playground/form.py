@@ -203,9 +203,9 @@ def normalized_text(row: TextRow, fp32: bool = False, compact: bool = False) -> 
         else:
             cell = f"≈ {_decimal(p)}"
         if fp32 and value == 0 and Fraction(parse_weight(text)) != 0:
-            cell = "0 (FP32 flushes it to 0)"
+            cell = "0 (flushed)"
         elif fp32 and 0 < value < FP32_TINY:
-            cell += " (FP32 subnormal)"
+            cell += " (subnormal)"
         out.append(cell)
     return out
 

@@ -23,6 +23,9 @@ from ..core.trace import (
     CorrectionEvent,
     DraftEvent,
     Event,
+    ExactMatchCheckEvent,
+    ExactMatchCorrectionEvent,
+    ExactMatchTreeCheckEvent,
     ResultEvent,
     ScaledCorrectionEvent,
     TreeCheckEvent,
@@ -130,6 +133,8 @@ PHASE_TITLES = {
     "tree_check": "Tree check: a sibling against the residual r",
     "threshold_check": "Tree check: a sibling against SGLang's thresholds (one coin per node)",
     "tree_correction": "Every sibling rejected: correction from r",
+    "match_check": "Exact match: a draft against the target's own sample",
+    "match_correction": "No draft equals the target's sample: the sample is committed",
     "bonus": "All accepted: bonus token",
     "stop": "Stop",
     "result": "Round result",
@@ -137,7 +142,12 @@ PHASE_TITLES = {
 
 
 def phase_of(event: Event) -> str:
-    """The step's kind for titles: the event's kind, with block verification's correction told apart."""
+    """The step's kind for titles: the event's kind, with block verification's and exact match's corrections, and
+    exact match's checks, told apart."""
+    if isinstance(event, (ExactMatchCheckEvent, ExactMatchTreeCheckEvent)):
+        return "match_check"
+    if isinstance(event, ExactMatchCorrectionEvent):
+        return "match_correction"
     if isinstance(event, TreeCorrectionEvent):
         return "tree_correction"
     return "scaled_correction" if isinstance(event, ScaledCorrectionEvent) else event.kind
@@ -237,7 +247,9 @@ STEP_THEORY_BY_FAMILY: FamilyTable[Callable[[Scenario], Theory]] = FamilyTable(
     {"token": _token_theory, "block": _block_theory_line, "tree": _tree_theory,
      "ensemble": lambda s: Theory(None, *engine_rules.theory_line(s)),
      "threshold": lambda s: Theory(None, *engine_rules.theory_line(s)),
-     "typical": lambda s: Theory(None, *engine_rules.theory_line(s))}, scope="playable")
+     "typical": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "traversal": lambda s: Theory(None, *engine_rules.theory_line(s)),
+     "exact-match": lambda s: Theory(None, *engine_rules.theory_line(s))}, scope="playable")
 
 
 def step_view(scenario: Scenario, step: int) -> StepView:

@@ -41,6 +41,17 @@ TYPICAL_NOTE = ("Medusa's typical acceptance is on: a draft is kept when p(x) > 
                 "log(p + 1e-5), δ = √ε by default (Medusa's recommended default); after a rejection Medusa commits "
                 "argmax p (fast=True, its default) or a sample of p above T (fast=False). The picture is the "
                 "rule's exact law at this position (T computed in float64, as Medusa computes it).")
+TRAVERSAL_NOTE = ("Traversal verification (Weng et al. 2025) is on. It tests the tree from the leaves up, each node "
+                  "against the weight of its whole path, so no single position shows its proof; at the root, before "
+                  "any rejection, a child is kept (with everything under it) with min(1, p/q), and this picture is "
+                  "that step: min(p, q) + (p − q)+ = p. The **Exactness lab** gives the round's exact first-token law "
+                  "and kept drafts, and the tests enumerate every drafted tree.")
+EXACT_MATCH_NOTE = ("Exact match is on: the target samples its own token y at each node, a drafted token equal to y "
+                    "is kept and otherwise y itself is committed, so every committed token is a sample of p "
+                    "whatever q is: kept p(x)·P(x drafted) plus instead p(y)·(1 − P(y drafted)) gives p. The "
+                    "picture is the rule's exact law at this node (all its children); it keeps Σ p·q of a chain's "
+                    "drafts, below tokenwise's Σ min(p, q), which is why it suits drafts without a distribution "
+                    "(prompt lookup) best.")
 TREE_NOTE = ("Tree verification is on. This picture is its first sibling's step: against r = p, a child is "
              "accepted with min(1, p/q), and min(p, q) + (p − q)+ = p. Each later sibling is checked the same way "
              "against the residual r left by the rejections before it (min(r, q) + (r − q)+ = r), so the identity "
@@ -59,7 +70,8 @@ class RuleProof:
 NOTES_BY_FAMILY: FamilyTable[RuleProof] = FamilyTable("playground.proof.NOTES_BY_FAMILY", {
     "token": RuleProof(), "block": RuleProof(BLOCK_NOTE), "tree": RuleProof(TREE_NOTE),
     "ensemble": RuleProof(ENSEMBLE_NOTE, own_law=True), "threshold": RuleProof(THRESHOLD_NOTE, own_law=True),
-    "typical": RuleProof(TYPICAL_NOTE, own_law=True)}, scope="playable")
+    "typical": RuleProof(TYPICAL_NOTE, own_law=True), "traversal": RuleProof(TRAVERSAL_NOTE),
+    "exact-match": RuleProof(EXACT_MATCH_NOTE, own_law=True)}, scope="playable")
 
 
 def rule_note(verification: str) -> str:

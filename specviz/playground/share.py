@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..core.medusa import delta_note, spelled_out
 from ..core.trace import Trace
 from ..core.validation import Weight
 from ..scenario import (
@@ -118,7 +119,7 @@ def parse_weight(text: str, where: str = "") -> Weight:
     in a scenario file). Negative or huge values parse (the core explains them); 'nan', 'inf',
     words, '３' and '0_3' raise PlaygroundError with the reader's words (where names the cell).
     """
-    place = f"The weight {where}".rstrip()
+    place = f"Weight {where}".rstrip() if where else "The weight"
     try:
         value = weight_from_text(text, "weight")
     except ScenarioError as error:
@@ -137,17 +138,23 @@ def table_to_text(table: Table) -> str:
     return ";".join(_row_text(r) for r in rows)
 
 
-def table_from_text(text: str, name: str, markov: bool | None = None) -> Table:
-    """A table from a link's 'w,w;w,w' (start row, then Markov rows); PlaygroundError naming the cell."""
-    rows = [tuple(parse_weight(w, _cell(name, r, i)) for i, w in enumerate(row.split(",")))
+def table_from_text(text: str, name: str, markov: bool | None = None, labels: Sequence[str] = ()) -> Table:
+    """A table from a link's 'w,w;w,w' (start row, then Markov rows); PlaygroundError naming the cell (from 1)."""
+    rows = [tuple(parse_weight(w, _cell(name, r, i, labels)) for i, w in enumerate(row.split(",")))
             for r, row in enumerate(text.split(";"))]
     if len(rows) == 1 and not markov:
         return Table(rows[0])
     return Table(rows[0], tuple(rows[1:]))
 
 
-def _cell(name: str, row: int, index: int) -> str:
-    return f"{index + 1} of the link's {name}" + (f" (row {row + 1})" if row else "")
+def _cell(name: str, row: int, index: int, labels: Sequence[str] = ()) -> str:
+    """'2 (‘cat’) of the link's p (the row after ‘the’)': weights counted from 1, tokens named by label."""
+    def token(i: int) -> str:
+        return f"‘{_short(labels[i])}’" if 0 <= i < len(labels) else f"token {i + 1}"
+
+    cell = f"{index + 1}" + (f" ({token(index)})" if index < len(labels) else "")
+    where = "" if not row else f" (the row after {token(row - 1)})" if labels else f" (row {row + 1})"
+    return f"{cell} of the link's {name}{where}"
 
 
 def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
@@ -180,7 +187,7 @@ def scenario_to_query(scenario: Scenario, step: int = 0) -> dict[str, str]:
     if scenario.context_id:
         query["context"] = scenario.context_id
     if scenario.verification != "token":  # absent means tokenwise: older links stay as they were
-        query["verification"] = scenario.verification
+        query["verification"] = spelled_out(scenario.verification)  # typical:EPS,0.3: not an old link
     query[STEP_KEY] = str(step + 1)  # the label's Step N: a link reads as the page does
     return query
 
@@ -274,17 +281,23 @@ def _check_vocab_size(size: int, field: str) -> None:
 def _link_table(params: Mapping[str, str], key: str, markov: bool) -> dict:
     """The link's p or q as a scenario document's table; a weight it cannot read refuses the whole link."""
     try:
-        table = table_from_text(params[key], key, markov)
+        table = table_from_text(params[key], key, markov, [s.strip() for s in split_labels(params["vocab"])])
     except PlaygroundError as error:
         raise _refuse_link(str(error), key) from None
     return {"start": list(table.start), "rows": None if table.rows is None else [list(r) for r in table.rows]}
 
 
-def _link_field(field: str, markov: bool) -> str:
-    """A scenario document's field as the link names it ('target.rows[2]' -> 'p row after token 2')."""
+def _link_field(field: str, markov: bool, labels: Sequence[str] = ()) -> str:
+    """A scenario document's field as the link names it ('target.rows[2]' -> 'p row after ‘sat’', the token by its
+    label; 'token 3' when the label is not known: tokens count from 1 for people)."""
     head = re.match(r"[a-z_]*", field)[0]
     rest = field[len(head):]
-    rest = re.sub(r"^\.rows\[(\d+)\]", lambda m: f" row after token {m[1]}", rest)
+
+    def after(found: re.Match) -> str:
+        i = int(found[1])
+        return f" row after ‘{_short(labels[i])}’" if i < len(labels) else f" row after token {i + 1}"
+
+    rest = re.sub(r"^\.rows\[(\d+)\]", after, rest)
     rest = rest.replace(".start", " start row" if markov else "").replace(".rows", " rows")
     return _LINK_NAMES.get(head, head) + rest
 
@@ -299,6 +312,7 @@ def _link_notes(params: Mapping[str, str]) -> list[str]:
     fp32 = params.get("fp32", "")
     if fp32 not in _FP32:
         notes.append(f"fp32 ‘{_short(fp32)}’ ignored: FP32 stays off (fp32=1 turns it on)")
+    notes += filter(None, [delta_note(params.get("verification"))])  # an old typical:EPS: Medusa's δ changed
     return notes
 
 
@@ -337,7 +351,8 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
         doc["fp32"] = _FP32.get(params.get("fp32", ""), False)
         scenario = scenario_from_dict(doc)
     except ScenarioError as error:
-        field = _link_field(error.field, ";" in params["p"] or ";" in params["q"])
+        field = _link_field(error.field, ";" in params["p"] or ";" in params["q"],
+                            [s.strip() for s in split_labels(params["vocab"])])
         if error.field == "verification":
             raise _refuse_link(f"The link's verification ‘{_short(str(doc['verification']))}’ cannot be played: "
                                f"{error.reason}.", "verification") from None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..core import SpecvizError
 from ..core.trace import Event, Trace
 from ..scenario import Round, Scenario, play_round
+from .explain import PlaygroundError
 
 MAX_ROUNDS = 200  # a lecture never needs more; keeps a runaway Play bounded
 _CACHE_SIZE = 32
@@ -220,6 +221,20 @@ def trace_upto(scenario: Scenario, step: int) -> Trace | None:
     for played in timeline.rounds[: upto + 1]:
         trace.extend(played.trace)
     return trace
+
+
+def round_holding(scenario: Scenario, step: int) -> int:
+    """The round (its index, from 0) that holds ``step``, or the last played one for a step past the end.
+
+    PlaygroundError (field 'step'), with the core's refusal, when not even the first round can be played (a rule
+    that removes every token, a row with no support): there is then no event for a step to point at.
+    """
+    timeline = timeline_for(scenario)
+    known = timeline.ensure_events(max(step, 0) + 1)
+    if known == 0:
+        why = timeline.error or "the request stopped before its first round"
+        raise PlaygroundError(f"no round can be played: {why}", field="step")
+    return timeline.round_of(min(max(step, 0), known - 1))
 
 
 def fit_step(scenario: Scenario, step: int) -> tuple[int, str]:

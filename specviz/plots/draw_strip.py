@@ -186,8 +186,8 @@ def svg(strip: DrawStrip, *, presenter: bool = False) -> str:
     label_x = ux + (14 if anchor == "start" else -14 if anchor == "end" else 0)
     marker = f"M{ux - 11:.1f},{bar_y - 24:.1f} L{ux + 11:.1f},{bar_y - 24:.1f} L{ux:.1f},{bar_y - 2:.1f} Z"
     parts.append(f"<g><title>{html.escape(tip)}</title><path d='{marker}' fill='{style.OKABE_ITO['black']}'/>"
-                 + _text(label_x, u_label_y, f"u = {float(u):.4f}", size, anchor) + "</g>")
+                 + _text(label_x, u_label_y, f"u = {formats.decimal(u)}", size, anchor) + "</g>")
     return (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height:.0f}' width='100%' "
-            f"role='img' aria-label='{html.escape(strip.title)}: u = {float(u):.4f}' "
+            f"role='img' aria-label='{html.escape(strip.title)}: u = {formats.decimal(u)}' "
             f'style="font-family:{style.FONT_FAMILY};max-width:{width * MAX_SCALE[presenter]:.0f}px">'
             + "".join(parts) + "</svg>")

@@ -86,8 +86,7 @@ def _mark(labels: list[str], token: int, y: float, text: str, presenter: bool) -
 
 
 def _axes(labels: list[str]) -> dict:
-    return {"xaxis": {"type": "category", "categoryorder": "array", "categoryarray": labels,
-                      "range": [-0.5, len(labels) - 0.5], "title": {"text": "token"}, "fixedrange": True},
+    return {"xaxis": style.category_axis(labels, title={"text": "token"}),
             "yaxis": {"range": Y_RANGE, "title": {"text": "probability"}, "fixedrange": True}}
 
 
@@ -119,7 +118,7 @@ def sampling_strip(c: Categorical, draw: int, token: int, labels: list[str], cue
             continue
         if t == token:
             chosen = len(segments)
-        segments.append(Segment(labels[t], start, start + value, cue))
+        segments.append(Segment(style.plain_text(labels[t]), start, start + value, cue))  # the strip escapes it
         start += value
     return DrawStrip(title, tuple(segments), draw, c.total, chosen)
 
@@ -170,12 +169,12 @@ def threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEve
     p, rest, y = _probs(event.p), _probs(event.residual), event.token
     removed = [p[t] if t in event.removed else _ZERO for t in range(len(p))]
     left = [p[t] if t not in event.removed else _ZERO for t in range(len(p))]
-    data = [_bars("p off the rejected", "p", labels, left, group="p", symbol="p"),
-            _bars("rejected: taken out", "correction", labels, removed, group="p", symbol="p", opacity=0.4),
-            _bars("renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
+    data = [_bars("rest of p", "p", labels, left, group="p", symbol="p"),
+            _bars("rejected: taken out", "removed", labels, removed, group="p", symbol="p", opacity=0.6),
+            _bars("rest renormalized", "residual", labels, rest, highlight=y, group="r", symbol="r")]
     mark = _mark(labels, y, float(rest[y]), f"final: {labels[y]}", presenter)
-    title = f"Rejected at position {event.position + 1}: the final token from p without the rejected"
-    strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over p off the rejected")
+    title = f"Rejected at position {event.position + 1}: the final token from the rest of p"
+    strip = sampling_strip(event.residual, event.draw, y, labels, "residual", "Final draw over the rest of p")
     return _chart(data, title, presenter, [mark], labels), strip
 
 
@@ -192,7 +191,7 @@ def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], la
         if end > start:
             if e is event:
                 chosen = len(segments)
-            segments.append(Segment(f"#{e.sibling + 1} {labels[e.token]}", start, end,
+            segments.append(Segment(f"#{e.sibling + 1} {style.plain_text(labels[e.token])}", start, end,
                                     "accepted" if e.accepted else "q"))
             start = end
         if e is event:
@@ -220,10 +219,9 @@ def _panel(fig: go.Figure, traces: list[dict], axis_title: str, labels: list[str
     size = style.font_size(False)
     fig.update_layout(
         xaxis={"domain": [0, 0.52]},
-        xaxis2={"domain": [0.6, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
-                "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                "title": {"text": axis_title, "font": {"size": round(size * 0.8)}},
-                "tickfont": {"size": round(size * 0.7)}},
+        xaxis2=style.category_axis(labels, domain=[0.6, 1], anchor="y2",
+                                   title={"text": axis_title, "font": {"size": round(size * 0.8)}},
+                                   tickfont={"size": round(size * 0.7)}),
         yaxis2={"anchor": "x2", "range": [0, top], "fixedrange": True, "side": "right", "nticks": 5})
 
 
@@ -260,11 +258,11 @@ def threshold_tree(event: Event, round_events: Sequence[Event], vocab: Sequence[
         assert isinstance(event, ThresholdTreeCorrectionEvent)
         fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter,
                                title="SGLang tree: every child rejected, the final token from p without them")
-        traces = [_bars("p off the rejected, renormalized", "residual", labels, _probs(event.residual),
+        traces = [_bars("rest of p, renormalized", "residual", labels, _probs(event.residual),
                         highlight=event.token, group="r", symbol="r")]
         _panel(fig, traces, f"p without {', '.join(labels[t] for t in event.removed)}", labels, 1.05)
         strip = sampling_strip(event.residual, event.draw, event.token, labels, "residual",
-                               "Final draw over p off the rejected")
+                               "Final draw over the rest of p")
     _fix_hovers(fig, round_events, upto, vocab)
     return fig, strip
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..core.errors import SpecvizError
 from ..scenario import Scenario
 from . import step_page
+from .files import write_whole
 from .step_page import StepPage
 
 FORMATS = ("html", "svg", "png")
@@ -78,12 +79,10 @@ def round_steps(scenario: Scenario, round_id: int) -> range:
 
 
 def round_of(scenario: Scenario, step: int) -> int:
-    """The round that holds ``step`` (the last played one for a step past the end)."""
-    from ..playground.state import timeline_for
+    """The round that holds ``step`` (the last played one for a step past the end); NoRoundError if none plays."""
+    from ..playground.state import round_holding
 
-    timeline = timeline_for(scenario)
-    known = timeline.ensure_events(step + 1)
-    return timeline.round_of(min(step, known - 1))
+    return round_holding(scenario, step)
 
 
 @dataclass(frozen=True)
@@ -127,8 +126,8 @@ def write_images(figures: Sequence[tuple[Path, object]], formats: Sequence[str],
             height = figure.layout.height or 470
             for fmt in formats:
                 path = stem.with_suffix(f".{fmt}")
-                path.write_bytes(pio.to_image(figure, format=fmt, width=WIDTH, height=height,
-                                              scale=SCALE if fmt == "png" else 1, validate=False))
+                write_whole(path, pio.to_image(figure, format=fmt, width=WIDTH, height=height,
+                                               scale=SCALE if fmt == "png" else 1, validate=False))
                 written.append(path)
                 if on_image:
                     on_image(path)

@@ -160,8 +160,8 @@ def deviation_groups(deviations: Sequence, labels: Sequence[str], limit: int = 3
     groups: dict[str, list[dict]] = {}
     for d in deviations[:limit]:
         groups.setdefault(d.reason, []).append({
-            "position": d.position, "after": token_text(d.context, labels),
-            "draft token": getattr(d, "stage", "residual") if d.token is None else labels[d.token],
+            "position": d.position, "after": token_text(d.context, [style.token_label(v) for v in labels]),
+            "draft token": getattr(d, "stage", "residual") if d.token is None else style.token_label(labels[d.token]),
             "exact": d.exact, "engine": d.engine, "weight": f"{float(d.weight):.3g}"})
     return list(groups.items())
 
@@ -177,7 +177,7 @@ def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int
     summed in the subtitle; the page's table lists every sequence."""
     ranked = sorted(report.sequences, key=lambda r: -r.target)
     rows, rest = ranked[:top], ranked[top:]
-    y = [token_text(r.tokens, labels) for r in rows]
+    y = [token_text(r.tokens, style.token_labels(labels)) for r in rows]  # escaped: plotly reads its HTML subset
     fig = go.Figure()
     fig.add_bar(y=y, x=[float(r.speculative) for r in rows], orientation="h", name="one round + target completion",
                 marker=style.bar_marker("accepted"),
@@ -203,14 +203,15 @@ def sequence_comparison(report: ExactnessReport, labels: Sequence[str], top: int
 def histogram(fit: Fit, title: str, *, presenter: bool = False) -> go.Figure:
     """Empirical frequencies against exact probabilities, with ±1.96σ binomial error bars."""
     exact = np.array([float(p) for p in fit.exact])
+    x = style.token_labels(fit.labels)  # tokens as a room reads them, escaped for plotly
     fig = go.Figure()
-    fig.add_bar(x=fit.labels, y=fit.frequencies, name=f"measured ({fit.rounds:,} rounds)",
+    fig.add_bar(x=x, y=fit.frequencies, name=f"measured ({fit.rounds:,} rounds)",
                 marker=style.bar_marker("empirical"),
                 error_y={"type": "data", "array": fit.error_bars(), "visible": True, "thickness": 2,
                          "color": style.OKABE_ITO["black"]},
                 customdata=np.stack([fit.counts, fit.error_bars()], axis=1),
                 hovertemplate="%{x}: %{y:.5f} (%{customdata[0]} rounds, ±%{customdata[1]:.5f})<extra></extra>")
-    fig.add_scatter(x=fit.labels, y=exact, mode="markers", name="exact",
+    fig.add_scatter(x=x, y=exact, mode="markers", name="exact",
                     marker={"symbol": "line-ew-open", "size": 36, "color": style.OKABE_ITO["blue"],
                             "line": {"width": 4, "color": style.OKABE_ITO["blue"]}},
                     customdata=[_frac(p) for p in fit.exact], hovertemplate="%{x}: exact %{customdata}<extra></extra>")

@@ -39,8 +39,7 @@ def histogram_figure(result: ManyRounds, *, presenter: bool = False, height: int
     title = f"First committed token over {result.rounds:,} rounds · exact TV to p = {exact(result.distance)}"
     return style.figure(data, style.layout(
         title=title, presenter=presenter, height=height, bargap=0.25, showlegend=True,
-        xaxis={"type": "category", "categoryorder": "array", "categoryarray": x, "title": {"text": "token"},
-               "fixedrange": True},
+        xaxis=style.category_axis(x, title={"text": "token"}),
         yaxis={"range": [0, min(1.05, top * 1.2 + 0.02)], "title": {"text": "frequency"}, "fixedrange": True}))
 
 

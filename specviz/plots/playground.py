@@ -29,7 +29,7 @@ from ..core.trace import (
     StopEvent,
 )
 from ..narration.block import names as block_names
-from . import engine_rules, style, tree
+from . import engine_rules, exact_match, style, tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 
@@ -55,8 +55,7 @@ def probs(c: Categorical) -> list[Fraction]:
 def _token_axes(vocab: Sequence[str], axis: str = "xaxis", yaxis: str = "yaxis",
                 y_title: str = "probability") -> dict:
     return {
-        axis: {"type": "category", "categoryorder": "array", "categoryarray": list(vocab),
-               "range": [-0.5, len(vocab) - 0.5], "title": {"text": "token"}, "fixedrange": True},
+        axis: style.category_axis(vocab, title={"text": "token"}),
         yaxis: {"range": Y_RANGE, "title": {"text": y_title}, "fixedrange": True},
     }
 
@@ -77,11 +76,18 @@ def _bars(name: str, cue: style.Cue, vocab: Sequence[str], values: Sequence[Frac
     )
 
 
+HIGH_BAR = 0.72  # a bar this tall (of Y_RANGE's 1.08) leaves no room for a label above it under the legend
+
+
 def _mark(vocab: Sequence[str], token: int, y: float, text: str, presenter: bool = False, **kwargs) -> dict:
-    """An arrow with a label over one token's bar; the label leans inwards so the chart edge never cuts it."""
+    """An arrow with a label over one token's bar; the label leans inwards so the chart edge never cuts it.
+
+    Over a tall bar (a top-k 1 draft's q = 1) the label would rise into the legend: it hangs inside the plot
+    instead, beside the bar and below its top, the arrow pointing up at it."""
     lean = "right" if token > (len(vocab) - 1) / 2 else "left"
+    ax, ay = (0, -40) if y <= HIGH_BAR else (70 if lean == "left" else -70, 40)
     return {"x": vocab[token], "y": min(y, 1.0), "text": text, "showarrow": True, "arrowhead": 2, "arrowsize": 1.2,
-            "ax": 0, "ay": -40, "xanchor": lean,
+            "ax": ax, "ay": ay, "xanchor": lean,
             "font": {"size": style.font_size(presenter), "color": style.OKABE_ITO["black"]},
             "bgcolor": "rgba(255,255,255,0.85)", **kwargs}
 
@@ -207,9 +213,9 @@ def block_decision_figure(event: BlockDecisionEvent, vocab: Sequence[str], *, pr
     taus = tau_distribution(event.stop_probabilities)
     bars = _bars("P(τ = i)", style.origin("accepted"), ticks, taus, highlight=tau, symbol="P(τ = i)")
     bars.update(x=xs, hovertemplate="keep %{x}: P(τ = i) = %{customdata}<extra></extra>")
-    # keeping i ≥ 1 drafts means the last hit is at position i − 1: its h_{i−1} and w_{i−1} stand at x = i
-    # (positions from 0, as everywhere); at i = 0 the start's level (w = 1)
-    at = ["the start" if i == 0 else f"position {i}" for i in xs]  # positions count from 1 (narration.counting)
+    # keeping i ≥ 1 drafts means the last hit is at position i (counted from 1, as every count a person reads):
+    # its h_{i−1} and w_{i−1} (the trace's 0-based names) stand at x = i; at i = 0 the start's level (w = 1)
+    at = ["the start" if i == 0 else f"position {i}" for i in xs]
     h_names = ["h" if i == 0 else block_names(i - 1).stop for i in xs]
     w_names = ["w" if i == 0 else block_names(i - 1).weight for i in xs]
     data = [
@@ -248,17 +254,17 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
     vocab = style.token_labels(vocab)
     drafts = [e for e in events if isinstance(e, DraftEvent)]
     data = [_trace(
-        "scatter", name="drafted", x=[e.position for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
+        "scatter", name="drafted", x=[e.position + 1 for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
         text=[vocab[e.token] for e in drafts], textposition="top center", marker=style.scatter_marker("q", 22),
         cliponaxis=False, hovertemplate="position %{x}: drafted %{text}<extra></extra>")]  # labels never clipped
     decision = next((e for e in events if isinstance(e, BlockDecisionEvent)), None)
     for name in ("accepted", "correction", "bonus"):
-        chosen = [(e.position, e.token) for e in events
+        chosen = [(e.position + 1, e.token) for e in events
                   if (isinstance(e, CheckEvent) and e.accepted and name == "accepted")
                   or (isinstance(e, CorrectionEvent) and name == "correction")
                   or (isinstance(e, BonusEvent) and name == "bonus")]
         if decision is not None and name == "accepted":  # block verification keeps its first tau drafts at once
-            chosen = list(enumerate(decision.drafts[: decision.accepted_drafts]))
+            chosen = list(enumerate(decision.drafts[: decision.accepted_drafts], start=1))
         cue = style.origin(name)
         data.append(_trace(
             "scatter", name=cue.label, x=[x for x, _ in chosen], y=["committed"] * len(chosen),
@@ -270,7 +276,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
         rejected = [e for e in events if isinstance(e, BlockCheckEvent) and e.position >= decision.accepted_drafts]
     if rejected:
         data.append(_trace(
-            "scatter", name="rejected draft", x=[e.position for e in rejected], y=["drafted"] * len(rejected),
+            "scatter", name="rejected draft", x=[e.position + 1 for e in rejected], y=["drafted"] * len(rejected),
             mode="markers",
             marker={"symbol": "x-thin", "size": 30, "line": {"width": 4, "color": style.OKABE_ITO["vermillion"]}},
             hovertemplate="position %{x}: rejected<extra></extra>"))
@@ -279,7 +285,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
         title += ": stopped at a stop token"
     return style.figure(data, style.layout(
         title=title, presenter=presenter,
-        xaxis={"range": [-0.5, depth + 0.5], "dtick": 1, "title": {"text": "position in the block"},
+        xaxis={"range": [0.5, depth + 1.5], "dtick": 1, "title": {"text": "position in the block"},
                "fixedrange": True},
         yaxis={"type": "category", "categoryorder": "array", "categoryarray": ["committed", "drafted"],
                "range": [-0.7, 1.7], "fixedrange": True}))
@@ -304,8 +310,10 @@ def acceptance_draw_strip(event: CheckEvent) -> DrawStrip:
 
 def sampling_draw_strip(c: Categorical, draw: int, token: int, vocab: Sequence[str], *, cue: str,
                         title: str) -> DrawStrip:
-    """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked."""
-    vocab = style.token_labels(vocab)
+    """Tokens as consecutive intervals of [0, 1) in id order (how the tickets are walked), the draw marked.
+
+    The labels are plain text (``style.token_label``): the strip's SVG escapes its own text."""
+    vocab = [style.token_label(v) for v in vocab]
     segments, start, chosen = [], Fraction(0), None
     for t, value in enumerate(probs(c)):
         if value == 0:
@@ -340,15 +348,17 @@ def settle_margins(fig: go.Figure, *, presenter: bool = False, width: int | None
     x_names = [n for n in ("xaxis", "xaxis2") if layout.get(n, {}).get("title", {}).get("text")]
     y_margin = round(2.5 * size + 20) if layout.get("yaxis", {}).get("title", {}).get("text") else 60
     for name in x_names:
-        labels = layout[name].get("categoryarray")
+        labels = layout[name].get("ticktext") or layout[name].get("categoryarray")
         if layout[name].get("type") == "category" and labels:
             slot = (width - y_margin - 20) / len(labels) / len(x_names)
-            longest = max(_label_px(str(t), size) for t in labels)
+            shown = [style.plain_text(str(t)).split("<br>") for t in labels]  # a mark's name: a second line
+            longest = max(_label_px(line, size) for lines in shown for line in lines)
+            extra = (max(len(lines) for lines in shown) - 1) * round(1.2 * size)
             if longest + size / 4 <= slot:  # labels fit side by side: say so, or plotly may still turn them
                 fig.layout[name].tickangle = 0
-                margin["b"] = max(margin["b"], 2 * size + 26)
+                margin["b"] = max(margin["b"], 2 * size + 26 + extra)
             else:
-                margin["b"] = max(margin["b"], round(size + 36 + longest))
+                margin["b"] = max(margin["b"], round(size + 36 + longest + extra))
         else:
             lines = max((str(t).count("<br>") + 1 for t in layout[name].get("ticktext") or ()), default=1)
             margin["b"] = max(margin["b"], (lines + 1) * size + 26 + 4 * (lines - 1))
@@ -427,10 +437,12 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
 
 def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                    presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
-    """(main chart, draw strip or None) for the event at the current step (punctuation tokens quoted)."""
+    """(main chart, draw strip or None) for the event at the current step; each builder shows the labels its way
+    (a chart: ``style.token_labels``, escaped for plotly; a strip: plain text, escaped by its SVG)."""
     if (engine := engine_rules.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
         return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rules.py)
-    vocab = style.token_labels(vocab)
+    if (matched := exact_match.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
+        return matched  # exact match: the target's own sample decides (plots/exact_match.py)
     if tree.is_tree_round(round_events):
         return _tree_figures(event, round_events, vocab, presenter=presenter)
     if isinstance(event, DraftEvent):
@@ -458,7 +470,7 @@ def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     upto = next(i for i, e in enumerate(round_events) if e is event)
     figure = tree.tree_figure(round_events, upto, vocab, presenter=presenter)
     strip = None
-    if event.kind == "tree_draft":
+    if event.kind == "tree_draft" and not hasattr(event, "rank"):  # SGLang's top-K children are chosen, not drawn
         strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",
                                     title=f"Draft draw of child {event.sibling + 1}")
     elif event.kind == "tree_check":

@@ -44,9 +44,11 @@ def title(proof: Proof) -> str:
 
 
 def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presenter: bool = False,
-                 height: int | None = None) -> go.Figure:
+                 height: int | None = None, width: float | None = None) -> go.Figure:
     """Left: q = min(p, q) + (q − p)+ (what was proposed, accepted or rejected). Right: min(p, q) stacked with
-    (1 − α)·r(x), token by token for the first ``corrections_shown`` tokens (all when None), against p."""
+    (1 − α)·r(x), token by token for the first ``corrections_shown`` tokens (all when None), against p.
+
+    The title is wrapped to ``width`` px (default: the page's main column) at its separators: never cut."""
     x = style.token_labels(proof.vocab)
     v = len(x)
     shown = v if corrections_shown is None else max(0, min(corrections_shown, v))
@@ -66,8 +68,7 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
          "hovertemplate": "%{x}: p = %{customdata}<extra></extra>"},
     ]
     top = float(max(max(proof.p), max(proof.q))) * 1.15 or 1.0
-    axis = {"type": "category", "categoryorder": "array", "categoryarray": x, "fixedrange": True,
-            "range": [-0.5, v - 0.5]}
+    axis = style.category_axis(x)
     if shown < v:
         rebuilt = f"{n.axes[2]} for {shown} of {v} tokens"
     else:
@@ -84,7 +85,7 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
         yaxis2={"range": [0, top], "anchor": "x2", "fixedrange": True, "matches": "y"},
     )
     layout["margin"]["b"] = 70
-    return style.figure(data, layout)
+    return style.fit_title(style.figure(data, layout), width or style.PAGE_WIDTH[presenter], presenter)
 
 
 def verdict(proof: Proof, *, complete: bool = True) -> str:
@@ -95,7 +96,8 @@ def verdict(proof: Proof, *, complete: bool = True) -> str:
         return (f"Rejected draft mass Σ (q − p)+ = **1 − α = {mass}** = Σ (p − q)+, the mass the corrections "
                 f"add back: min(p, q)(x) + (1 − α)·r(x) = **p(x)** for every token"
                 + (": p rebuilt exactly." if complete else "."))
-    law = ", ".join(f"{label} {short(v)}" for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
+    law = ", ".join(f"{style.markdown_text(style.token_label(label))} {short(v)}"
+                    for label, v in zip(proof.vocab, proof.rebuilt, strict=True))
     if not proof.distance:
         return (f"{proof.names.rule} keeps a draft with probability **{exact(proof.alpha)}** and commits instead "
                 f"with **{mass}**: kept(x) + instead(x) = **p(x)** for every token, so it commits p exactly.")

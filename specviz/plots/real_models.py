@@ -91,6 +91,11 @@ def view_figure(view: dict[str, Any], label: Label, *, presenter: bool = False) 
         verdict = "draw hits" if view["hit"] else "draw misses"
         return bars_figure(view["pq"], label, names=[("target p", "p"), ("draft q", "q")], token=token,
                            presenter=presenter, title=f"Block check at {where}: {label(token)!r}, {verdict}")
+    if kind == "correction" and view.get("matched_none"):
+        return bars_figure(view["residual"], label, names=[("p without the drafts, normalized", "residual")],
+                           token=token, presenter=presenter,
+                           title=f"No draft at {where} equals the target's sample: {label(token)!r} committed (no "
+                                 "second draw)")
     if kind == "correction":
         mass = view["residual_mass"]["float"]
         scaled = view.get("scale", {"float": 1.0})["float"] != 1.0
@@ -195,8 +200,21 @@ def tokens_html(pieces: Sequence[str], origins: Sequence[str]) -> str:
     return "<div style='font-size:1.15em;line-height:1.7;white-space:pre-wrap'>" + "".join(spans) + "</div>"
 
 
+def match_text(view: dict[str, Any], label: Label) -> str:
+    """Exact match's test in words: the target's own sample y against the draft (the chance they are equal)."""
+    x, y = label(view["token"]), label(view["sample"])
+    which = f"Child {view['sibling'] + 1} of {view['siblings']}, drafted" if "sibling" in view else "Drafted"
+    given = "" if view.get("sibling", 0) == 0 else ", given it is no earlier sibling"
+    return (f"{which} {x!r}: the target's own sample is y = {y!r} (draw {short_int(view['draw'])} of its tickets, "
+            f"uniform on 0 … {short_int(view['draw_range'] - 1)}); the chance y = x{given} is "
+            f"{short_prob(view['acceptance']['float'])} → {'**accepted**' if view['accepted'] else '**rejected**'} "
+            f"(exact match: y {'=' if view['accepted'] else '≠'} x).")
+
+
 def check_text(view: dict[str, Any], label: Label) -> str:
     """The acceptance test of a check view in words, with the exact values (long integers abbreviated)."""
+    if "sample" in view:
+        return match_text(view, label)
     a = view["acceptance"]
     numerator = int(a["exact"].split("/")[0])
     accepted = view["accepted"]
@@ -212,6 +230,8 @@ def check_text(view: dict[str, Any], label: Label) -> str:
 
 def tree_check_text(view: dict[str, Any], label: Label) -> str:
     """Recursive rejection sampling's test at one child in words: r(x), q'(x), the acceptance, the draw."""
+    if "sample" in view:
+        return match_text(view, label)
     a = view["acceptance"]
     numerator = int(a["exact"].split("/")[0])
     accepted = view["accepted"]

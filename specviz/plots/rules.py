@@ -74,7 +74,7 @@ def accepted_figure(comparison: RulesComparison, *, presenter: bool = False) -> 
 def first_token_figure(fit: Fit, law: Sequence[Fraction], rule_label: str, *, presenter: bool = False) -> go.Figure:
     """Measured first committed tokens (±1.96 binomial σ around p), p's exact ticks, and the rule's own exact
     law as diamonds where it is not p."""
-    x = list(fit.labels)
+    x = style.token_labels(fit.labels)  # as a room reads them, escaped for plotly (a label is text, not markup)
     bars = fit.error_bars()
     fig = go.Figure()
     fig.add_bar(x=x, y=fit.frequencies, name=f"measured, {fit.rounds:,} rounds", marker=style.bar_marker("empirical"),

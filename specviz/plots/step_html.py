@@ -35,7 +35,8 @@ ROUND_COLUMNS_BY_FAMILY: FamilyTable[tuple[str, str]] = FamilyTable(
     "plots.step_html.ROUND_COLUMNS_BY_FAMILY",
     {"token": ("accepted", "rejected at"), "block": ("kept τ", "corrected at"), "tree": ("accepted", "rejected at"),
      "ensemble": ("accepted", "rejected at"), "threshold": ("accepted", "rejected at"),
-     "typical": ("accepted", "rejected at")}, scope="playable")
+     "typical": ("accepted", "rejected at"), "traversal": ("kept", "corrected at"),
+     "exact-match": ("accepted", "rejected at")}, scope="playable")
 
 
 def rounds_columns(verification: str) -> list[str]:
@@ -84,7 +85,9 @@ STATS_TABLES_BY_FAMILY: FamilyTable[Callable[[Stats], str]] = FamilyTable(
     "plots.step_html.STATS_TABLES_BY_FAMILY", {"token": _chain_table, "block": _block_table, "tree": _chain_table,
                                                "ensemble": engine_rules.stats_table,
                                                "threshold": engine_rules.stats_table,
-                                               "typical": engine_rules.stats_table}, scope="playable")
+                                               "typical": engine_rules.stats_table,
+                                               "traversal": engine_rules.stats_table,
+                                               "exact-match": engine_rules.stats_table}, scope="playable")
 
 
 def stats_markdown(stats: Stats) -> str:

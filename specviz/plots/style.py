@@ -13,9 +13,12 @@ Usage::
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from ..scenario.labels import is_mark, mark_name, shown_label
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour deficiencies.
 OKABE_ITO: dict[str, str] = {
@@ -56,6 +59,7 @@ ROLES: dict[str, Cue] = {
     "overlap": Cue("min(p, q)", GREY, "", "square", "solid", "■"),
     "theory": Cue("theory", OKABE_ITO["black"], "", "line-ew", "dash", "—"),
     "empirical": Cue("measured", OKABE_ITO["sky_blue"], ".", "circle-open", "solid", "○"),
+    "removed": Cue("taken out", GREY, "-", "x-thin", "dot", "⊘"),  # mass a rule takes out of p (SGLang's rejected)
 }
 
 # --- origins: where a committed token came from ---------------------------------------------
@@ -144,12 +148,31 @@ def title_space(title: str | None, presenter: bool = False) -> int:
     return TITLE_PAD + round(text) + TITLE_PAD
 
 
+PAGE_WIDTH = {False: 820, True: 1120}  # px of a chart spanning the main column at 1280x800 (presenter: no sidebar)
 MODEBAR = 64  # px the mode bar (its download buttons) takes at the top right: a title stays left of it
 TITLE_CHAR = 0.45  # a title glyph's width as a share of its font size (measured: 0.42 in Chromium, a margin kept)
 
 
+def title_pieces(title: str) -> list[str]:
+    """The title cut where a line may break: after ': ' or ', ' and before ' (', outside parentheses only, so that
+    'min(p, q)' or '(kept 2/3)' stays whole."""
+    pieces, start, depth = [], 0, 0
+    for i, char in enumerate(title):
+        if char == "(":
+            if depth == 0 and i > start and title[i - 1] == " ":
+                pieces.append(title[start:i - 1])
+                start = i
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == " " and depth == 0 and i > start and title[i - 1] in ":,":
+            pieces.append(title[start:i])
+            start = i + 1
+    return [*pieces, title[start:]]
+
+
 def wrap_title(title: str, width: float, presenter: bool = False) -> str:
-    """The title broken into lines that fit ``width`` px: after a ': ' or ', ' only, so a number and its name
+    """The title broken into lines that fit ``width`` px, at ``title_pieces``' breaks only, so a number and its name
     ('w_2 = 1/1296') always stay whole on one line (plotly clips a title at the figure's edge instead)."""
     if "<br>" in title:
         return title
@@ -158,7 +181,7 @@ def wrap_title(title: str, width: float, presenter: bool = False) -> str:
         return title
     lines: list[str] = []
     line = ""
-    for piece in re.split(r"(?<=[:,]) ", title):
+    for piece in title_pieces(title):
         if line and len(line) + 1 + len(piece) > limit:
             lines.append(line)
             line = piece
@@ -247,11 +270,46 @@ def legend_html(names: tuple[str, ...] = ("accepted", "correction", "bonus")) ->
 
 
 def token_label(label: str) -> str:
-    """A token as an axis shows it: punctuation-only labels ('.', ',') quoted so a projector cannot lose them."""
-    if any(ch.isalnum() for ch in label) or (len(label) > 1 and label[0] == "‘" and label[-1] == "’"):
-        return label  # words, and labels already quoted (so quoting twice changes nothing)
-    return f"‘{label}’"
+    """A token as people read it (``scenario.shown_label``: ``‘.’ period``), plain text: for tables and HTML that
+    escape it themselves. Quoting a label already quoted changes nothing."""
+    if len(label) > 1 and label[0] == "‘" and (label[-1] == "’" or "’ " in label):
+        return label
+    return shown_label(label)
+
+
+def chart_text(text: str) -> str:
+    """Text for plotly, which reads its own subset of HTML in every title, tick, legend, annotation and hover:
+    '<', '>' and '&' escaped, so that a label such as <b>x</b> is drawn as written (and no tag can break a chart)."""
+    return html.escape(text, quote=False)
+
+
+def markdown_text(text: str) -> str:
+    """Text inside Streamlit markdown, read literally: every markdown and HTML mark backslash-escaped."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
+
+
+def plain_text(text: str) -> str:
+    """``chart_text``'s inverse: a chart's label back as plain text, for an SVG or HTML that escapes it itself."""
+    return html.unescape(text)
 
 
 def token_labels(vocab) -> list[str]:
-    return [token_label(v) for v in vocab]
+    """The labels as a chart draws them: shown as people read them, escaped for plotly (``chart_text``)."""
+    return [chart_text(token_label(v)) for v in vocab]
+
+
+def tick_text(chart_label: str) -> str:
+    """A chart label as an axis tick: a punctuation mark's name on a line of its own ('‘.’<br>period'), so the
+    name reads from the back of the room and the axis keeps its width; any other label as it is."""
+    found = re.fullmatch(r"‘(.+)’ ([a-z ]+)", chart_label)
+    if found and is_mark(plain_text(found[1])) and mark_name(plain_text(found[1])) == found[2]:
+        return f"‘{found[1]}’<br>{found[2]}"
+    return chart_label
+
+
+def category_axis(chart_labels, **extra: Any) -> dict[str, Any]:
+    """A category axis over chart labels (``token_labels``) in their order, each tick as ``tick_text`` writes it."""
+    labels = list(chart_labels)
+    return {"type": "category", "categoryorder": "array", "categoryarray": labels, "tickmode": "array",
+            "tickvals": labels, "ticktext": [tick_text(label) for label in labels],
+            "range": [-0.5, len(labels) - 0.5], "fixedrange": True, **extra}

@@ -35,7 +35,7 @@ def alpha_bars(p: Categorical, q: Categorical, labels: Sequence[str], *, present
     qs = [q.prob(x) for x in range(v)]
     mins = [min(a, b) for a, b in zip(ps, qs, strict=True)]
     a = sum(mins, Fraction(0))
-    x = list(labels)
+    x = style.token_labels(labels)  # as a room reads them, escaped for plotly
     fig = go.Figure()
     for name, values, offset in (("p", ps, -0.4), ("q", qs, 0.0)):
         cue = style.role(name)
@@ -51,9 +51,29 @@ def alpha_bars(p: Categorical, q: Categorical, labels: Sequence[str], *, present
                             "pattern": {"shape": "/", "fgcolor": "#FFFFFF", "solidity": 0.3}},
                     customdata=[_frac(t) for t in mins],
                     hovertemplate="min(p, q)(%{x}) = %{customdata}<extra></extra>")
-    fig.update_layout(barmode="overlay", yaxis_title="probability", xaxis_title="token")
+    fig.update_layout(barmode="overlay", yaxis_title="probability",
+                      xaxis=style.category_axis(x, title={"text": "token"}, fixedrange=False))
     return style.apply_layout(fig, title=f"α = Σ min(p, q) = {_frac(a)} ≈ {float(a):.4f} = 1 − TV(p, q)",
                               presenter=presenter)
+
+
+def strict_probabilistic_bars(p: Categorical, q: Categorical, labels: Sequence[str], *,
+                              presenter: bool = False) -> go.Figure:
+    """vLLM's two verifiers per token: probabilistic keeps x with min(p, q)(x), strict (the target's own sample equals
+    the draft) with p(x)·q(x); their sums are the acceptances Σ min(p, q) ≥ Σ p·q."""
+    v = p.vocab_size
+    mins = [min(p.prob(x), q.prob(x)) for x in range(v)]
+    products = [p.prob(x) * q.prob(x) for x in range(v)]
+    both = sum(mins, Fraction(0)), sum(products, Fraction(0))
+    fig = go.Figure()
+    for name, values, color, total in (("probabilistic: min(p, q)", mins, style.OKABE_ITO["blue"], both[0]),
+                                       ("strict: p·q", products, style.OKABE_ITO["vermillion"], both[1])):
+        fig.add_bar(x=list(labels), y=[float(t) for t in values], name=f"{name}, Σ = {_frac(total)}",
+                    marker={"color": color}, customdata=[_frac(t) for t in values],
+                    hovertemplate=f"{name}(%{{x}}) = %{{customdata}}<extra></extra>")
+    fig.update_layout(barmode="group", yaxis_title="P(the draft is x and kept)", xaxis_title="token")
+    return style.apply_layout(fig, title=f"vLLM: probabilistic keeps {_frac(both[0])} ≈ {float(both[0]):.4f}, strict "
+                                         f"{_frac(both[1])} ≈ {float(both[1]):.4f}", presenter=presenter)
 
 
 def depth_curves(alpha: Fraction | float, cost_ratio: float, max_depth: int = 8, *,
@@ -195,7 +215,7 @@ def position_alphas(alphas: Sequence[Fraction | None], iid_alpha: Fraction | Non
     xs = [k for k, a in enumerate(alphas) if a is not None]
     ys = [alphas[k] for k in xs]
     fig = go.Figure()
-    fig.add_bar(x=[f"position {k}" for k in xs], y=[float(a) for a in ys], name="α at this position",
+    fig.add_bar(x=[f"position {k + 1}" for k in xs], y=[float(a) for a in ys], name="α at this position",
                 marker=style.bar_marker("accepted"), customdata=[_frac(a) for a in ys],
                 hovertemplate="%{x}: α = %{customdata}<extra></extra>")
     if iid_alpha is not None:

@@ -30,7 +30,7 @@ import plotly.graph_objects as go  # noqa: F401 - the return type
 
 from .. import formats
 from ..core import Categorical
-from ..core.trace import Event
+from ..core.trace import Event, TreeCheckEvent
 from . import style
 from .draw_strip import exact
 
@@ -46,7 +46,19 @@ STATES: dict[str, tuple[str, str, str]] = {
     "correction": ("correction", style.origin("correction").color, "triangle-up"),
     "bonus": ("bonus", style.origin("bonus").color, "star"),
 }
-CHECK_KINDS = ("tree_check", "threshold_check")  # a sibling's check: recursive rejection, or SGLang's thresholds
+
+
+def _kinds(base: type) -> tuple[str, ...]:
+    """The kinds of an event class and of every class of the trace derived from it, each once."""
+    kinds = [base.kind]  # type: ignore[attr-defined]
+    for sub in base.__subclasses__():
+        kinds += _kinds(sub)
+    return tuple(dict.fromkeys(kinds))
+
+
+# a node's check, of every rule that checks tree nodes (recursive rejection, SGLang's thresholds, traversal), from the
+# trace's classes: a new check event is drawn as a check
+CHECK_KINDS = _kinds(TreeCheckEvent)
 MAX_TREE_NODES = 40  # drafted nodes the Playground animates (width 2 to depth 4, width 3 to depth 3, width 4 to 2)
 
 
@@ -286,6 +298,9 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
     of p as its own series (``SHARE_NAME``), not folded into the bars.
     """
     event = round_events[upto]
+    if event.kind == "tree_draft" and hasattr(event, "rank"):  # SGLang's top-K drafting: q, the chosen token marked
+        return ([_bar("q", style.role("q"), labels, _probs(event.q), "q", event.token)],
+                f"q: child #{event.sibling} is its top {event.rank + 1} (no draw)", "q at the node")
     if event.kind == "tree_draft":
         values = _probs(event.drawn_from)
         same = tuple(event.drawn_from.ticket_ints()) == tuple(event.q.ticket_ints())
@@ -465,7 +480,8 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     data = _node_traces(tree, labels, size, column) + panel
     axes = {
         "xaxis": {"domain": [0, split - 0.04 if panel else 1], "range": x_range,
-                  "tickvals": list(range(tree.depth + 1)), "ticktext": ["prefix"] + [str(i) for i in range(tree.depth)],
+                  "tickvals": list(range(tree.depth + 1)),
+                  "ticktext": ["prefix"] + [str(i + 1) for i in range(tree.depth)],  # positions from 1
                   "title": {"text": "position", "font": {"size": round(size * 0.7)}, "standoff": 2},
                   "fixedrange": True, "showgrid": False, "zeroline": False},
         "yaxis": {"range": [-0.7, leaves + 0.7], "visible": False, "fixedrange": True},
@@ -473,10 +489,10 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     if panel:
         small = {"size": round(size * 0.8)}
         # the panel is narrow: small tick labels, on their side when many
-        axes["xaxis2"] = {"domain": [split + 0.04, 1], "anchor": "y2", "type": "category", "categoryorder": "array",
-                          "categoryarray": labels, "range": [-0.5, len(labels) - 0.5], "fixedrange": True,
-                          "title": {"text": axis_title, "font": small}, "tickfont": {"size": round(size * 0.7)},
-                          "tickangle": 0 if len(labels) <= 6 else -90}
+        axes["xaxis2"] = style.category_axis(labels, domain=[split + 0.04, 1], anchor="y2",
+                                             title={"text": axis_title, "font": small},
+                                             tickfont={"size": round(size * 0.7)},
+                                             tickangle=0 if len(labels) <= 6 else -90)
         # one scale for every sibling of the node; r's share of p has its own strip above the bars
         shared = any(t.get("yaxis") == "y3" for t in panel)
         axes["yaxis2"] = {"anchor": "x2", "range": [0, _panel_top(round_events, upto)], "fixedrange": True,

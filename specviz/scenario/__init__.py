@@ -7,6 +7,7 @@ The package holds four concepts, one module each (every name is re-exported here
 * ``document``: the Scenario as a JSON document and back (``scenario_to_dict``, ``scenario_from_dict``),
   and the golden file's cases;
 * ``shapes``: one entry per token in every table and mask (``check_shapes``);
+* ``labels``: a token's label as a room reads it (``shown_label``: ``‘.’ period``);
 
 with ``errors`` for ScenarioError, the refusal that names the document's field.
 """
@@ -24,6 +25,7 @@ from .document import (
     table_from_dict,
 )
 from .errors import ScenarioError, ScenarioTypeError
+from .labels import shown_label
 from .model import Round, Row, Scenario, Table, play, play_round
 from .reading import (
     MAX_JSON_CHARS,
@@ -43,5 +45,5 @@ __all__ = [
     "MAX_JSON_CHARS", "MAX_JSON_DEPTH", "TEMPERATURE_ALLOWED", "TOP_P_ALLOWED", "JsonNumber", "Prefix", "Round",
     "Row", "Scenario", "ScenarioError", "ScenarioTypeError", "Table", "Weight", "check_real", "check_shapes",
     "int_from_text", "max_weight_digits", "play", "play_round", "read_json", "real_from_text", "scenario_from_dict",
-    "scenario_from_golden", "scenario_to_dict", "table_from_dict", "weight_from_text", "weight_text",
+    "scenario_from_golden", "scenario_to_dict", "shown_label", "table_from_dict", "weight_from_text", "weight_text",
 ]

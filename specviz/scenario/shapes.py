@@ -38,7 +38,8 @@ def check_shapes(scenario: Scenario, names: dict[str, str] | None = None) -> Non
     for stop in sorted(scenario.stop_ids):
         if not 0 <= stop < v:
             raise ScenarioError(names.get("stop_ids", "stop_ids"),
-                                f"{describe(stop)} is not a token of the {v}-token vocab; stop ids are 0 to {v - 1}")
+                                f"{describe(stop)} is not a token of the {v}-token vocab; stop ids are 0 to {v - 1} "
+                                f"(ids, as links and files write them, count from 0: 0 is the first token)")
 
 
 def check_raw_shapes(data: dict) -> None:

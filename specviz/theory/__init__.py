@@ -87,6 +87,7 @@ from .rules import (
     node_by_node,
     node_law,
     round_expectation,
+    traversal_first_token,
 )
 
 __all__ = [
@@ -101,5 +102,5 @@ __all__ = [
     "greedy_token", "ideal_accepted_drafts", "law_distance", "law_of", "length_distribution", "mean_length",
     "node_by_node", "node_law", "optimal_depth", "optimal_multi_draft", "optimal_multi_draft_acceptance",
     "rejection_paths", "round_expectation", "round_models", "scenario_state", "speedup", "support",
-    "table_grid", "target_distribution", "total_variation",
+    "table_grid", "target_distribution", "total_variation", "traversal_first_token",
 ]

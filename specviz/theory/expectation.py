@@ -1,9 +1,10 @@
 """Expected accepted drafts and committed tokens of one round, without listing sequences.
 
-Two passes, one per way a rule decides: ``chain_expectation`` for every rule that decides node by node
+Three passes, one per way a rule decides: ``chain_expectation`` for every rule that decides node by node
 (tokenwise, trees, exact match, greedy drafts, typical), a forward pass over (position, context key)
 with the rule's node law; ``block_expectation`` for block verification, a pass over (position, context
-key, running weight w_k), forward to find the nodes, backward for the law of the last kept position.
+key, running weight w_k), forward to find the nodes, backward for the law of the last kept position;
+``traversal_expectation`` for traversal verification, the core's recursion over (context key, weight, level).
 ``specviz.theory.rules.round_expectation`` picks the pass of the rule's family. Also the closed form
 a + a^2 + ... + a^g and the joint-probability bound ``ideal_accepted_drafts``.
 """
@@ -17,6 +18,8 @@ from fractions import Fraction
 
 from ..core import Categorical, Prefix, Rule
 from ..core.block_verifier import next_weight, stop_probability
+from ..core.errors import LawError
+from ..core.traversal import MAX_LAW_WORK, TraversalPass
 from .limits import MAX_BLOCK_WORK, MAX_ROUND_NODES, TheoryLimitError, check_block_work, check_round_work
 from .node_laws import NodeLaw
 from .round_models import Law, Node, NodeCache, RoundModels, constant_models, support
@@ -145,6 +148,34 @@ def _block_node_future(models: RoundModels, cache: NodeCache, context: Prefix, w
             last[m] += qx * later_last[m]
         stop_end += qx * later_stop
     return none, last, stop_end
+
+
+def traversal_pass(models: RoundModels, cache: NodeCache, found: Rule) -> TraversalPass:
+    """Traversal verification's exact pass over the models' contexts (``core.traversal.TraversalPass``)."""
+    def laws_at(context: Prefix) -> tuple[Law, Law, Hashable]:
+        node = cache.node(context)
+        return node.p_law, node.q_law, models.state(context)
+    return TraversalPass(laws_at, models.depth, found.width, found.distinct, models.stop_ids)
+
+
+def check_traversal(found: Rule, drafts: int) -> None:
+    """The root's drafts alone past the pass's limit are refused before any work (deeper states are counted)."""
+    if drafts * found.width > MAX_LAW_WORK:
+        raise TheoryLimitError(f"traversal verification's exact pass visits every drafted token of every node state: "
+                               f"the root alone has {drafts:,} draft tokens x width {found.width}, over the limit of "
+                               f"{MAX_LAW_WORK:,} steps")
+
+
+def traversal_expectation(models: RoundModels, cache: NodeCache, root: Prefix, found: Rule,
+                          law_at: NodeLawOf) -> tuple[list[Fraction], Fraction]:
+    """Traversal verification: (P(the kept node is deeper than k) for each k, P(it is a drafted stop token)), by the
+    exact pass over (context key, weight, level) states; refused past ``MAX_LAW_WORK`` steps as it counts them."""
+    try:
+        outcome, _ = traversal_pass(models, cache, found).root(root)
+    except LawError as error:
+        raise TheoryLimitError(str(error)) from error
+    kept = [sum(outcome.kept[k + 1:], Fraction(0)) for k in range(models.depth)]
+    return kept, outcome.stop
 
 
 def geometric(a: Fraction, depth: int) -> Fraction:

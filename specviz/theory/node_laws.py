@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ..core import Categorical, Rule
+from ..core import Categorical, Rule, exact_match
 from ..core.rule_law import NodeLaw
 from ..core.verification import MAX_WIDTH
 from .limits import TheoryError, check_pair
@@ -87,9 +87,9 @@ def tree_law(found: Rule, p: Law, q: Law) -> NodeLaw:
 
 
 def exact_match_law(found: Rule, p: Law, q: Law) -> NodeLaw:
-    """x ~ q and the target's own y ~ p: kept when equal, else y is committed."""
-    return NodeLaw({x: qx * p[x] for x, qx in q.items() if x in p},
-                   {y: py * (1 - q.get(y, Fraction(0))) for y, py in p.items() if q.get(y) != 1})
+    """x ~ q (K distinct children for exact-match:K) and the target's own y ~ p: the child equal to y is kept, else
+    y is committed (the core's law, ``specviz.core.exact_match.law``)."""
+    return exact_match.law(p, q, found.settings)
 
 
 def greedy_token(q: Law) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..core import Categorical, Prefix, Rule, ensemble, medusa, threshold
+from ..core import Categorical, Prefix, Rule, ensemble, medusa, threshold, traversal
 from ..core.errors import LawError
 from ..core.verification import FamilyTable, Unsupported
 from ..core.verification import rule as verification_rule
@@ -31,10 +31,19 @@ from .enumeration import (
     enumerate_chain_round,
     first_token_marginal,
 )
-from .expectation import RoundExpectation, block_expectation, chain_expectation, geometric
+from .expectation import (
+    RoundExpectation,
+    block_expectation,
+    chain_expectation,
+    check_traversal,
+    geometric,
+    traversal_expectation,
+    traversal_pass,
+)
 from .limits import (
     MAX_ENUMERATED_DEPTH,
     MAX_EXACT_DEPTH,
+    TheoryError,
     TheoryLimitError,
     check_depth,
     check_pair,
@@ -88,6 +97,16 @@ def round_pass_drafts(found: Rule, p: Categorical, q: Categorical, depth: int) -
     return round_expectation(constant_models(p, q, depth, found.name)).accepted_drafts
 
 
+def whole_tree_token(found: Rule, p: Categorical, q: Categorical, depth: int) -> tuple[Fraction, ...]:
+    """Traversal verification's first token depends on the whole tree: the core's exact pass at ``depth`` levels."""
+    check_pair(p, q)
+    check_traversal(found, q.support_size)
+    try:
+        return traversal.first_token_law(p, q, found.settings, depth)
+    except LawError as error:
+        raise TheoryLimitError(str(error)) from error
+
+
 NOT_ENUMERATED = Unsupported("the sequence enumeration covers 'token' and 'block'; use round_expectation, "
                              "node_law or first_token_law for it")
 FirstToken = Callable[[Rule, Categorical, Categorical, int], tuple[Fraction, ...]]
@@ -132,7 +151,10 @@ THEORY_BY_FAMILY: FamilyTable[RuleTheory] = FamilyTable("theory.rules.THEORY_BY_
     "ensemble": node_by_node(core_law(ensemble.law)),
     "threshold": node_by_node(core_law(threshold.law)),
     "typical": node_by_node(core_law(medusa.law)),
-    "exact-match": node_by_node(exact_match_law),
+    # traversal verification judges whole paths: one node alone (a depth-1 tree) is recursive rejection sampling
+    "traversal": RuleTheory(core_law(traversal.law), traversal_expectation, round_pass_drafts, whole_tree_token,
+                            check=check_traversal),
+    "exact-match": node_by_node(exact_match_law, check=check_distinct_paths),
     "greedy-draft": node_by_node(greedy_draft_law),
 })
 
@@ -219,6 +241,23 @@ def round_expectation(source: Source, prefix: Prefix = (), **settings: Any) -> R
     kept, stop_end = entry.round_pass(models, cache, tuple(prefix), found, _law_at)
     accepted = sum(kept, Fraction(0))
     return RoundExpectation(found.name, accepted, accepted + 1 - stop_end, stop_end, tuple(kept))
+
+
+def traversal_first_token(source: Source, prefix: Prefix = (), **settings: Any) -> tuple[Fraction, ...]:
+    """The law of a traversal round's first committed token from ``prefix``, exactly, for context-dependent models
+    too (the tree below the root is drafted and tested at its own contexts); refused (TheoryLimitError) past the
+    pass's steps. The source's rule must be traversal verification (``traversal:K``, ``traversal-distinct:K``)."""
+    models = round_models(source, **settings)
+    found = verification_rule(models.verification)
+    if THEORY_BY_FAMILY[found].round_pass is not traversal_expectation:
+        raise TheoryError(f"verification {found.name!r} is not traversal verification; first_token_law covers it")
+    cache = NodeCache(models)
+    check_traversal(found, models.draft(tuple(prefix)).support_size)
+    try:
+        _, first = traversal_pass(models, cache, found).root(tuple(prefix))
+    except LawError as error:
+        raise TheoryLimitError(str(error)) from error
+    return first.committed(models.vocab_size or cache.node(tuple(prefix)).p.vocab_size)
 
 
 def expected_accepted_drafts(p: Categorical, q: Categorical, depth: int, verification: str | Rule = "token"

@@ -1,12 +1,17 @@
-"""The real-model page's measured speedup on the Theory page's speedup curves."""
+"""The real-model page's measured speedup on the Theory page's speedup curves; the Playground's measurement, a
+refusal said why, and a bug said as one (never swallowed)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz.app import measured
+from specviz.core.errors import VerificationError
+from specviz.playground import narrative, presets, state
 from specviz.plots import theory as plots
 
 POINT = {"acceptance_rate": 0.9, "cost_ratio": 0.001, "depth": 5, "verify_ratio": 1.6, "measured_speedup": 2.8,
@@ -36,3 +41,44 @@ def test_the_theory_page_shows_the_point_with_the_flat_pass_note():
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert "measured 2.80x" in captions and "a 6-token pass cost 1.60 single passes" in captions
+
+
+def _playground_session(step: int = 3) -> dict:
+    return {measured.PLAYGROUND_SCENARIO: presets.default_scenario(), measured.PLAYGROUND_STATE: state.PlayState(step)}
+
+
+def test_the_playgrounds_statistics_are_measured_at_its_step():
+    collected = measured.collect(_playground_session())
+    assert collected.notes == [] and collected.bugs == []
+    (found,) = collected.found
+    assert found.measurement.source == "Playground" and found.measurement.checks >= 1
+
+
+def test_a_refused_scenario_measures_nothing_and_says_why(monkeypatch):
+    def refuse(scenario, step):
+        raise VerificationError("verification 'x': not here")
+
+    monkeypatch.setattr(narrative, "step_view", refuse)
+    collected = measured.collect(_playground_session())
+    assert collected.found == [] and collected.bugs == []
+    assert collected.notes == ["The Playground's scenario measures nothing here: verification 'x': not here"]
+
+
+def test_a_bug_is_said_as_one_and_logged_never_swallowed(monkeypatch, caplog):
+    def broken(scenario, step):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(narrative, "step_view", broken)
+    with caplog.at_level(logging.ERROR, logger="specviz"):
+        collected = measured.collect(_playground_session())
+    assert collected.found == [] and collected.notes == []
+    (bug,) = collected.bugs
+    assert bug.startswith("This is a bug in specviz") and "TypeError: a bug" in bug
+    assert any(record.exc_info and record.exc_info[0] is TypeError for record in caplog.records)
+
+
+@pytest.mark.parametrize("step", [None, "3", 2.0])
+def test_a_malformed_step_measures_nothing(step):
+    session = _playground_session()
+    session[measured.PLAYGROUND_STATE] = type("Play", (), {"step": step})()
+    assert measured.collect(session) == measured.Collected()

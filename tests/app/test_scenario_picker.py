@@ -25,4 +25,4 @@ def test_the_playground_scenario_is_found_only_when_it_is_one():
     scenario = preset_scenario("close", 6, 3, False)
     assert measured.playground_scenario({measured.PLAYGROUND_SCENARIO: scenario}) == scenario
     assert measured.playground_scenario({measured.PLAYGROUND_SCENARIO: "close"}) is None
-    assert measured.playground_scenario({}) is None and measured.collect({}) == []
+    assert measured.playground_scenario({}) is None and measured.collect({}) == measured.Collected()

@@ -127,13 +127,13 @@ REFUSED = [
     (("generate", "x", "--seed", "-1"), "--seed", "'-1'", "whole number in 0..9007199254740991"),
     (("generate", "x", "--verification", "joint"), "--verification", "'joint'",
      "verification must be one of 'token', 'block'"),
-    (("generate", "x", "--verification", "exact-match"), "--verification", "'exact-match'",
-     "'exact-match' (exact match of the target's sample) is evaluated by theory only"),
+    (("generate", "x", "--verification", "greedy-draft"), "--verification", "'greedy-draft'",
+     "'greedy-draft' (greedy draft, target's sample) is evaluated by theory only"),
     (("play", "--seed", "-5"), "--seed", "'-5'", "whole number in 0..9007199254740991"),
     (("play", "--seed", str(2**53)), "--seed", f"'{2**53}'", "whole number in 0..9007199254740991"),
     (("generate", "x", "--verification", "multi:0"), "--verification", "'multi:0'", "K must be a whole number in 1..8"),
     (("play", "--verification", "multi:0"), "--verification", "'multi:0'", "K must be a whole number in 1..8"),
-    (("play", "--verification", "exact-match"), "--verification", "'exact-match'", "evaluated by theory only"),
+    (("play", "--verification", "greedy-draft"), "--verification", "'greedy-draft'", "evaluated by theory only"),
     (("generate", "x", "--draft", "model:"), "--draft", "'model:'", "hub id or folder"),
     (("generate", "x", "--json", "--top-n", "-1"), "--top-n", "'-1'", "whole number in 1..1000"),  # issue 19
     (("generate", "x", "--device", "foo"), "--device", "'foo'", "cpu, cuda, cuda:N or mps"),
@@ -385,7 +385,7 @@ def test_play_and_generate_read_verification_alike(word):
 def test_verification_refusals_are_the_registry_s_words():
     from specviz.core.verification import VerificationError, check_verification
 
-    for word in ("joint", "exact-match", "multi:9"):
+    for word in ("joint", "greedy-draft", "multi:9"):
         with pytest.raises(VerificationError) as refused:
             check_verification(word)
         code, _, err = _run("play", "--verification", word)

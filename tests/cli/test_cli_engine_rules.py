@@ -41,7 +41,7 @@ def test_play_json_carries_the_engine_rules_events():
 
 @pytest.mark.parametrize("name, says", [("ensemble:0", "W (the ensemble weight) must be a number in (0, 1]"),
                                         ("threshold:1,1,9", "K (distinct drafts per node"),
-                                        ("typical:0.09,2", "DELTA"), ("exact-match", "evaluated by theory only")])
+                                        ("typical:0.09,2", "DELTA"), ("greedy-draft", "evaluated by theory only")])
 def test_a_bad_engine_rule_is_refused_in_one_line(name, says):
     code, _, err = _run("play", "--verification", name)
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1

@@ -95,5 +95,5 @@ def test_usage_errors_are_specviz_errors():
 
 def test_a_rule_name_of_thousands_of_digits_is_refused_in_one_short_line():
     code, out, err = _run("play", "--verification", "multi:" + "9" * 5000)
-    assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 400
+    assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 480  # the registry's forms, listed
     assert "a rule name has at most 64 characters" in err and "read_verification" not in err

@@ -112,3 +112,48 @@ def _probs(dist):
 def committed(predicts, accept_index, accept_token_num) -> tuple[int, ...]:
     """The tokens the row commits: predicts at each accepted index, then the final sample."""
     return tuple(predicts[accept_index[j]] for j in range(accept_token_num + 1))
+
+
+# --- EAGLE's draft tree as SGLang builds it -------------------------------------------------------------------
+# Sources, sgl-project/sglang: python/sglang/srt/speculative/eagle_worker.py, EAGLEWorker.draft_forward
+# (``probs = softmax(logits); topk_p, topk_index = fast_topk(probs, self.topk, dim=-1)`` at every step), eagle_utils.py
+# ``fast_topk`` (``torch.max`` for topk == 1, else ``torch.topk``) and ``select_top_k_tokens`` (step 0 keeps the root's
+# top K; a later step multiplies each frontier node's score by its children's topk_p and keeps the K best of the K·K),
+# and build_eagle_tree.py ``build_tree_kernel_efficient_preprocess`` at commit 009db01a7c0d5460611d543516401eb497641918
+# (the ``num_verify_tokens − 1`` best scores of every candidate, their indices sorted, parents from parents_list).
+# numpy stands for torch; ties go to the lower index (a stable sort: torch.max's first index; torch.topk leaves tie
+# order unspecified).
+
+
+def fast_topk(values: np.ndarray, topk: int) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(-values, axis=-1, kind="stable")[..., :topk]
+    return np.take_along_axis(values, order, axis=-1), order
+
+
+def eagle_tree(q_model, prefix, topk: int, steps: int, num_verify_tokens: int) -> list[tuple[int, ...]]:
+    """The drafted tree of one request as SGLang builds it: every selected node as its token path from the root, in
+    the order of the sorted selection (a parent before its children; siblings in descending score)."""
+    probs = np.array([float(v) for v in _probs(q_model(tuple(prefix)))])
+    topk_p, topk_index = fast_topk(probs, topk)
+    scores, inputs = topk_p, list(topk_index)
+    paths = [(int(t),) for t in topk_index]  # the candidate paths, by their index in the flat score list
+    score_list, parents_list = [topk_p], [np.arange(-1, topk)]
+    frontier = list(paths)
+    for i in range(1, steps):
+        rows = [fast_topk(np.array([float(v) for v in _probs(q_model(tuple(prefix) + path))]), topk)
+                for path in frontier]
+        step_p = np.stack([r[0] for r in rows])  # (topk, topk)
+        step_index = np.stack([r[1] for r in rows])
+        expand_scores = scores[:, None] * step_p
+        topk_cs_p, topk_cs_index = fast_topk(expand_scores.flatten(), topk)
+        flat_index = step_index.reshape(topk * topk)
+        paths += [frontier[j // topk] + (int(flat_index[j]),) for j in range(topk * topk)]
+        score_list.append(expand_scores.flatten())
+        parents_list.append(topk_cs_index + (topk**2 * (i - 1) + topk))
+        frontier = [frontier[j // topk] + (int(flat_index[j]),) for j in topk_cs_index]
+        scores = topk_cs_p
+        inputs = [int(flat_index[j]) for j in topk_cs_index]
+    del inputs
+    all_scores = np.concatenate(score_list)
+    _, best = fast_topk(all_scores, num_verify_tokens - 1)
+    return [paths[j] for j in sorted(best)]

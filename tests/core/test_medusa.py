@@ -70,14 +70,28 @@ def test_sun_example():
 
 def test_delta_is_its_own_setting():
     p, q = Categorical.dense([60, 20, 10, 10]), Categorical.dense([1, 1, 1, 1])
-    default = M.parse_typical("typical:0.15")  # δ = √0.15 ≈ 0.387: T ≈ 0.130, so the 0.1 tokens fail
+    root = M.parse_typical("typical:0.15,sqrt")  # δ = √0.15 ≈ 0.387: T ≈ 0.130, so the 0.1 tokens fail
     low = M.parse_typical("typical:0.15,0.2")  # δ = 0.2: T ≈ 0.067, every token passes
-    assert default.delta_float == math.sqrt(0.15) and low.delta_float == 0.2
-    assert float(M.typical_threshold(p, default).value) == pytest.approx(0.1303, abs=1e-4)
-    assert M.node_law(p, q, default).acceptance == F(1, 2)
+    default = M.parse_typical("typical:0.15")  # δ = 0.3, medusa_generate's posterior_alpha: T ≈ 0.101 > 0.1
+    assert root.delta_float == math.sqrt(0.15) and low.delta_float == 0.2 and default.delta_float == 0.3
+    assert float(M.typical_threshold(p, root).value) == pytest.approx(0.1303, abs=1e-4)
+    assert M.node_law(p, q, root).acceptance == F(1, 2)
     assert M.node_law(p, q, low).acceptance == 1
-    assert M.typical_threshold(p, M.parse_typical("typical:0.09")) == M.typical_threshold(
-        p, M.parse_typical("typical:0.09,0.3"))  # math.sqrt(0.09) is the float 0.3
+    assert float(M.typical_threshold(p, default).value) == pytest.approx(0.1010, abs=1e-4)
+    assert M.node_law(p, q, default).acceptance == F(1, 2)
+    assert M.typical_threshold(p, M.parse_typical("typical:0.09,sqrt")) == M.typical_threshold(
+        p, M.parse_typical("typical:0.09"))  # math.sqrt(0.09) is the float 0.3
+
+
+def test_the_default_delta_is_medusa_generates_and_old_names_say_it_changed():
+    """medusa_generate(posterior_threshold=0.09, posterior_alpha=0.3, ...): δ = 0.3 whatever ε, √ε only a comment."""
+    assert M.parse_typical("typical:0.05").delta == F(3, 10) == M.parse_typical("typical:0.05,0.3").delta
+    assert M.parse_typical("typical:0.05,sqrt").delta is None
+    assert M.delta_note("typical:0.05") == ("‘typical:0.05’ now uses Medusa's default δ = 0.3, as medusa_generate "
+                                            "does (it was √ε ≈ 0.2236); ‘typical:0.05,sqrt’ keeps δ = √ε")
+    assert "the same number here" in M.delta_note("typical:0.09")
+    assert M.delta_note("typical:0.05,0.3") is None and M.delta_note("typical:0.05,sqrt") is None
+    assert M.delta_note("token") is None and M.delta_note("typical:zero") is None and M.delta_note(None) is None
 
 
 @settings(max_examples=60, deadline=None)
@@ -232,17 +246,18 @@ def test_medusa_code_simulated_matches_the_law(name):
 
 
 @pytest.mark.parametrize("text, canonical, fast", [
-    ("typical:0.09", "typical:0.09", True), ("typical:0.090,0.30", "typical:0.09,0.3", True),
-    ("typical-sample:9e-2", "typical-sample:0.09", False), ("typical:0.5,1", "typical:0.5,1", True)])
+    ("typical:0.09", "typical:0.09", True), ("typical:0.090,0.30", "typical:0.09", True),
+    ("typical-sample:9e-2", "typical-sample:0.09", False), ("typical:0.5,1", "typical:0.5,1", True),
+    ("typical:0.5,sqrt", "typical:0.5,sqrt", True)])
 def test_one_canonical_spelling(text, canonical, fast):
     s = M.parse_typical(text)
     assert s.name == canonical and s.fast is fast and M.parse_typical(canonical) == s
-    assert (s.delta is None) == ("," not in text)
+    assert (s.delta is None) == text.endswith(",sqrt")
 
 
 @pytest.mark.parametrize("text, says", [
     ("typical:1", "EPS (ε, Medusa's posterior_threshold) must be a number in (0, 1)"),
-    ("typical:0", "(0, 1)"), ("typical:0.1,0", "DELTA (δ, Medusa's posterior_alpha; omit it for √ε)"),
+    ("typical:0", "(0, 1)"), ("typical:0.1,0", "DELTA (δ, Medusa's posterior_alpha, 0.3 when omitted; or sqrt for √ε)"),
     ("typical:0.1,1.5", "(0, 1]"), ("typical:0.1,0.2,0.3", "1 to 2 numbers"), ("medusa:0.1", "typical:EPS"),
     ("typical-sample:", "got ''")])
 def test_bad_names_are_refused_in_words(text, says):

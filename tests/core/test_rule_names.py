@@ -82,7 +82,7 @@ def test_one_reader_for_every_engine_rule():
     assert {rule(n).name for n in ("ensemble:0.5", "ensemble:2/4", "ensemble:.5", "ensemble:5e-1")} == {"ensemble:0.5"}
     assert {rule(n).name for n in ("threshold:1,1", "threshold:1.0,10/10", "threshold:1,1,1")} == {"threshold:1,1"}
     assert rule("threshold:1/2,0.80,03").name == "threshold:0.5,0.8,3"
-    assert rule("typical:9/100,3/10").name == "typical:0.09,0.3" and rule("typical-sample:.09").name == \
+    assert rule("typical:9/100,3/10").name == "typical:0.09" and rule("typical-sample:.09").name == \
         "typical-sample:0.09"
     assert rule("ensemble:10/30").settings.weight == Fraction(1, 3) and rule("ensemble:10/30").name == "ensemble:1/3"
     for name in ("ensemble: 0.5", "threshold:1_0,1", "typical:0.09,０.3"):  # spaces, underscores, other digits

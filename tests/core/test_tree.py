@@ -471,7 +471,7 @@ def test_every_round_commits_a_drafted_path_then_one_token(p_rows, q_rows, depth
 
 def test_draft_round_refuses_a_rule_only_theory_evaluates():
     with pytest.raises(VerificationError, match="evaluated by theory only"):
-        draft_round("exact-match", draft, (), RandomStreams(0, OWNER, 0), depth=1, context_id="ctx")
+        draft_round("greedy-draft", draft, (), RandomStreams(0, OWNER, 0), depth=1, context_id="ctx")
     with pytest.raises(VerificationError, match="verification must be one of"):
         draft_round("Block", draft, (), RandomStreams(0, OWNER, 0), depth=1, context_id="ctx")
 

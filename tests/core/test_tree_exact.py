@@ -16,7 +16,9 @@ from tree_law import (
     expected_accepted,
     extend,
     first_accepted,
+    fixed,
     given_tree_law,
+    markov,
     played_law,
     played_tree_law,
     probs,
@@ -28,15 +30,6 @@ from specviz.core import Categorical, Owner, RandomStreams, TreeVerifier, draft_
 OWNER = Owner("exact", 0)
 P = Categorical.dense([1, 2])  # p = (1/3, 2/3), q = (2/3, 1/3)
 Q = Categorical.dense([2, 1])
-
-
-def fixed(dist):
-    return lambda prefix: dist
-
-
-def markov(rows):
-    dists = [Categorical.dense(row) for row in rows]
-    return lambda prefix: dists[prefix[-1] if prefix else 0]
 
 
 MODELS = {

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction as F
 
-from specviz.core import Owner, RandomStreams, Trace, TreeVerifier, propose_tree
+from specviz.core import Categorical, Owner, RandomStreams, Trace, TreeVerifier, propose_tree
 
 OWNER = Owner("law", 0)
 Law = dict[tuple[tuple[int, ...], int], F]  # (tokens, accepted drafts) -> probability
@@ -93,9 +93,20 @@ class Scripted:
         return self.script[index] if index < len(self.script) else 0
 
 
-def _classes(event) -> list[tuple[int, F]]:
+def fixed(dist):
+    """A context-free model."""
+    return lambda prefix: dist
+
+
+def markov(rows):
+    """A model whose distribution depends on the previous token (row 0 at the empty prefix)."""
+    dists = [Categorical.dense(row) for row in rows]
+    return lambda prefix: dists[prefix[-1] if prefix else 0]
+
+
+def classes(event) -> list[tuple[int, F]]:
     """One representative draw per outcome of the draw this event records, with its share of the range."""
-    if event.kind == "tree_check":
+    if event.kind in ("tree_check", "traversal_check"):
         a = event.acceptance
         return [(v, w) for v, w in ((0, a), (a.numerator, 1 - a)) if w]
     dist = {"tree_draft": "drawn_from", "correction": "residual", "bonus": "p"}[event.kind]
@@ -130,7 +141,7 @@ def played_law(p_model, q_model, prefix, depth, width, distinct=False, stop_ids=
         if len(draws) == len(script):
             out[(result.tokens, result.accepted_drafts)] += weight
             continue
-        for value, share in _classes(draws[len(script)]):
+        for value, share in classes(draws[len(script)]):
             pending.append((script + [value], weight * share))
     return dict(out)
 
@@ -229,6 +240,6 @@ def played_tree_law(tree, p_model, stop_ids=frozenset()) -> Law:
         if len(draws) == len(script):
             out[(result.tokens, result.accepted_drafts)] += weight
             continue
-        for value, share in _classes(draws[len(script)]):
+        for value, share in classes(draws[len(script)]):
             pending.append((script + [value], weight * share))
     return dict(out)

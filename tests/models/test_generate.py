@@ -192,8 +192,12 @@ def test_the_verifier_is_chosen_in_one_place(tiny):
     assert type(Session(tiny, parse_draft("lookup"), GenerationSettings(), PROMPT).verifier) is Verifier
     with pytest.raises(VerificationError, match="verification must be one of .*got 'nope'"):
         Session(tiny, parse_draft("lookup"), GenerationSettings(verification="nope"), PROMPT)
-    with pytest.raises(VerificationError, match="'exact-match'.*evaluated by theory only"):
-        Session(tiny, parse_draft("lookup"), GenerationSettings(verification="exact-match"), PROMPT)
+    with pytest.raises(VerificationError, match="'greedy-draft'.*evaluated by theory only"):
+        Session(tiny, parse_draft("lookup"), GenerationSettings(verification="greedy-draft"), PROMPT)
+    from specviz.core.exact_match import ExactMatchVerifier
+
+    assert type(Session(tiny, parse_draft("lookup"), GenerationSettings(verification="exact-match"),
+                        PROMPT).verifier) is ExactMatchVerifier
 
 
 def test_tree_rules_run_on_real_models_and_theory_only_rules_are_refused_in_words(tiny):
@@ -202,8 +206,8 @@ def test_tree_rules_run_on_real_models_and_theory_only_rules_are_refused_in_word
     from specviz.models.generate import verifier_class
 
     assert verifier_class(GenerationSettings(verification="multi:2")) is TreeVerifier
-    with pytest.raises(VerificationError, match="'exact-match'.*evaluated by theory only.*'multi-distinct:K'"):
-        verifier_class(GenerationSettings(verification="exact-match"))
+    with pytest.raises(VerificationError, match="'greedy-draft'.*evaluated by theory only.*'multi-distinct:K'"):
+        verifier_class(GenerationSettings(verification="greedy-draft"))
     with pytest.raises(ModelSettingError, match=r"early-exit draft drafts a full tree of 363 nodes per round "
                                                 r"\(3\^1 \+ 3\^2 \+ 3\^3 \+ 3\^4 \+ 3\^5\); real models score at most "
                                                 r"120 nodes in one pass"):

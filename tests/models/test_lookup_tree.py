@@ -125,3 +125,74 @@ def test_tree_rounds_commit_valid_tokens_along_a_drafted_path_in_one_pass(tiny, 
         assert len(accepted) == record.accepted <= 3
         by_path = {e.path: e.token for e in drafts}
         assert [by_path[p] for p in accepted] == list(record.tokens[: record.accepted])
+
+
+# --- the lookup tree's rule: exact match, never behind its chain on the same draws (issue 36) -----------------
+
+
+@pytest.fixture(scope="module")
+def small_vocab(tmp_path_factory):
+    """A Llama-shaped model over 8 words: p spread over few tokens, so samples often equal a candidate."""
+    from specviz.models import load_model
+    from specviz.models.tiny import save_tiny
+
+    return load_model(str(save_tiny(tmp_path_factory.mktemp("tiny-8"), arch="llama", vocab_size=8)), "cpu")
+
+
+SMALL = "w1 w2 w3 w1 w2 w4 w1 w2 w5 w1 w2 w3 w6 w1 w2"
+
+
+def _chain_on_the_tree_s_p(record, prefix, ngram: int, seed: int, round_id: int):
+    """The lookup chain verified by exact match on the same streams, against the very p's the tree round read (from
+    its trace): what the chain commits on the same draws, replayed by the core verifier itself."""
+    from specviz.core import Owner, RandomStreams
+    from specviz.core.exact_match import ExactMatchVerifier
+    from specviz.core.verifier import propose
+    from specviz.models.drafts import LookupDraft
+
+    seen = {e.prefix: e.p for e in record.trace.events if e.kind in ("tree_check", "bonus", "check")}
+    owner = Owner("specviz", 0)
+    streams = RandomStreams(seed, owner, round_id)
+    draft = LookupDraft(8, ngram)
+    block = propose(draft, prefix, streams, depth=record.depth, context_id="same draws")
+    verifier = ExactMatchVerifier(owner, prefix, "same draws", lambda context: seen[context])
+    verifier.last_round = round_id - 1
+    return verifier.verify(block, streams)
+
+
+def test_the_tree_commits_at_least_the_chain_on_the_same_draws_and_says_what_the_chain_would_have(small_vocab):
+    """Each tree round records what its lookup chain commits on the same draws; the core's own exact-match verifier,
+    run on the chain with the same streams against the p's the tree read, commits exactly that many tokens, and they
+    are a prefix of the tree's. (Against the p's of a separate chain session the draws could differ in a last float
+    bit: a chain's pass and a tree's pass round differently on some CPUs.)"""
+    ahead = checked = 0
+    for seed in range(12):
+        settings = GenerationSettings(depth=4, seed=seed, max_new_tokens=16, ignore_eos=True, temperature=1.0,
+                                      verification="exact-match:3", chat=False)
+        session = Session(small_vocab, parse_draft("lookup:2"), settings, SMALL, keep_raw=True)
+        prefix = session.verifier.prefix
+        for record in session.rounds():
+            assert record.chain_tokens is not None and record.chain_tokens <= len(record.tokens)
+            if not record.plain and record.start + record.depth + 1 <= settings.max_new_tokens:
+                chain = _chain_on_the_tree_s_p(record, prefix, 2, seed, record.round_id)
+                assert len(chain.tokens) == record.chain_tokens
+                assert record.tokens[: len(chain.tokens)] == chain.tokens
+                ahead += len(record.tokens) > len(chain.tokens)
+                checked += 1
+            prefix = prefix + record.tokens
+        assert sum(r.target_forwards for r in session.generation.rounds) == len(session.generation.rounds)
+    assert checked >= 20 and ahead >= 3  # the candidates the chain did not draft were kept on some draws
+
+
+def test_exact_match_is_the_lookup_tree_s_rule_in_the_race(small_vocab):
+    from specviz.models.race import CHAIN, chain_rule, race
+    from specviz.models.stats import same_draws_words
+
+    assert chain_rule("exact-match:3").name == "exact-match" and chain_rule("multi-distinct:3").name == "token"
+    settings = GenerationSettings(depth=4, seed=1, max_new_tokens=10, ignore_eos=True, verification="exact-match:3",
+                                  chat=False)
+    result = race(small_vocab, SMALL, parse_draft("lookup:2"), settings, measure=False, trials=2)
+    assert result.median_trial.legs[CHAIN].generation.verification == "exact-match"
+    words = same_draws_words(result.speculative.summary)
+    assert words is not None and "fewer in none" in words
+    assert "the chain (same draft, exact match of the target's sample)" in result.line()

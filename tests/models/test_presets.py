@@ -15,7 +15,7 @@ def test_presets_tell_the_story_in_order():
     assert PRESETS[3].draft_spec.layers == 30  # SmolLM2's full depth: q = p
     assert by_name(PRESETS[1].name) is PRESETS[1]
     tree = PRESETS[1]
-    assert tree.verification == "multi-distinct:3" and tree.settings().verification == "multi-distinct:3"
+    assert tree.verification == "exact-match:3" and tree.settings().verification == "exact-match:3"  # its rule
     assert "The red fox ran to the barn." in tree.prompt and DEFAULT.settings().verification == "token"
     with pytest.raises(ValueError, match="unknown preset"):
         by_name("nope")

@@ -131,7 +131,8 @@ def test_a_model_that_ignores_the_mask_falls_back_to_one_pass_per_path(tiny_llam
 def test_a_boolean_mask_on_eager_attention_is_caught_by_the_self_check(tiny_llama_dir, monkeypatch):
     """Eager attention adds the mask to its scores: a boolean mask adds 1 and 0, silently wrong."""
     eager = _eager(tiny_llama_dir)
-    monkeypatch.setattr("specviz.models.lm.float_mask", lambda seen, dtype, device: torch.from_numpy(seen)[None, None])
+    monkeypatch.setattr("specviz.models.lm.tree_masks",
+                        lambda seen, columns, rows, windows, dtype, device: torch.from_numpy(seen)[None, None])
     support = ta._check(eager, 50257, torch.device("cpu"), CausalLM)
     assert not support.one_pass and support.worst > 1e-3
 

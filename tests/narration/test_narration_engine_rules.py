@@ -60,7 +60,7 @@ def test_each_rule_says_its_own_acceptance():
     assert "min(1, p(x)/A)" in said[T.ThresholdCheckEvent] and "q is never read" in said[T.ThresholdCheckEvent]
     assert "One coin for the node" in said[T.ThresholdTreeCheckEvent] and "C/A" in said[T.ThresholdTreeCheckEvent]
     assert "p without" in said[T.ThresholdTreeCorrectionEvent]
-    assert "log(p + 1e-5)" in said[T.MedusaCheckEvent] and "δ = √ε" in said[T.MedusaCheckEvent]
+    assert "log(p + 1e-5)" in said[T.MedusaCheckEvent] and "δ = 0.3" in said[T.MedusaCheckEvent]
     assert "argmax p" in said[T.MedusaCorrectionEvent] or "above T" in said[T.MedusaCorrectionEvent]
 
 

@@ -156,14 +156,14 @@ def test_the_decision_chart_shows_the_exact_law_of_tau():
 
 
 def test_the_decision_chart_lies_flat_and_counts_positions_from_1():
-    """Issue 20 item 5: flat two-line ticks (no squashed plot), hits named by their positions (from 1)."""
+    """Issue 20 item 5: flat two-line ticks (no squashed plot); hits named by their positions, counted from 1."""
     for event, _ in events_of(BlockDecisionEvent):
         fig = plots.block_decision_figure(event, EXAMPLE.vocab)
         xaxis = fig.layout.xaxis
         assert xaxis.tickangle == 0 and list(xaxis.tickvals) == list(range(len(event.drafts) + 1))
         assert xaxis.ticktext[0] == "0<br>none"
         assert xaxis.ticktext[1] == f"1<br>+{style.token_labels(EXAMPLE.vocab)[event.drafts[0]]}"
-        assert "positions 1..τ" in xaxis.title.text
+        assert "positions 1..τ" in xaxis.title.text  # positions count from 1, as every count a person reads
         hits = [k + 1 for k, hit in enumerate(event.hits) if hit]
         label = fig.layout.annotations[0].text
         assert label.endswith(f"at position{'s' if len(hits) > 1 else ''} {', '.join(map(str, hits))})"
@@ -189,7 +189,7 @@ def test_the_round_summary_shows_block_kept_drafts():
         decision = next(e for e in events if isinstance(e, BlockDecisionEvent))
         fig = plots.round_figure(events, EXAMPLE.vocab, EXAMPLE.depth)
         accepted = next(t for t in fig.data if t.name == "accepted draft" or "accepted" in t.name)
-        assert list(accepted.x) == list(range(decision.accepted_drafts))
+        assert list(accepted.x) == list(range(1, decision.accepted_drafts + 1))  # positions from 1
         bonus = [t for t in fig.data if "bonus" in t.name][0]
         assert len(bonus.x) == any(isinstance(e, BonusEvent) for e in events)
 

@@ -144,3 +144,29 @@ def test_a_file_that_was_not_loaded_names_the_field_to_correct():
     assert problem.fix.startswith("Correct entries[1].scenario.depth in the file")
     assert "Correct scenario.p" in explain.file_problem(ScenarioError("scenario.p", "bad"), "lecture script").fix
     assert explain.file_problem(ValueError("not ours"), "lecture script").bug
+
+
+def test_medusa_truncating_every_token_is_explained_as_the_rule_s_settings():
+    from specviz.core.medusa import TypicalSupportError
+
+    error = TypicalSupportError("Medusa's typical truncation removes every token: every p(x) is below the "
+                                "threshold T ≈ 0.333343; Lower DELTA or EPS")
+    problem = explain.problem_of(error)
+    assert "positive weight" not in problem.fix and "ε or δ" in problem.fix and "fast" in problem.fix
+    assert problem.line() == str(error)  # its detail starts as its title says: one line, said once
+    assert explain.problem_of(ValueError("x")).line() == "This is a bug in specviz: ValueError: x"
+
+
+@pytest.mark.parametrize("query, words", [
+    ({"vocab": "a,b,c", "p": "1,-1,2", "q": "1,1,1"}, "Weight 2 (‘b’) of the target p is -1"),
+    ({"vocab": "a,b,c", "p": "1,1e39,2", "q": "1,1,1", "fp32": "1"}, "Weight 2 (‘b’) of the target p is 1e+39"),
+    ({"vocab": "a,b", "p": "1,1;1,1;1,-2", "q": "1,1;1,1;1,1"}, "Weight 2 (‘b’) of the target p after ‘b’ is -2"),
+])
+def test_a_refused_weight_is_named_as_a_link_names_it_counted_from_1(query, words):
+    from specviz.playground import share
+
+    problems = explain.check_scenario(share.scenario_from_query(query).scenario)
+    assert len(problems) == 1 and problems[0].detail.startswith(words), problems[0].detail
+    assert "position" not in problems[0].detail  # the core's 0-based index is not what a person reads
+    with pytest.raises(PlaygroundError, match="Weight 2 \\(‘b’\\) of the link's p"):
+        share.scenario_from_query({**query, "p": query["p"].replace("-", "x").replace("1e39", "x")})

@@ -72,8 +72,8 @@ def test_normalized_text_shows_fp32_zeros_and_subnormals():
     exact = form.normalized_text(("1e-46", "1e-40", "1"))
     assert exact[0].startswith("≈ 1.00e-46") and exact[1].startswith("≈ 1.00e-40")  # never "≈ 0.0000"
     fp32 = form.normalized_text(("1e-46", "1e-40", "1"), fp32=True)
-    assert fp32[0] == "0 (FP32 flushes it to 0)"
-    assert fp32[1].endswith("(FP32 subnormal)") and fp32[1].startswith("≈ 1.00e-40")
+    assert fp32[0] == "0 (flushed)"
+    assert fp32[1].endswith("(subnormal)") and fp32[1].startswith("≈ 1.00e-40")
     assert fp32[2] == "≈ 1.0000"
     assert form.normalized_text(("1e39", "1"), fp32=True) == ["⚠ too large for FP32", "—"]
     assert form.normalized_text(("1e39", "1"))[1] != "—"  # fine without FP32

@@ -78,7 +78,7 @@ def test_histogram_figure_shows_p_the_bug_law_and_binomial_bars():
     assert list(bars.error_y.array) == pytest.approx(result.error_bars().tolist())
     assert list(p.y) == [float(v) for v in result.p] and list(law.y) == [float(v) for v in result.law]
     assert "55/91" in fig.layout.title.text  # the exact distance, from the exact law
-    assert "‘.’" in list(bars.x)  # punctuation tokens are quoted on the axis
+    assert "‘.’ period" in list(bars.x)  # punctuation tokens are quoted and named on the axis
     assert len(plots.histogram_figure(m.run(FAR, 100)).data) == 2  # no bug: no second law
     assert "converges to p" in plots.summary(m.run(FAR, 100))
 

@@ -180,3 +180,20 @@ def test_fit_step_moves_a_step_past_the_end_and_says_why():
     endless = presets.default_scenario()
     step, note = state.fit_step(endless, 10**6)
     assert f"plays {state.MAX_ROUNDS} rounds at most" in note and str(step + 1) in note
+
+
+def test_round_holding_names_the_round_of_a_step_and_refuses_a_scenario_that_plays_none():
+    from specviz.playground.explain import PlaygroundError
+    from specviz.playground.state import round_holding, timeline_for
+    from specviz.scenario import Scenario, Table
+
+    s = Scenario(vocab=("a", "b", "c", "d", "e", "f"), target=Table((6, 5, 4, 3, 2, 1)),
+                 draft=Table((1, 2, 3, 4, 5, 6)))
+    timeline = timeline_for(s)
+    timeline.ensure_rounds(3)
+    assert round_holding(s, 0) == 0 and round_holding(s, timeline.starts[2]) == 2
+    assert round_holding(s, -4) == 0  # a negative step is the first event's
+    none = Scenario(vocab=("a", "b", "c", "d", "e", "f"), target=Table((1, 1, 1, 0, 0, 0)),
+                    draft=Table((1,) * 6), verification="typical-sample:0.5,1")
+    with pytest.raises(PlaygroundError, match="no round can be played: Medusa's typical truncation"):
+        round_holding(none, 7)  # was an IndexError (issue 34)

@@ -91,8 +91,8 @@ def test_after_a_rejection_the_figure_draws_what_the_token_is_drawn_from(name, k
     source = event.drawn_from if isinstance(event, T.MedusaBonusEvent) else event.residual
     assert strip.draw_range == source.total and strip.draw == event.draw
     assert strip.segments[strip.chosen].label == style.token_labels(scenario.vocab)[event.token]
-    drawn = next(t for t in fig.data if t.name in ("argmax p (fast)", "p above T, renormalized", "renormalized",
-                                                    "p off the rejected, renormalized"))
+    drawn = next(t for t in fig.data if t.name in ("argmax p (fast)", "p above T, renormalized", "rest renormalized",
+                                                    "rest of p, renormalized"))
     assert [F(y).limit_denominator(10**9) for y in drawn.y] == _probs(source)
 
 
@@ -111,3 +111,21 @@ def test_every_step_page_of_a_rule_builds_and_its_statistics_are_exact(name):
 
 def test_the_tree_figure_reads_sglangs_siblings_as_checks():
     assert "threshold_check" in tree.CHECK_KINDS
+
+
+def test_sglang_s_final_chart_tells_its_three_series_apart_and_its_title_reads_whole():
+    from specviz.core.trace import ThresholdCorrectionEvent
+    from specviz.playground import presets
+    from specviz.playground.state import timeline_for
+    from specviz.plots import engine_rules as plots_rules
+
+    s = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(verification="threshold:0.5,0.8",
+                                                                                  seed=1)
+    timeline = timeline_for(s)
+    timeline.ensure_rounds(4)
+    event = next(e for e in timeline.events if isinstance(e, ThresholdCorrectionEvent))
+    fig, _ = plots_rules.threshold_final(event, list(s.vocab), False)
+    swatches = {(t.marker.color, t.marker.pattern.shape) for t in fig.data}
+    assert len(swatches) == len(fig.data) == 3  # 'taken out' was drawn as the correction's own swatch
+    assert fig.layout.title.text.endswith("the final token from the rest of p")
+    assert f"position {event.position + 1}:" in fig.layout.title.text  # positions count from 1

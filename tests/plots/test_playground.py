@@ -25,7 +25,8 @@ def fixed_axes(fig, vocab, axis="xaxis", yaxis="yaxis"):
     layout = fig.to_dict()["layout"]
     assert layout[axis]["type"] == "category"
     assert layout[axis]["categoryarray"] == style.token_labels(vocab)
-    assert "‘.’" in layout[axis]["categoryarray"] or "." not in vocab  # punctuation is quoted on the axis
+    assert "‘.’ period" in layout[axis]["categoryarray"] or "." not in vocab  # punctuation quoted and named
+    assert "‘.’<br>period" in layout[axis]["ticktext"] or "." not in vocab  # its name on a line of its own
     assert layout[yaxis]["range"] == plots.Y_RANGE
 
 
@@ -83,7 +84,9 @@ def test_round_figure(kind):
     assert isinstance(e, StopEvent | ResultEvent)
     fig = plots.round_figure(round_events, s.vocab, s.depth)
     layout = fig.to_dict()["layout"]
-    assert layout["xaxis"]["range"] == [-0.5, s.depth + 0.5]
+    assert layout["xaxis"]["range"] == [0.5, s.depth + 1.5]  # positions count from 1
+    drafted = next(t for t in fig.to_dict()["data"] if t["name"] == "drafted")
+    assert min(drafted["x"]) == 1
     names = {t["name"] for t in fig.to_dict()["data"]}
     assert {"drafted", "accepted draft", "correction", "bonus"} <= names
 
@@ -123,7 +126,8 @@ def test_token_charts_reserve_their_margins_so_the_browser_draws_once():
 def test_labels_that_fit_are_kept_level_and_long_ones_get_room_below():
     s, e, round_events = events("far apart", "check")
     short = plots.settle_margins(plots.check_figure(e, s.vocab, presenter=True), presenter=True)
-    assert short.layout.xaxis.tickangle == 0 and short.layout.margin.b == 2 * style.PRESENTER_FONT_SIZE + 26
+    size = style.PRESENTER_FONT_SIZE  # '‘.’ period' is two lines: a second line below the ticks
+    assert short.layout.xaxis.tickangle == 0 and short.layout.margin.b == 2 * size + 26 + round(1.2 * size)
     long_vocab = tuple(f"token{i:02d}" for i in range(len(s.vocab)))
     wide = plots.settle_margins(plots.check_figure(e, long_vocab), presenter=False)
     assert wide.layout.xaxis.tickangle is None and wide.layout.margin.b > 2 * style.FONT_SIZE + 26
@@ -201,3 +205,18 @@ def test_a_tree_reserves_room_for_its_root_label_when_its_columns_are_narrow():
     assert tree.left_margin(figure(1), False) == tree.TREE_MARGIN  # wide columns: the label fits
     assert tree.left_margin(figure(3), False) >= 19  # depth 3: measured 19 px in Chromium
     assert tree.left_margin(figure(3), True) >= 21  # and 21 px in presenter mode
+
+
+@pytest.mark.parametrize("topk", [1, None])
+def test_the_drafted_mark_never_rises_into_the_legend(topk):
+    from specviz.playground.state import timeline_for
+
+    s = presets.default_scenario().with_changes(draft_topk=topk)
+    timeline = timeline_for(s)
+    timeline.ensure_rounds(1)
+    draft = timeline.events[0]
+    mark = plots.draft_figure(draft, s.vocab).layout.annotations[0]
+    tall = max(plots.probs(draft.q)) > plots.HIGH_BAR
+    assert tall == (topk == 1)
+    assert (mark.ay > 0) == tall  # over a bar of q = 1 the label hangs inside the plot, beside the bar
+    assert mark.text.startswith("drafted:")

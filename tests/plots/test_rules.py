@@ -36,7 +36,7 @@ def test_rules_table_and_figures_on_the_example():
     rows = plots.table_rows(comparison, ["a", "b"])
     by_rule = {r["rule"]: r for r in rows}
     assert by_rule["tree, 2 i.i.d. drafts per node"]["accepted drafts / round"] == F(112, 81)
-    assert by_rule["Medusa's typical acceptance, ε = 0.09, δ = √ε"]["exact"] == "NO (lossy)"
+    assert by_rule["Medusa's typical acceptance, ε = 0.09, δ = 0.3"]["exact"] == "NO (lossy)"
     assert by_rule["SGLang's thresholds S = 1, A = 1"]["exact"] == "yes"
     assert by_rule["ensemble verification, W = 0.5"]["TV(first token, p)"] == F(1, 6)
     assert rows[-2]["rule"].endswith("S = {a})") and rows[-2]["P(draft 1 kept)"] == F(8, 9)

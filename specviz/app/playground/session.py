@@ -24,6 +24,8 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
+from ...core.verification import declared, families
+
 T = TypeVar("T")
 PREFIX = "pg_"
 SHADOW = "pg_kept__"  # plain copies of widget values, which Streamlit never drops
@@ -102,15 +104,8 @@ class PlaygroundSession:
     many_bug: str = _widget("many_bug", "none")
     many_seed: int = _widget("many_seed", 0)
     tab: str = _widget("tab")  # st.tabs' selection (absent: the first tab)
-    tree_width: int = _widget("tree_width")  # the tree's drafts per node (1..4)
-    tree_distinct: bool = _widget("tree_distinct")  # the tree's children drawn without replacement
-    ensemble_weight: str = _widget("ensemble_weight")  # ensemble:W's W, canonically spelled ("0.5")
-    threshold_single: str = _widget("threshold_single")  # threshold:S,A[,K]'s S
-    threshold_acc: str = _widget("threshold_acc")  # its A
-    threshold_width: int = _widget("threshold_width")  # its K (distinct drafts per node; 1: a chain)
-    typical_eps: str = _widget("typical_eps")  # Medusa's ε
-    typical_delta: str = _widget("typical_delta")  # Medusa's δ ("√ε": its recommended default)
-    typical_fast: bool = _widget("typical_fast")  # Medusa's fast=True (argmax after a rejection)
+    # the rule switch's parameter controls ("tree_width", "threshold_acc", ...): one slot per declared parameter,
+    # added below from the rules' declarations (rule_slots)
     compare_seeds: int = _widget("compare_seeds", 40)  # Compare: the seeds the same round is played under
 
     # --- plain: what the code sets
@@ -120,6 +115,7 @@ class PlaygroundSession:
     table_vocab: tuple[str, ...] = _plain("table_vocab")
     context: str = _plain("context", "")
     editor_version: int = _plain("editor_version", 0)  # bumped to redraw the data editors
+    editor_base: Any = _plain("editor_base", None)  # (editor_version, form.Tables): what the editors were drawn from
     preset_before: str = _plain("preset_before")
     preset_undo: tuple | None = _plain("preset_undo", None)  # (scenario, step, preset name)
     last_query: dict | None = _plain("last_query", None)  # the query string read or written last
@@ -194,10 +190,33 @@ class PlaygroundSession:
                 self.store[SHADOW + slot.key] = self.store[slot.key]
 
 
+def rule_slot(family: str, field: str) -> str:
+    """The session slot of one declared parameter of a playable rule (a control of the switch): "<family>_<field>"."""
+    return f"{family}_{field}".replace("-", "_")  # "exact-match" -> "exact_match_width": a Python name
+
+
+def rule_slots() -> tuple[str, ...]:
+    """A slot per declared parameter of every playable family (core.verification.PARAMS_BY_FAMILY), in order."""
+    return tuple(rule_slot(family, field) for family in families("playable") for field in declared(family).fields)
+
+
 @functools.cache
 def _slots(cls: type) -> dict[str, Slot]:
     """The declaration, read once (every Step asks for it)."""
     return {name: value for name, value in vars(cls).items() if isinstance(value, Slot)}
+
+
+def add_rule_slots() -> tuple[str, ...]:
+    """Give PlaygroundSession a widget slot per declared rule parameter it lacks (a control's value survives presenter
+    mode and other pages); run at import, and again by whoever changes a declaration (a test). The slots added."""
+    added = tuple(name for name in rule_slots() if name not in vars(PlaygroundSession))
+    for name in added:
+        setattr(PlaygroundSession, name, _widget(name))
+    _slots.cache_clear()
+    return added
+
+
+add_rule_slots()
 
 
 SCENARIO_CONTROLS: dict[str, Slot] = {name: PlaygroundSession.slots()[name] for name in (

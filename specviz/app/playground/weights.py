@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from ...playground import explain, form, share
@@ -13,21 +14,59 @@ WEIGHT_SLIDER_MAX = 50
 
 
 # --- edits -------------------------------------------------------------------------------------------------
+# Streamlit's data editor keeps the cells typed since it was drawn as ``edited_rows`` and sends them all with
+# each edit, 150 ms after the last keystroke. When the data it is given changes, the browser drops those
+# edits (and sends an empty set): an edit typed while a rerun was on its way was lost, and with the key bumped
+# on every edit the grid itself was remounted under the next keystrokes. So the editors keep showing the tables
+# they were first drawn from (``editor_base``) for as long as they live, the tables are that base with every
+# edit applied, and the normalized values, which change with each edit, are drawn beside them.
+def editors_alive(pg: PlaygroundSession) -> bool:
+    """Whether an editor of this version holds state (Streamlit drops it after a run that does not draw it)."""
+    return any(editor_key(table, pg.editor_version) in pg.store for table in EDITOR_TABLES)
+
+
+def editor_base(pg: PlaygroundSession) -> form.Tables:
+    """The tables the editors of this version show: kept while they live, taken afresh when they are (re)drawn."""
+    base = pg.editor_base
+    if base is None or base[0] != pg.editor_version or not editors_alive(pg):
+        base = pg.editor_base = (pg.editor_version, pg.tables)
+    return base[1]
+
+
+def editor_edits(pg: PlaygroundSession) -> dict[str, dict]:
+    """Each editor's ``edited_rows`` (every cell typed since it was drawn), by table; empty ones left out."""
+    edits = {}
+    for table in EDITOR_TABLES:
+        key = editor_key(table, pg.editor_version)
+        rows = pg.store[key].get("edited_rows") if key in pg.store else None
+        if rows:
+            edits[table] = rows
+    return edits
+
+
+def apply_edits(pg: PlaygroundSession) -> None:
+    """The tables as the editors show them: their base with every edit typed into them applied.
+
+    Nothing changes while no editor of this version holds state (another tab is open, the editors were
+    redrawn after a load): the tables then already hold every edit, and the next editor starts from them.
+    """
+    if not editors_alive(pg):
+        return
+    tables = editor_base(pg)
+    for table, rows in editor_edits(pg).items():
+        tables = form.apply_edits(tables, rows, table)
+    if tables != pg.tables:
+        pg.tables = tables
+
+
 def on_table_edit(key: str, table: str) -> None:
-    pg = session()
-    pg.tables = form.apply_edits(pg.tables, pg.store[key].get("edited_rows", {}), table)
-    pg.editor_version = pg.editor_version + 1
+    """An editor's callback: the tables follow its cells (every edit since it was drawn, in one pass)."""
+    apply_edits(session())
 
 
 def apply_pending_edits() -> None:
-    """Edits not applied by a callback yet (AppTest sets editor state directly) are applied at the top of a run."""
-    pg = session()
-    for table in EDITOR_TABLES:
-        key = editor_key(table, pg.editor_version)
-        edits = pg.store[key].get("edited_rows") if key in pg.store else None
-        if edits:
-            on_table_edit(key, table)
-            return
+    """Edits not applied by a callback (AppTest sets an editor's state directly) are applied at the top of a run."""
+    apply_edits(session())
 
 
 def on_weight_slider(model: str, token: int) -> None:
@@ -81,31 +120,39 @@ def editors(pg: PlaygroundSession) -> None:
 
 
 def fixed_editor(pg: PlaygroundSession) -> None:
-    """One row per token: raw and normalized p and q, the mask and the stop ticks."""
+    """One row per token: p and q as typed, the mask and the stop ticks; beside it, p and q normalized."""
     fp32 = bool(pg.fp32)
     key = editor_key("fixed", pg.editor_version)
-    normalized = "normalized, as FP32 rounds it" if fp32 else "normalized"
-    st.data_editor(
-        form.fixed_frame(pg.tables, pg.table_vocab, fp32), key=key, on_change=on_table_edit,
-        args=(key, "fixed"), disabled=[form.PN_COL, form.QN_COL], width="stretch",
+    base = editor_base(pg)
+    typed, shown = st.columns([48, 52], gap="small")
+    frame = form.fixed_frame(base, pg.table_vocab, fp32).drop(columns=[form.PN_COL, form.QN_COL])
+    frame.index = pd.Index([style.token_label(label) for label in pg.table_vocab], name="token")
+    typed.data_editor(frame, key=key, on_change=on_table_edit, args=(key, "fixed"), width="stretch",
         column_config={
-            form.P_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
-            form.PN_COL: st.column_config.TextColumn(help=f"p {normalized}; ⚠ marks a refused weight"),
-            form.Q_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3"),
-            form.QN_COL: st.column_config.TextColumn(help=f"q {normalized}; ⚠ marks a refused weight"),
-            form.ALLOW_COL: st.column_config.CheckboxColumn(help="the target mask (a grammar)"),
-            form.STOP_COL: st.column_config.CheckboxColumn(help="a stop token ends the request"),
+            "token": st.column_config.TextColumn(width=72),
+            form.P_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3", width=84),
+            form.Q_COL: st.column_config.TextColumn(help="a number ≥ 0: 3, 0.25 or 1/3", width=84),
+            form.ALLOW_COL: st.column_config.CheckboxColumn("allows", help="the target mask (a grammar)",
+                                                              width=64),
+            form.STOP_COL: st.column_config.CheckboxColumn(help="a stop token ends the request", width=48),
         })
+    normalized = "normalized, as FP32 rounds it" if fp32 else "normalized"
+    frame = form.fixed_frame(pg.tables, pg.table_vocab, fp32)[[form.PN_COL, form.QN_COL]]
+    frame.index = pd.Index([style.token_label(label) for label in pg.table_vocab], name="token")
+    shown.dataframe(frame, width="stretch", column_config={
+        form.PN_COL: st.column_config.TextColumn(help=f"p {normalized}; ⚠ marks a refused weight"),
+        form.QN_COL: st.column_config.TextColumn(help=f"q {normalized}; ⚠ marks a refused weight")})
     if fp32:
         st.caption("FP32 on: the normalized columns show the weights as float32 holds them; a weight FP32 "
-                   "flushes to 0 or keeps as a subnormal is marked.")
+                   "flushes to 0 is marked (flushed), one it keeps as a subnormal (subnormal).")
 
 
 def markov_editors(pg: PlaygroundSession) -> None:
     """Markov mode: the mask/stop table, then p's and q's rows (raw and normalized)."""
     vocab, tables, version, fp32 = pg.table_vocab, pg.tables, pg.editor_version, bool(pg.fp32)
+    base = editor_base(pg)
     key = editor_key("tokens", version)
-    st.data_editor(form.token_frame(tables, vocab), key=key, on_change=on_table_edit, args=(key, "tokens"))
+    st.data_editor(form.token_frame(base, vocab), key=key, on_change=on_table_edit, args=(key, "tokens"))
     # every column must show at 1280 px beside the sidebar (about 820 px of page): each table gets the page's
     # full width, one under the other; from 7 tokens on the normalized cells are decimals in narrow columns
     compact = len(vocab) > 6
@@ -114,7 +161,7 @@ def markov_editors(pg: PlaygroundSession) -> None:
     for model, name in (("p", "Target p"), ("q", "Draft q")):
         key = editor_key(model, version)
         st.markdown(f"**{name}: one row per previous token** (raw weights)")
-        st.data_editor(form.markov_frame(tables, model, vocab), key=key, on_change=on_table_edit,
+        st.data_editor(form.markov_frame(base, model, vocab), key=key, on_change=on_table_edit,
                        args=(key, model), column_config=raw)
         st.markdown(f"**{name}, normalized**" + (" (as FP32 rounds it)" if fp32 else ""))
         st.dataframe(form.markov_frame(tables, model, vocab, normalized=True, fp32=fp32, compact=compact),

@@ -7,11 +7,14 @@ from specviz.app.playground.session import PlaygroundSession
 from specviz.core.verification import families, rule
 from specviz.playground import presets
 
-NAMES = ["token", "block", *[f"multi:{k}" for k in range(1, 5)], *[f"multi-distinct:{k}" for k in range(1, 5)]]
+NAMES = ["token", "block", *[f"multi:{k}" for k in range(1, 5)], *[f"multi-distinct:{k}" for k in range(1, 5)],
+         "threshold:0.5,0.8", "threshold:1,1,3", "sglang:1,1", "sglang:0.5,0.8,2", "typical:0.09",
+         "typical:0.09,sqrt", "typical-sample:0.2,0.5"]
 
 
 def test_every_playable_family_has_one_choice_whose_key_is_the_family():
-    assert [choice.key for choice in rule_switch.CHOICES] == list(families("playable"))
+    # traversal verification is refused by the switch, in words, until the Step draws its walk from the leaves up
+    assert [choice.key for choice in rule_switch.CHOICES] == [f for f in families("playable") if f != "traversal"]
     assert rule_switch.SWITCH_BY_FAMILY.missing() == ()
     assert all(choice.help in rule_switch.HELP for choice in rule_switch.CHOICES)
     assert rule_switch.HELP.endswith("All are exact.") == all(c.exact for c in rule_switch.CHOICES)
@@ -48,3 +51,31 @@ def test_a_tree_the_playground_cannot_animate_is_said_in_words():
     pg = PlaygroundSession({})
     rule_switch.show(pg, "multi:8")
     assert pg.tree_width == rule_switch.MAX_PLAYGROUND_WIDTH and rule(rule_switch.chosen(pg)).width == 4
+
+
+def test_traversal_is_refused_in_words_and_leaves_the_switch_as_it_was():
+    s = presets.default_scenario().with_changes(verification="traversal:2")
+    problems = rule_switch.switch_problems(s)
+    assert len(problems) == 1 and "not animated in the Playground" in problems[0].title
+    assert "'traversal:2'" in problems[0].detail and "python -m specviz play" in problems[0].detail
+    pg = PlaygroundSession({})
+    rule_switch.show(pg, "block")
+    rule_switch.show(pg, "traversal-distinct:3")
+    assert rule_switch.chosen(pg) == "block"
+
+
+def test_sglang_is_the_threshold_choice_with_top_k_drafting_on():
+    pg = PlaygroundSession({})
+    rule_switch.show(pg, "sglang:0.5,0.8,2")
+    assert pg.verification == "threshold" and pg.threshold_top_k
+    pg.threshold_top_k = False
+    assert rule_switch.chosen(pg) == "threshold:0.5,0.8,2"
+    assert "sglang:S,A[,K]" in rule_switch.HELP and "rejection_sample_method" in rule_switch.HELP
+
+
+def test_medusa_delta_defaults_to_medusas_and_sqrt_is_a_choice():
+    pg = PlaygroundSession({})
+    rule_switch.show(pg, "typical:0.05")
+    assert pg.typical_delta == "0.3" and rule_switch.chosen(pg) == "typical:0.05"
+    pg.typical_delta = rule_switch.SQRT_EPS
+    assert rule_switch.chosen(pg) == "typical:0.05,sqrt"

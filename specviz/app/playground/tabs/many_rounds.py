@@ -1,8 +1,9 @@
 """The Playground's "Many rounds" tab: N exact rounds at once, the first token's histogram against p, engine bugs.
 
-What the tab runs depends on the rule (``SIMULATIONS_BY_FAMILY``, this layer's FamilyTable): tokenwise rounds with
-the lab's injectable engine bugs, block rounds with the bugs set aside (they are tokenwise), and for a
-tree nothing but a note pointing to the lab (the Monte Carlo here simulates chains only).
+What the tab runs depends on the rule (``MANY_ROUNDS_TAB_BY_FAMILY``, this layer's FamilyTable): tokenwise rounds with
+the lab's injectable engine bugs, block rounds with the bugs set aside (they are tokenwise), and for every other
+rule nothing but its ``Unsupported`` entry's note pointing to the lab (the Monte Carlo here simulates tokenwise and
+block rounds only).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ....core.verification import FamilyTable
+from ....core.verification import FamilyTable, Unsupported
 from ....playground import many_rounds
 from ....plots import many_rounds as many_plots
 from ....scenario import Scenario
@@ -32,29 +33,30 @@ BLOCK_CAPTION = "Block verification (Sun et al. 2025): the rounds run the exact 
 
 
 @dataclass(frozen=True)
-class Simulation:
-    """How the tab treats a rule: whether it runs, whether the engine bugs apply, what it says first."""
+class TabRun:
+    """How the tab runs a rule's rounds: whether the engine bugs apply, what it says under the controls."""
 
-    runs: bool = True
     bugs: bool = True  # the lab's engine bugs are tokenwise: under another rule they are set aside
     caption: str = ""  # said under the controls (block: which Monte Carlo, and why the bugs are off)
-    note: str = ""  # said instead of the controls when the tab runs nothing
 
 
-SIMULATIONS_BY_FAMILY: FamilyTable[Simulation] = FamilyTable("app.playground.tabs.many_rounds.SIMULATIONS_BY_FAMILY", {
-    "token": Simulation(),
-    "block": Simulation(bugs=False, caption=BLOCK_CAPTION + many_rounds.BLOCK_BUG_NOTE),
-    "tree": Simulation(runs=False, bugs=False, note=TREE_NOTE),
-}, scope="playable", otherwise=Simulation(runs=False, bugs=False, note=OTHER_NOTE))
+# what the tab runs per rule; a rule it does not run is an Unsupported entry whose words the tab shows instead
+MANY_ROUNDS_TAB_BY_FAMILY: FamilyTable[TabRun] = FamilyTable(
+    "app.playground.tabs.many_rounds.MANY_ROUNDS_TAB_BY_FAMILY", {
+    "token": TabRun(),
+    "block": TabRun(bugs=False, caption=BLOCK_CAPTION + many_rounds.BLOCK_BUG_NOTE),
+    "tree": Unsupported(TREE_NOTE),
+}, scope="playable", otherwise=Unsupported(OTHER_NOTE))
 
 
 def many_rounds_tab(presenter: bool) -> None:
     pg = session()
     scenario = pg.scenario
-    sim = SIMULATIONS_BY_FAMILY[scenario.verification]
-    if not sim.runs:
-        st.info(sim.note)
+    note = MANY_ROUNDS_TAB_BY_FAMILY.why_not(scenario.verification)
+    if note is not None:
+        st.info(note)
         return
+    sim = MANY_ROUNDS_TAB_BY_FAMILY[scenario.verification]
     bug, kept = many_rounds.bug_choice(not sim.bugs, pg.many_bug, pg.many_bug_kept)
     if kept != pg.many_bug_kept or bug != pg.many_bug:
         pg.many_bug, pg.many_bug_kept = bug, kept
