@@ -189,8 +189,8 @@ def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequenc
 def _top_k_draft(event: TopKDraftEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     rank = "most likely" if event.rank == 0 else f"{_ordinal(event.rank + 1)} most likely"
-    head = (f"Round {event.round_id}, SGLang's top-K tree: child #{event.sibling} at position {event.position} is {x}, "
-            f"q's {rank} token")
+    head = (f"Round {nth(event.round_id)}, SGLang's top-K tree: child {nth(event.sibling)} at position "
+            f"{nth(event.position)} is {x}, q's {rank} token")
     return head, [
         f"SGLang drafts EAGLE's top-K tree: each node's children are the K most likely tokens of q at its prefix, in "
         f"descending order (ties to the lower token id), not samples; {x} has q({vocab[event.token]}) = "

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from ..core.trace import Event, ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
 from .block import Formats, Narration
+from .counting import nth
 
 Values = list[tuple[str, object]]
 
@@ -28,7 +29,7 @@ def _sample_line(event: Event, vocab: Sequence[str], f: Formats) -> str:
 def _chain_check(event: ExactMatchCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict = "accepted" if event.accepted else "rejected"
-    head = f"Round {event.round_id}, checking position {event.position} (exact match): {x} is {verdict}"
+    head = f"Round {nth(event.round_id)}, checking position {nth(event.position)} (exact match): {x} is {verdict}"
     return head, [
         f"Proposed token x = {x}: q({name}) = {f.fraction(event.q_token)}; exact match keeps x exactly when the "
         f"target's own sample is x, which happens with p({name}) = {f.fraction(event.p_token)}.",
@@ -41,8 +42,8 @@ def _chain_check(event: ExactMatchCheckEvent, vocab: Sequence[str], f: Formats) 
 def _tree_check(event: ExactMatchTreeCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     verdict = "accepted" if event.accepted else "rejected"
-    head = (f"Round {event.round_id}, exact match at position {event.position}: sibling #{event.sibling} of "
-            f"{event.siblings}, {x}, is {verdict}")
+    head = (f"Round {nth(event.round_id)}, exact match at position {nth(event.position)}: sibling "
+            f"{nth(event.sibling)} of {event.siblings}, {x}, is {verdict}")
     given = "" if event.sibling == 0 else (f" given that it is none of the {event.sibling} sibling"
                                            f"{'s' if event.sibling > 1 else ''} before it")
     lines = [_sample_line(event, vocab, f) + (" One sample for the node: every sibling is compared with it."
@@ -60,8 +61,8 @@ def _tree_check(event: ExactMatchTreeCheckEvent, vocab: Sequence[str], f: Format
 
 def _correction(event: ExactMatchCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     y, name = _tok(vocab, event.token), vocab[event.token]
-    head = (f"Round {event.round_id}, no draft at position {event.position} equals the target's sample: {y} is "
-            "committed")
+    head = (f"Round {nth(event.round_id)}, no draft at position {nth(event.position)} equals the target's sample: "
+            f"{y} is committed")
     return head, [
         f"y = {y} is the target's own sample, so it is committed with no second draw (its "
         f"{f.draw(event.draw, event.draw_range)} of p's tickets).",

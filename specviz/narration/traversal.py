@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from ..core.trace import Event, TraversalCheckEvent, TraversalCorrectionEvent
 from .block import Formats, Narration
+from .counting import node, nth
 
 Values = list[tuple[str, Fraction | int]]
 
@@ -25,7 +26,7 @@ def _tok(vocab: Sequence[str], token: int) -> str:
 
 
 def _node(path: Sequence[int]) -> str:
-    return f"node {list(path)}" if path else "the root"
+    return node(path)  # 'node [1, 2]': paths count from 1, as every count a person reads
 
 
 def _scaled(scale: Fraction, f: Formats) -> str:
@@ -67,8 +68,8 @@ def _tested(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> str
 def _check(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     verdict = "kept" if event.accepted else "rejected"
-    head = (f"Round {event.round_id}, traversal at {_node(event.path)} (position {event.position}, sibling "
-            f"#{event.sibling} of {event.siblings}): {x} is {verdict}")
+    head = (f"Round {nth(event.round_id)}, traversal at {_node(event.path)} (position {nth(event.position)}, "
+            f"sibling {nth(event.sibling)} of {event.siblings}): {x} is {verdict}")
     compare = "<" if event.accepted else "≥"
     lines = [_entered(event, vocab, f), _tested(event, vocab, f),
              f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so "
@@ -96,11 +97,11 @@ def _correction(event: TraversalCorrectionEvent, vocab: Sequence[str], f: Format
     where = _node(event.path)
     count = event.children
     if event.path:
-        head = f"Round {event.round_id}: {where} kept after its children, next token {y} from its residual"
+        head = f"Round {nth(event.round_id)}: {where} kept after its children, next token {y} from its residual"
         why = (f"Every one of its {count} child{'ren' if count > 1 else ''} (and their subtrees) was rejected and the "
                f"node was kept with weight {f.fraction(event.weight)}.")
     else:
-        head = f"Round {event.round_id}: no draft kept, correction {y} from the root's residual"
+        head = f"Round {nth(event.round_id)}: no draft kept, correction {y} from the root's residual"
         why = f"Every child of the root ({count}, with their subtrees) was rejected; the root is never rejected."
     return head, [
         why,

@@ -31,6 +31,9 @@ from ..core.trace import (
     DraftEvent,
     EnsembleCheckEvent,
     Event,
+    ExactMatchCheckEvent,
+    ExactMatchCorrectionEvent,
+    ExactMatchTreeCheckEvent,
     MedusaBonusEvent,
     MedusaCheckEvent,
     MedusaCorrectionEvent,
@@ -41,6 +44,7 @@ from ..core.trace import (
     ThresholdCorrectionEvent,
     ThresholdTreeCheckEvent,
     ThresholdTreeCorrectionEvent,
+    TopKDraftEvent,
     TreeCheckEvent,
     TreeCorrectionEvent,
     TreeDraftEvent,
@@ -76,7 +80,13 @@ class Context:
 
     @cached_property
     def labels(self) -> list[str]:
-        """The tokens as the charts write them (punctuation quoted, so a room can see it)."""
+        """The tokens as people read them (punctuation quoted and named: ‘.’ period), plain text: the browser
+        writes every label as text, never as markup."""
+        return [style.token_label(v) for v in self.scenario.vocab]
+
+    @cached_property
+    def chart_labels(self) -> list[str]:
+        """The labels escaped for plotly, as ``plots.engine_rules``' strip builders take them (and unescape)."""
         return style.token_labels(self.scenario.vocab)
 
     @cached_property
@@ -365,6 +375,86 @@ def _tree_bonus_panel(event: BonusEvent, ctx: Context) -> Data:
                    [pr.series("p", "p", "p", pr.probs(event.p), highlight=event.token, symbol="p")])
 
 
+@draws(TopKDraftEvent)
+def top_k_draft(event: TopKDraftEvent, ctx: Context) -> Drawing:
+    """SGLang's EAGLE drafting: the child is q's rank-th most likely token, chosen, not drawn (no strip)."""
+    panel = pr.bars("q at the node", [pr.panel(ctx.labels, y_max=_panel_top(ctx), ticks=None, y_title="",
+                                               x_title=f"q: child {nth(event.sibling)} is its top {event.rank + 1}")],
+                    [pr.series("q", "q", "q", pr.probs(event.q), highlight=event.token, symbol="q")])
+    strip = pr.no_draw("Draft", f"chosen, not drawn: q's top {event.rank + 1} at the node")
+    return _tree(ctx, panel, "q at the node (top-K, no draw)", strip)
+
+
+# --- exact match: the target's own sample y decides ------------------------------------------------------------
+def _sample_strip(event: ExactMatchCheckEvent | ExactMatchTreeCheckEvent | ExactMatchCorrectionEvent,
+                  ctx: Context) -> Data:
+    """The target's one draw over p's tickets, landing on its sample y (a correction commits y: no second draw)."""
+    y = getattr(event, "sample", event.token)
+    drawn = chain_plots.sampling_draw_strip(event.p, event.draw, y, ctx.scenario.vocab, cue="p",
+                                            title=f"The target's own sample over p: y = {ctx.labels[y]}")
+    return pr.strip(drawn)
+
+
+def _drafted_children(ctx: Context, node: tuple[int, ...]) -> list[int]:
+    return [e.token for e in ctx.events[: ctx.upto + 1] if isinstance(e, TreeDraftEvent) and tuple(e.path)[:-1] == node]
+
+
+def _node_sample_panel(ctx: Context, p: list[Fraction], node: tuple[int, ...], sample: int) -> Data:
+    """p at the node (its sample y highlighted) and the drafted children's p: one sample judges every sibling."""
+    children = _drafted_children(ctx, node)
+    drafted = [p[t] if t in children else None for t in range(len(p))]
+    top = min(1.05, 1.15 * max(float(v) for v in p))
+    names = ", ".join(ctx.labels[t] for t in children)
+    return pr.bars("p at the node", [pr.panel(ctx.labels, y_max=top, ticks=None, y_title="",
+                                              x_title=f"y = {ctx.labels[sample]}; drafted: {names}")],
+                   [pr.series("pnode", "p at the node", "p", p, highlight=sample, symbol="p"),
+                    pr.series("kids", "drafted children", "q", drafted, kind="marker", symbol="a drafted child")])
+
+
+@draws(ExactMatchCheckEvent)
+def exact_match_check(event: ExactMatchCheckEvent, ctx: Context) -> Drawing:
+    """p (the sample y highlighted) and q faded (never read); x kept iff y = x."""
+    p, q, x, y = pr.probs(event.p), pr.probs(event.q), event.token, event.sample
+    data = [pr.series("p", "target p", "p", p, slot=0, slots=2, highlight=y, symbol="p"),
+            pr.series("q", "draft q (not read)", "q", q, slot=1, slots=2, opacity=0.35, symbol="q")]
+    verdict = "kept ✓" if event.accepted else "not kept ✗"
+    marks = [pr.mark(x, max(p[x], q[x]), f"x = {ctx.labels[x]}: {verdict}")]
+    if y != x:
+        marks.append(pr.mark(y, p[y], f"y = {ctx.labels[y]}"))
+    chart = pr.bars(f"Checking position {nth(event.position)} (exact match): the target's sample y against x",
+                    [pr.panel(ctx.labels)], data, marks=marks)
+    return Drawing(chart, _sample_strip(event, ctx))
+
+
+@draws(ExactMatchTreeCheckEvent)
+def exact_match_tree_check(event: ExactMatchTreeCheckEvent, ctx: Context) -> Drawing:
+    panel = _node_sample_panel(ctx, pr.probs(event.p), tuple(event.path)[:-1], event.sample)
+    title = (f"Exact match: {node_name(event.path)}, sibling {nth(event.sibling)} of {event.siblings}, against "
+             "the node's one sample")
+    return _tree(ctx, panel, "", _sample_strip(event, ctx), title=title)
+
+
+@draws(ExactMatchCorrectionEvent)
+def exact_match_correction(event: ExactMatchCorrectionEvent, ctx: Context) -> Drawing:
+    """No draft equals the sample y, so y itself is committed: p without the drafts, renormalized, is its law."""
+    p, rest, y = pr.probs(event.p), pr.probs(event.residual), event.token
+    if ctx.tree:
+        panel = _node_sample_panel(ctx, p, tuple(event.path), y)
+        return _tree(ctx, panel, "", _sample_strip(event, ctx),
+                     title="Exact match: no child equals the node's sample, which is committed")
+    drafted = [t for t in range(len(p)) if p[t] and not rest[t]]
+    data = [pr.series("p", "p off the drafts", "p", [pr.ZERO if t in drafted else p[t] for t in range(len(p))],
+                      slot=0, slots=2, stack="p", symbol="p"),
+            pr.series("out", "drafted: not the sample", "removed", [p[t] if t in drafted else pr.ZERO
+                                                                   for t in range(len(p))],
+                      slot=0, slots=2, stack="p", opacity=0.6, symbol="p"),
+            pr.series("rest", "y given no match", "residual", rest, slot=1, slots=2, highlight=y,
+                      grow=pr.grows("p", "new"), stage=1, symbol="r")]
+    chart = pr.bars(f"No draft at position {nth(event.position)} equals the sample: y itself is committed",
+                    [pr.panel(ctx.labels)], data, marks=[pr.mark(y, rest[y], f"y = {ctx.labels[y]} committed")])
+    return Drawing(chart, _sample_strip(event, ctx))
+
+
 # --- the engine rules --------------------------------------------------------------------------------------------
 @draws(EnsembleCheckEvent)
 def ensemble_check(event: EnsembleCheckEvent, ctx: Context) -> Drawing:
@@ -417,7 +507,7 @@ def threshold_final(event: ThresholdCorrectionEvent, ctx: Context) -> Drawing:
     chart = pr.bars(f"Rejected at position {nth(event.position)}: the final token from p without the rejected",
                     [pr.panel(ctx.labels)], _without_rejected(event, ctx),
                     marks=[pr.mark(y, rest[y], f"final: {ctx.labels[y]}")])
-    strip = engine_plots.sampling_strip(event.residual, event.draw, y, ctx.labels, "residual",
+    strip = engine_plots.sampling_strip(event.residual, event.draw, y, ctx.chart_labels, "residual",
                                         "Final draw over p off the rejected")
     return Drawing(chart, pr.strip(strip))
 
@@ -437,7 +527,7 @@ def threshold_tree_check(event: ThresholdTreeCheckEvent, ctx: Context) -> Drawin
                      pr.series("held", "summed so far (C)", "accepted" if event.accepted else "q", held, slot=1,
                                slots=2, symbol="counted in C")])
     title = f"SGLang tree: {node_name(event.path)}, sibling {nth(event.sibling)} of {event.siblings}, one coin per node"
-    strip = pr.strip(engine_plots.coin_strip(event, ctx.events, ctx.labels))
+    strip = pr.strip(engine_plots.coin_strip(event, ctx.events, ctx.chart_labels))
     return _tree(ctx, panel, "", strip, title=title)
 
 
@@ -448,7 +538,7 @@ def threshold_tree_final(event: ThresholdTreeCorrectionEvent, ctx: Context) -> D
                                                  x_title=f"p without {removed}")],
                     [pr.series("rest", "p off the rejected, renormalized", "residual", pr.probs(event.residual),
                                highlight=event.token, symbol="r")])
-    strip = engine_plots.sampling_strip(event.residual, event.draw, event.token, ctx.labels, "residual",
+    strip = engine_plots.sampling_strip(event.residual, event.draw, event.token, ctx.chart_labels, "residual",
                                         "Final draw over p off the rejected")
     return _tree(ctx, panel, "", pr.strip(strip),
                  title="SGLang tree: every child rejected, the final token from p without them")
@@ -483,7 +573,7 @@ def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, ctx: Context) -
     chart = pr.bars(f"{when}: Medusa's next token from {name}", [pr.panel(ctx.labels)], data,
                     levels=[pr.level(event.threshold, f"T ≈ {float(event.threshold):.4g}")],
                     marks=[pr.mark(y, chosen[y], f"next: {ctx.labels[y]}")])
-    strip = engine_plots.sampling_strip(source, event.draw, y, ctx.labels, "residual",
+    strip = engine_plots.sampling_strip(source, event.draw, y, ctx.chart_labels, "residual",
                                         f"Next-token draw over {name}")
     return Drawing(chart, pr.strip(strip))
 

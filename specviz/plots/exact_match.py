@@ -41,7 +41,7 @@ def chain_check(event: ExactMatchCheckEvent, labels: list[str], presenter: bool)
     marks = [_mark(labels, x, float(max(p[x], q[x])), f"x = {labels[x]}: {verdict}", presenter)]
     if y != x:
         marks.append(_mark(labels, y, float(p[y]), f"y = {labels[y]}", presenter))
-    title = f"Checking position {event.position} (exact match): the target's sample y against x"
+    title = f"Checking position {event.position + 1} (exact match): the target's sample y against x"
     return _chart(data, title, presenter, marks, labels), _sample_strip(event, labels)  # type: ignore[return-value]
 
 
@@ -55,7 +55,7 @@ def chain_correction(event: ExactMatchCorrectionEvent, labels: list[str], presen
             _bars("drafted: not the sample", "correction", labels, taken, group="p", symbol="p", opacity=0.4),
             _bars("y given no match", "residual", labels, rest, highlight=y, group="r", symbol="r")]
     mark = _mark(labels, y, float(rest[y]), f"y = {labels[y]} committed", presenter)
-    title = f"No draft at position {event.position} equals the sample: y itself is committed"
+    title = f"No draft at position {event.position + 1} equals the sample: y itself is committed"
     return _chart(data, title, presenter, [mark], labels), _sample_strip(event, labels)  # type: ignore[return-value]
 
 
@@ -84,7 +84,7 @@ def tree_step(event: Event, round_events: Sequence[Event], vocab: Sequence[str],
     upto = next(i for i, e in enumerate(round_events) if e is event)
     if isinstance(event, ExactMatchTreeCheckEvent):
         node = tuple(event.path)[:-1]
-        title = f"Exact match: sibling #{event.sibling} of {event.siblings} against the node's one sample"
+        title = f"Exact match: sibling {event.sibling + 1} of {event.siblings} against the node's one sample"
     else:
         node = tuple(event.path)  # type: ignore[attr-defined]
         title = "Exact match: no child equals the node's sample, which is committed"

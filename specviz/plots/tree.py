@@ -300,7 +300,7 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
     event = round_events[upto]
     if event.kind == "tree_draft" and hasattr(event, "rank"):  # SGLang's top-K drafting: q, the chosen token marked
         return ([_bar("q", style.role("q"), labels, _probs(event.q), "q", event.token)],
-                f"q: child #{event.sibling} is its top {event.rank + 1} (no draw)", "q at the node")
+                f"q: child {event.sibling + 1} is its top {event.rank + 1} (no draw)", "q at the node")
     if event.kind == "tree_draft":
         values = _probs(event.drawn_from)
         same = tuple(event.drawn_from.ticket_ints()) == tuple(event.q.ticket_ints())

@@ -171,7 +171,7 @@ def test_the_plan_says_what_is_written_and_without_kaleido_no_png_is_promised(no
     code, out, err = run(SMALL, "--out", str(tmp_path))
     assert code == 0, err
     assert "no PNG charts: kaleido is not installed" in err and "pip install -r requirements-export.txt" in err
-    assert "no SVG drawings: no browser here" in err and err.count("\n") == 2
+    assert "no SVG drawings: SVG is drawn by the player in a browser" in err and err.count("\n") == 2
     plan = out.splitlines()[0]
     assert "the HTML deck round-1.html" in plan and "SVG" not in plan and "PNG" not in plan
     assert [p.name for p in tmp_path.iterdir()] == ["round-1.html"]

@@ -30,7 +30,7 @@ def test_each_check_says_the_node_its_weights_and_the_draw():
                 continue
             head, lines = narration.sentences(event, narration.Setting(VOCAB, 2, "traversal:2"))
             text = " ".join(lines)
-            assert f"node {list(event.path)}" in head and ("kept" in head or "rejected" in head)
+            assert f"node {[i + 1 for i in event.path]}" in head and ("kept" in head or "rejected" in head)
             assert "draw" in text and ("entered with weight" in text or "enters with weight 0" in text)
             if event.accepted:
                 assert "The whole path" in text and {"bonus": "bonus", "correction": "its own residual",

@@ -30,7 +30,9 @@ RULES = [FAR, SAME, FAR.with_changes(verification="block"), SAME.with_changes(ve
          FAR.with_changes(verification="ensemble:0.5"), FAR.with_changes(verification="threshold:0.5,0.8"),
          FAR.with_changes(verification="threshold:0.5,0.8,2", depth=2), FAR.with_changes(verification="typical:0.09"),
          FAR.with_changes(verification="typical-sample:0.09"), SAME.with_changes(verification="typical:0.09"),
-         STOPS, STOPS.with_changes(verification="multi:2", depth=2), WIDE]
+         STOPS, STOPS.with_changes(verification="multi:2", depth=2), WIDE,
+         FAR.with_changes(verification="exact-match"), FAR.with_changes(verification="exact-match:2", depth=2),
+         FAR.with_changes(verification="sglang:0.5,0.8,2", depth=2)]
 
 
 def event_classes() -> set[type]:

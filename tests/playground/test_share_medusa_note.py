@@ -9,7 +9,8 @@ def _link(verification: str) -> dict[str, str]:
 
 
 def test_an_old_typical_link_opens_with_a_note_that_delta_changed():
-    opened = share.scenario_from_query({**_link("typical:0.05"), "verification": "typical:0.05", "step": "3"})
+    old = {key: value for key, value in _link("typical:0.05").items() if key != share.STEP_KEY}  # step= from 0
+    opened = share.scenario_from_query({**old, "verification": "typical:0.05", "step": "3"})
     assert opened[0].verification == "typical:0.05" and opened[1] == 3
     assert opened.notes == ("‘typical:0.05’ now uses Medusa's default δ = 0.3, as medusa_generate does (it was "
                             "√ε ≈ 0.2236); ‘typical:0.05,sqrt’ keeps δ = √ε",)
