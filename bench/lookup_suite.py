@@ -36,8 +36,8 @@ import torch  # noqa: E402
 from tables import print_markdown  # noqa: E402  (bench/tables.py: run as a script, its folder is on sys.path)
 
 from specviz.models import load_model, parse_draft  # noqa: E402
-from specviz.models.generate import GenerationSettings, Session  # noqa: E402
-from specviz.models.presets import DEFAULT  # noqa: E402
+from specviz.models.model_presets import DEFAULT  # noqa: E402
+from specviz.models.round_loop import GenerationSettings, Session  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
 # Written before the first run of this suite; none of it appears elsewhere in the project. Never edit after a run.

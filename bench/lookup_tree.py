@@ -3,7 +3,7 @@
     .venv/bin/python bench/lookup_tree.py [--model smollm2] [--max-new-tokens 40] [--repeats 5] [--threads 1]
                                           [--prompts copy,list] [--drafts lookup:3,early-exit:8] [--device cpu]
 
-Two prompts: the copy preset's (specviz.models.presets: the n-gram continuations agree) and a list whose
+Two prompts: the copy preset's (specviz.models.model_presets: the n-gram continuations agree) and a list whose
 lines share beginnings (``LIST_PROMPT``: after "The red fox ran to the" the earlier lines continue
 "barn", "river" and "hill", so the n-gram continuations disagree). For each prompt and draft: plain
 sampling through the exact core, the draft as a chain and as a tree of width 2 and 3 (the target scores the
@@ -41,8 +41,8 @@ from tables import print_markdown  # noqa: E402  (bench/tables.py: run as a scri
 
 from specviz.models import load_model, parse_draft  # noqa: E402
 from specviz.models.cost import measure_costs  # noqa: E402
-from specviz.models.generate import GenerationSettings, Session  # noqa: E402
-from specviz.models.presets import DEFAULT, LIST_PROMPT  # noqa: E402
+from specviz.models.model_presets import DEFAULT, LIST_PROMPT  # noqa: E402
+from specviz.models.round_loop import GenerationSettings, Session  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 
 WIDTHS = (2, 3)

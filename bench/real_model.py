@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/real_model.py [--model smollm2] [--repeats 2] [--races 3] [--threads 2]
 
-For each preset (specviz.models.presets): plain sampling through the exact core on the same prompt and
+For each preset (specviz.models.model_presets): plain sampling through the exact core on the same prompt and
 settings, the exact speculative run, transformers' assisted generation with the same draft where it has
 one (prompt lookup: `prompt_lookup_num_tokens`; early exit and bfloat16: `assistant_model`), and the
 speedup the cost model (measured in this run) predicts beside the measured one, the same draft under
@@ -35,10 +35,10 @@ from tables import print_markdown  # noqa: E402  (bench/tables.py: run as a scri
 from specviz.models import load_model  # noqa: E402
 from specviz.models.cost import measure_costs  # noqa: E402
 from specviz.models.drafts import SharedTargetDraft, half_precision_copy  # noqa: E402
-from specviz.models.generate import Session  # noqa: E402
 from specviz.models.lm import early_exit_view  # noqa: E402
-from specviz.models.presets import PRESETS, ModelPreset  # noqa: E402
+from specviz.models.model_presets import PRESETS, ModelPreset  # noqa: E402
 from specviz.models.race import TRIALS, Leg, prediction_for, race, run_leg, trials_line  # noqa: E402
+from specviz.models.round_loop import Session  # noqa: E402
 from specviz.models.stats import paired_expected_accepted  # noqa: E402
 from specviz.models.target import encode_prompt  # noqa: E402
 

@@ -40,7 +40,7 @@ began = time.perf_counter()
 import torch
 torch.set_num_threads({threads})
 from specviz.models import GenerationSettings, Session, load_model
-from specviz.models.presets import DEFAULT
+from specviz.models.model_presets import DEFAULT
 imported = time.perf_counter() - began
 
 def status(key):
@@ -78,7 +78,7 @@ def speeds(repeats: int, tokens: int, threads: int) -> tuple[dict, dict, dict]:
     import torch
 
     from specviz.models import Session, load_model, parse_draft
-    from specviz.models.presets import DEFAULT, LIST_PROMPT
+    from specviz.models.model_presets import DEFAULT, LIST_PROMPT
     from specviz.models.target import encode_prompt
 
     torch.set_num_threads(threads)

@@ -25,7 +25,7 @@ LIBRARIES = ("numpy", "pandas", "plotly.graph_objects", "plotly.io", "streamlit"
 PACKAGE = "specviz"
 # the command line (its __main__ runs it), and the models with their page (torch, a few hundred MB per process:
 # only the Real models page loads it; tests/serve/test_worker_launcher.py checks torch stays out)
-SKIP = ("specviz.__main__", "specviz.cli", "specviz.models", "specviz.app.real_models")
+SKIP = ("specviz.__main__", "specviz.cli", "specviz.models", "specviz.app.real_models_page")
 # st.cache_data decorators warn once each when imported before Streamlit's runtime exists (harmless: the
 # cache itself is made at the first call, under the runtime)
 QUIET = "streamlit.runtime.caching.cache_data_api"

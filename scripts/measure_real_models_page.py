@@ -28,7 +28,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import specviz.models  # noqa: E402
 from specviz.cli import main as cli_main  # noqa: E402
-from specviz.models.presets import DEFAULT  # noqa: E402
+from specviz.models.model_presets import DEFAULT  # noqa: E402
 
 PAGE = str(ROOT / "views" / "real_models.py")
 

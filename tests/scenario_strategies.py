@@ -251,7 +251,8 @@ def playground_scenarios(draw) -> Scenario:
     """A scenario the Playground's controls hold as it is (a lecture entry it can open unchanged)."""
     from specviz.core.tree import tree_size
     from specviz.core.verification import rule
-    from specviz.playground import form, limits
+    from specviz.playground import form
+    from specviz.playground import tree_limits as limits
 
     scenario = draw(scenarios(trees=True))
     width = rule(scenario.verification).width

@@ -6,7 +6,7 @@ from specviz.core.trace import CheckEvent
 from specviz.playground.narrative import step_view
 from specviz.playground.presets import default_scenario
 from specviz.plots.committed_text import committed_html
-from specviz.plots.playground import check_figure, round_figure
+from specviz.plots.step_figures import check_figure, round_figure
 from specviz.plots.style import token_label
 
 st.markdown("## 🎯 specviz: exact speculative sampling")

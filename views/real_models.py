@@ -1,18 +1,18 @@
 """Real models: the same exact verifier on a real language model, raced against plain sampling.
 
-Thin page: widgets, calls into specviz.models, rendering. Page parts live in specviz.app.real_models,
-figures in specviz.plots.real_models.
+Thin page: widgets, calls into specviz.models, rendering. Page parts live in specviz.app.real_models_page,
+figures in specviz.plots.real_model_figures.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from specviz.app import real_models as app
+from specviz.app import real_models_page as app
 from specviz.core.errors import SpecvizError
 from specviz.models import GenerationSettings, Session
 from specviz.models.device import available_devices
-from specviz.models.presets import PRESETS, by_name
+from specviz.models.model_presets import PRESETS, by_name
 from specviz.models.race import SPECULATIVE, TRIALS, race, run_leg
 
 ss = st.session_state

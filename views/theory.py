@@ -10,8 +10,8 @@ from specviz.app import measured
 from specviz.app import scenario_picker as picker
 from specviz.core import SpecvizError, rule
 from specviz.plots import lab as numbers
-from specviz.plots import theory as plots
-from specviz.plots import verification as plots_verification
+from specviz.plots import theory_figures as plots
+from specviz.plots import verification_figures as plots_verification
 
 ss = st.session_state
 

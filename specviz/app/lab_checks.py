@@ -9,7 +9,7 @@ from .. import theory
 from ..lab import float_verifier as fv
 from ..lab import montecarlo as mc
 from ..plots import lab as plots
-from ..plots import verification as plots_verification
+from ..plots import verification_figures as plots_verification
 from . import scenario_picker as picker
 
 MAX_SEQUENCES = 20_000  # V^(depth+1) above this: no sequence table (marginals only)

@@ -1,8 +1,8 @@
 """The Exactness lab's rules view: every verification rule side by side on the current scenario.
 
-Page plumbing only: widgets, caches and rendering; the numbers come from ``specviz.lab.rules`` (pure,
-tested) and the figures from ``specviz.plots.rules``. The engine rules' controls are built from their declared
-parameters (``core.verification.PARAMS_BY_FAMILY``: label, stops, help, where a side-by-side view starts), one
+Page plumbing only: widgets, caches and rendering; the numbers come from ``specviz.lab.all_rules`` (pure,
+tested) and the figures from ``specviz.plots.all_rules_figures``. The engine rules' controls are built from their
+declared parameters (``core.verification.PARAMS_BY_FAMILY``: label, stops, help, where a side-by-side view starts), one
 column per family that ``lab.rule_rows.ROWS_BY_FAMILY`` offers controls for; their values name the rows.
 """
 
@@ -15,10 +15,11 @@ import streamlit as st
 from ..core import SpecvizError, rule
 from ..core.rule_params import Param
 from ..core.verification import declared
-from ..lab import rule_rows, rules
+from ..lab import all_rules as rules
+from ..lab import rule_rows
 from ..playground import share
+from ..plots import all_rules_figures as plots
 from ..plots import lab as lab_plots
-from ..plots import rules as plots
 from ..plots import style
 from ..scenario import Scenario
 from . import scenario_picker as picker

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..core import SpecvizError
 from ..playground import explain
-from ..plots.theory import Measurement, SpeedupPoint
+from ..plots.theory_figures import Measurement, SpeedupPoint
 from ..scenario import Scenario
 
 log = logging.getLogger("specviz")

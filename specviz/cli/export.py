@@ -5,7 +5,7 @@
 
 Writes the round as one self-contained HTML deck that is the step player, each step's drawing (chart and draw) as
 SVG drawn by the player in Chromium, and each step's chart as PNG through kaleido, an optional extra
-(``specviz.player.export``). Rounds count from 1, as the page shows them
+(``specviz.player.round_export``). Rounds count from 1, as the page shows them
 (``--round 1`` is the first; files are named ``round-1.html``, ``step-01-...``).
 
 Everything is checked before anything slow starts, and a refusal is one line with exit status 2 that names
@@ -39,7 +39,7 @@ EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 # --- the flags ----------------------------------------------------------------------------------------------
 def read_formats(text: str) -> tuple[str, ...]:
     """'html,svg,png' as a tuple of known formats; empty text or an unknown name is refused here."""
-    from specviz.player.export import FORMATS
+    from specviz.player.round_export import FORMATS
 
     parts = tuple(part.strip().lower() for part in text.split(","))
     named = tuple(part for part in parts if part)
@@ -163,7 +163,7 @@ def check_folder(folder: Path) -> None:
 
 def round_files(folder: Path, round_id: int, steps: range) -> list[Path]:
     """The files of this round already in folder: its deck and every file a step of it writes."""
-    from specviz.player.export import deck_name
+    from specviz.player.round_export import deck_name
 
     if not folder.is_dir():
         return []
@@ -187,7 +187,7 @@ class Plan:
 
     def words(self) -> str:
         """One line: the round, and every kind of file written, by name, into which folder."""
-        from specviz.player.export import deck_name
+        from specviz.player.round_export import deck_name
 
         parts = []
         if "html" in self.formats:
@@ -207,7 +207,7 @@ def default_folder(scenario, round_id: int) -> Path:
 
 def default_formats(notes: list[str]) -> tuple[str, ...]:
     """Without --format: the deck, with the SVG drawings where a browser can draw them and PNG where kaleido can."""
-    from specviz.player import export
+    from specviz.player import round_export as export
 
     formats = ["html"]
     for fmt, problem, what in (("svg", export.browser_problem(), "SVG drawings"),
@@ -221,7 +221,7 @@ def default_formats(notes: list[str]) -> tuple[str, ...]:
 
 def plan_export(args: argparse.Namespace) -> Plan:
     """Read and check everything an export needs, in the order a person fixes it; nothing is written here."""
-    from specviz.player import export  # the step player's deck and drawings, plotly's PNG charts
+    from specviz.player import round_export as export  # the step player's deck and drawings, plotly's PNG charts
 
     if args.out is not None:
         check_folder(args.out)  # a wrong --out is answered before the link is even read
@@ -273,7 +273,7 @@ def left_behind(plan: Plan, made: bool) -> str:
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Check everything, say the plan, write the round; 2 for a refusal, 1 for a failed write, 130 for Ctrl-C."""
-    from specviz.player import export  # the step player's deck and drawings, plotly's PNG charts
+    from specviz.player import round_export as export  # the step player's deck and drawings, plotly's PNG charts
 
     plan, made = None, False
     try:

@@ -74,7 +74,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"error: {error}\n")
         return 2
     from specviz.models import DraftSpec, GenerationSettings, Session, load_model
-    from specviz.models.generate import session_rule
+    from specviz.models.round_loop import session_rule
     from specviz.models.stats import format_summary, summarize
     from specviz.models.text import token_pieces
 
@@ -159,7 +159,7 @@ def check_device(device: str | None) -> None:
     if device in (None, "", "auto"):
         return
     from specviz.models.device import available_devices
-    from specviz.models.errors import ModelSettingError
+    from specviz.models.model_errors import ModelSettingError
 
     kind, _, index = device.partition(":")
     if kind not in available_devices():

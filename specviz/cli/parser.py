@@ -53,7 +53,7 @@ def _generate(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--race", action="store_true", help="race plain target sampling against the speculative run")
     gen.add_argument("--verification", type=read_verification, default="token",
                      help=f"{verification_help()}; every rule reads one target pass per round, a tree all its "
-                          "nodes in one pass; real models draft trees of K ≤ 4 (specviz.models.rounds), a model "
+                          "nodes in one pass; real models draft trees of K ≤ 4 (specviz.models.round_shapes), a model "
                           "draft's full tree at most 120 nodes, checked before the model loads")
     gen.add_argument("--top-n", type=int_in(1, MAX_TOP_N), default=10,
                      help=f"entries of each distribution kept in --json (1..{MAX_TOP_N})")

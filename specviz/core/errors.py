@@ -33,12 +33,12 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     ├── DistributionTypeError            core.errors             [TypeError]
     │   └── ModelOutputError             core.errors
     ├── LawError                         core.errors             [ValueError]
-    ├── ScenarioError                    scenario.errors         [ValueError]
-    │   └── ScenarioTypeError            scenario.errors         [TypeError]
-    ├── TheoryError                      theory.limits           [ValueError]
-    │   └── TheoryLimitError             theory.limits
-    ├── TheoryTypeError                  theory.limits           [TypeError]
-    ├── RulesError                       lab.rules               [ValueError]
+    ├── ScenarioError                    scenario.reading_errors         [ValueError]
+    │   └── ScenarioTypeError            scenario.reading_errors         [TypeError]
+    ├── TheoryError                      theory.theory_limits           [ValueError]
+    │   └── TheoryLimitError             theory.theory_limits
+    ├── TheoryTypeError                  theory.theory_limits           [TypeError]
+    ├── RulesError                       lab.all_rules               [ValueError]
     ├── EngineSettingsError              lab.float_verifier      [ValueError]
     ├── PlaygroundError                  playground.explain      [ValueError]
     ├── JumpError                        playground.jump         [ValueError]
@@ -46,11 +46,11 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     │   └── LectureTypeError             playground.lecture      [TypeError]
     ├── ManyRoundsError                  playground.many_rounds  [ValueError]
     │   └── BlockBugError                playground.many_rounds
-    ├── ExportError                      plots.export            [ValueError]
-    ├── ContextLengthError               models.limits           [ValueError]
-    ├── ModelLoadError                   models.errors           [RuntimeError]
+    ├── ExportError                      plots.png_export            [ValueError]
+    ├── ContextLengthError               models.model_limits           [ValueError]
+    ├── ModelLoadError                   models.model_errors           [RuntimeError]
     │   └── BundledModelError            models.bundled
-    ├── ModelSettingError                models.errors           [ValueError]
+    ├── ModelSettingError                models.model_errors           [ValueError]
     ├── TokenizerMismatchError           models.drafts           [ValueError]
     ├── UnknownFactError                 gallery                 [KeyError]
     └── UsageError                       cli.args                [ValueError]

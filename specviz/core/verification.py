@@ -13,7 +13,7 @@ characters, numbers bounded before any Fraction is built, and one canonical name
 
 What a layer does differently for a family of rules lives in that layer's ``FamilyTable``: one table
 keyed by family name, a module-level constant named ``<WHAT>_BY_FAMILY`` whose ``layer`` is its own
-address (``theory.rules.THEORY_BY_FAMILY``), looked up with the rule (``THEORY_BY_FAMILY[rule]``), never
+address (``theory.rule_theory.THEORY_BY_FAMILY``), looked up with the rule (``THEORY_BY_FAMILY[rule]``), never
 a comparison of ``rule.family`` with a string. A layer that does not handle a family says why with an
 ``Unsupported`` entry (or, covering only a few families, ``otherwise=Unsupported(...)`` for all the
 others). Every table registers itself in ``TABLES``; the completeness test
@@ -222,7 +222,7 @@ class Unsupported:
 class FamilyTable(Generic[T]):
     """One layer's behaviour for each family of rules: ``table[rule]`` is the entry of the rule's family.
 
-    ``layer`` is the table's address, "<module under specviz>.<CONSTANT>" ("theory.rules.THEORY_BY_FAMILY"),
+    ``layer`` is the table's address, "<module under specviz>.<CONSTANT>" ("theory.rule_theory.THEORY_BY_FAMILY"),
     so a message or a failing completeness test says where to add an entry; ``scope`` says which families
     it must name: "all", or "playable" for a layer that only runs rules the core verifies. An
     ``Unsupported(why)`` entry says that the layer does not handle that family, and why; ``otherwise`` is the entry

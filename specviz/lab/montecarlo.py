@@ -500,7 +500,7 @@ SIMULATIONS_BY_FAMILY: FamilyTable[Simulation] = FamilyTable("lab.montecarlo.SIM
     "block": Simulation(BlockSimulator, block_marginals),
 }, scope="playable", otherwise=Unsupported("the exact Monte Carlo simulates tokenwise and block rounds; the "
                                           "Exactness lab's rules view samples this rule's first token by its own "
-                                          "mechanism (specviz.lab.rules)"))
+                                          "mechanism (specviz.lab.all_rules)"))
 
 
 def checked_rules() -> tuple[str, ...]:

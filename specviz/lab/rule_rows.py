@@ -1,11 +1,11 @@
 """The rules view's rows of rules with settings: which declared parameters the lab offers, and the rows they name.
 
-The Exactness lab's rules view (``specviz/app/lab_rules.py``, numbers from ``specviz.lab.rules``) shows every rule
+The Exactness lab's rules view (``specviz/app/lab_rules.py``, numbers from ``specviz.lab.all_rules``) shows every rule
 side by side. A family with settings offers controls for some of its declared parameters
 (``core.verification.PARAMS_BY_FAMILY``: label, stops, default, help, declared once beside the rule's settings),
 starting where the declaration says a side-by-side view starts (``Param.example``, else the default); their values
 name its rows. ``ROWS_BY_FAMILY`` is this layer's table: a new family says here what the lab offers of it (or
-``FIXED``: its rows are ``lab.rules.rule_names``' fixed ones), and the completeness test names a family it forgets.
+``FIXED``: its rows are ``lab.all_rules.rule_names``' fixed ones), and the completeness test names a family it forgets.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class LabRows:
     """What the rules view offers of one family: controls for its declared parameters (all but ``hides``), and the
     rows their values name."""
 
-    offered: bool = True  # False: no controls, the family's rows are lab.rules.rule_names' fixed ones
+    offered: bool = True  # False: no controls, the family's rows are lab.all_rules.rule_names' fixed ones
     hides: tuple[str, ...] = ()  # declared fields the view leaves at their defaults (SGLang's K: its rows are chains)
     both_flags: bool = False  # a row on each side of the family's flag (sampled and SGLang's drafts), not a toggle
     default_row: bool = False  # a row at the declared defaults beside the chosen ones (SGLang's exact S = A = 1)
@@ -35,7 +35,7 @@ class LabRows:
         return tuple(field for field in declared(family).fields if field not in skipped)
 
 
-FIXED = LabRows(offered=False)  # its rows are lab.rules.rule_names' fixed ones ("multi:2", "traversal:2")
+FIXED = LabRows(offered=False)  # its rows are lab.all_rules.rule_names' fixed ones ("multi:2", "traversal:2")
 
 ROWS_BY_FAMILY: FamilyTable[LabRows] = FamilyTable("lab.rule_rows.ROWS_BY_FAMILY", {
     "token": FIXED, "block": FIXED, "tree": FIXED, "traversal": FIXED, "exact-match": FIXED, "greedy-draft": FIXED,
@@ -82,5 +82,5 @@ def engine_rows(values: Mapping[str, Mapping[str, object]]) -> tuple[str, ...]:
 
 
 def default_rows() -> tuple[str, ...]:
-    """The rows at the controls' starts (``lab.rules.DEFAULT_ENGINE_RULES``)."""
+    """The rows at the controls' starts (``lab.all_rules.DEFAULT_ENGINE_RULES``)."""
     return engine_rows({family: start(family) for family in with_controls()})

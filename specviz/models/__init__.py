@@ -13,16 +13,14 @@ The names below are imported on first use (PEP 562), so that ``specviz.models.bu
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
 _WHERE = {
     "DraftSpec": "drafts", "TokenizerMismatchError": "drafts", "parse_draft": "drafts",
-    "ModelLoadError": "errors", "ModelSettingError": "errors",
-    "Generation": "generate", "GenerationSettings": "generate", "RoundRecord": "generate", "Session": "generate",
-    "generate": "generate",
-    "ContextLengthError": "limits",
+    "ModelLoadError": "model_errors", "ModelSettingError": "model_errors",
+    "Generation": "round_loop", "GenerationSettings": "round_loop", "RoundRecord": "round_loop",
+    "Session": "round_loop", "generate": "round_loop",
+    "ContextLengthError": "model_limits",
     "BUNDLED": "loading", "LoadedModel": "loading", "load_model": "loading",
     "check_before_load": "locate",
 }
@@ -39,17 +37,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_WHERE))
-
-
-class _Package(types.ModuleType):
-    """``specviz.models.generate`` is the function, as it was when this package imported everything eagerly: the
-    import system binds a submodule's name on its package once the submodule loads, which would otherwise
-    replace the function by the module ``specviz.models.generate`` whenever that loads first."""
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "generate":
-            return importlib.import_module("specviz.models.generate").generate
-        return super().__getattribute__(name)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from specviz.models.errors import ModelLoadError
 from specviz.models.folders import cache_dir
+from specviz.models.model_errors import ModelLoadError
 
 Stage = Callable[[str, float], None]
 

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specviz.models.errors import ModelSettingError
 from specviz.models.folders import cache_dir  # noqa: F401 - where measured cost models are kept (costs.json)
+from specviz.models.model_errors import ModelSettingError
 from specviz.theory import expected_tokens
 
 AGREEMENT = 0.25  # predicted and measured speedups "agree" within this relative difference

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.models.errors import ModelSettingError
+from specviz.models.model_errors import ModelSettingError
 
 
 def available_devices() -> list[str]:

@@ -12,9 +12,9 @@ import numpy as np
 from specviz.core import Categorical, Processor, fp32_weights
 from specviz.core.errors import SpecvizError
 from specviz.core.processors import Temperature, TopK, compose
-from specviz.models.errors import ModelSettingError
 from specviz.models.lm import CausalLM, Prefix, early_exit_view
 from specviz.models.loading import LoadedModel
+from specviz.models.model_errors import ModelSettingError
 from specviz.models.target import TargetModel
 
 KINDS = ("early-exit", "target", "lookup", "bf16", "model")

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from specviz.models.errors import ModelSettingError
+from specviz.models.model_errors import ModelSettingError
 from specviz.models.tree_attention import (
     TreeSupport,
     full_cache,

@@ -14,9 +14,9 @@ import torch
 
 from specviz.models.bundled import SMOLLM2, bundled, smollm2_file
 from specviz.models.device import describe, model_dtype, pick_device
-from specviz.models.errors import ModelLoadError
-from specviz.models.limits import context_limit
 from specviz.models.locate import Stage, check_before_load, resolve  # noqa: F401 - re-exported: loading's names
+from specviz.models.model_errors import ModelLoadError
+from specviz.models.model_limits import context_limit
 
 BUNDLED = SMOLLM2.name  # the default model
 

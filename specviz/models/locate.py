@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from specviz.models.bundled import Bundled, bundled, gguf_context_length, model_file
-from specviz.models.errors import ModelLoadError
-from specviz.models.limits import MODEL_FOLDER_NEEDS, check_context, limit_before_load
+from specviz.models.model_errors import ModelLoadError
+from specviz.models.model_limits import MODEL_FOLDER_NEEDS, check_context, limit_before_load
 
 Stage = Callable[[str, float], None]
 

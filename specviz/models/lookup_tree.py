@@ -24,7 +24,7 @@ spends acceptances on the worse branches; exact match samples the target at each
 candidate equal to the sample, and with candidate 0 (the chain's token) in every node and the same
 streams it commits at least the lookup chain's tokens on every draw (specviz.core.exact_match).
 ``chain_on_same_draws`` reads from a round's trace what that chain would have committed. Sessions run
-it through specviz.models.rounds: the target scores the whole tree in one forward with a tree
+it through specviz.models.round_shapes: the target scores the whole tree in one forward with a tree
 attention mask.
 """
 

@@ -30,10 +30,10 @@ from specviz.models.cost import (
     verdict_of,
 )
 from specviz.models.drafts import DraftSpec, SharedTargetDraft
-from specviz.models.errors import ModelSettingError
-from specviz.models.generate import Generation, GenerationSettings, RoundRecord, Session
 from specviz.models.lm import Prefix
 from specviz.models.loading import LoadedModel
+from specviz.models.model_errors import ModelSettingError
+from specviz.models.round_loop import Generation, GenerationSettings, RoundRecord, Session
 from specviz.models.stats import Summary, round_expected_tokens, summarize
 
 PLAIN, CHAIN, SPECULATIVE = "plain", "chain", "speculative"

@@ -9,7 +9,7 @@ import numpy as np
 
 from specviz.core.block_verifier import tau_distribution
 from specviz.core.verification import rule
-from specviz.models.generate import Generation
+from specviz.models.round_loop import Generation
 from specviz.theory import expected_tokens
 
 TIME_PARTS = ("draft_forward_s", "draft_exact_s", "target_forward_s", "verify_s")

@@ -12,9 +12,9 @@ write the same facts in two forms:
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
 only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.narration.block``, a tree's by ``specviz.narration.tree``, traversal verification's by
-``specviz.narration.traversal``, the engine rules' (ensemble, SGLang's thresholds and top-K drafts, Medusa) by
-``specviz.narration.engine_rules``, with this profile's formats.
+``specviz.narration.block``, a tree's by ``specviz.narration.tree_words``, traversal verification's by
+``specviz.narration.traversal_words``, the engine rules' (ensemble, SGLang's thresholds and top-K drafts, Medusa) by
+``specviz.narration.engine_rule_words``, with this profile's formats.
 Pure functions, no Streamlit.
 """
 
@@ -41,10 +41,10 @@ from ..core.trace import (
 )
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
-from . import engine_rules
-from . import exact_match as exact_match_narration
-from . import traversal as traversal_narration
-from . import tree as tree_narration
+from . import engine_rule_words as engine_rules
+from . import exact_match_words as exact_match_narration
+from . import traversal_words as traversal_narration
+from . import tree_words as tree_narration
 from .counting import nth
 
 Told = tuple[str, list[str]]

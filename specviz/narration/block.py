@@ -172,7 +172,7 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree``)."""
+    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree_words``)."""
     if isinstance(event, BlockCheckEvent):
         return _check(event, vocab, formats)
     if isinstance(event, BlockDecisionEvent):

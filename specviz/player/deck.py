@@ -25,7 +25,8 @@ from ..narration.counting import nth
 from ..playground import jump
 from ..plots import step_page, style
 from ..scenario import Scenario
-from . import files, rounds
+from . import browser_files as files
+from . import round_frames as rounds
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium (BROWSER_PATH names another)
 DECK_CSS = f"""

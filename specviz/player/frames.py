@@ -54,10 +54,10 @@ from ..narration.counting import node as node_name
 from ..narration.counting import nth
 from ..playground import jump
 from ..playground.narrative import StepView
-from ..plots import engine_rules as engine_plots
-from ..plots import playground as chain_plots
+from ..plots import engine_rule_figures as engine_plots
+from ..plots import step_figures as chain_plots
 from ..plots import step_html, step_page, style
-from ..plots import tree as tree_plots
+from ..plots import tree_figures as tree_plots
 from ..scenario import Scenario
 from . import primitives as pr
 from .primitives import Data
@@ -86,7 +86,7 @@ class Context:
 
     @cached_property
     def chart_labels(self) -> list[str]:
-        """The labels escaped for plotly, as ``plots.engine_rules``' strip builders take them (and unescape)."""
+        """The labels escaped for plotly, as ``plots.engine_rule_figures``' strip builders take them (and unescape)."""
         return style.token_labels(self.scenario.vocab)
 
     @cached_property

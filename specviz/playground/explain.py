@@ -117,7 +117,7 @@ def _ours(filename: str) -> bool:
 
 
 def _innermost_frame(error: BaseException) -> str:
-    """'specviz/plots/tree.py:123 in _layout': the deepest frame of the project's code (else the deepest of all)."""
+    """'specviz/plots/tree_figures.py:123 in _layout': the deepest frame of the project's code (else the deepest)."""
     frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
     if not frames:
         return ""

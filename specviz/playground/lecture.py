@@ -32,7 +32,8 @@ from ..core import MAX_DEPTH
 from ..core.errors import SpecvizError
 from ..scenario import Scenario, ScenarioError, read_json, scenario_from_dict, scenario_to_dict
 from ..scenario.reading import INTEGER, JsonNumber, describe, got, short_text
-from . import explain, form, limits
+from . import explain, form
+from . import tree_limits as limits
 from .presets import MAX_VOCAB, MIN_VOCAB
 from .state import timeline_for
 

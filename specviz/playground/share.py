@@ -50,7 +50,7 @@ from ..scenario import (
     weight_from_text,
     weight_text,
 )
-from . import limits
+from . import tree_limits as limits
 from .explain import PlaygroundError
 from .presets import MAX_VOCAB
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .. import formats
 from ..core.verification import FamilyTable
 from ..narration.counting import nth
-from . import engine_rules
+from . import engine_rule_figures as engine_rules
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it
     from ..playground.narrative import HistoryRow, Stats, StepView

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 import plotly.graph_objects as go  # noqa: F401 - the field types
 
 from ..scenario import Scenario
-from . import playground as figures
+from . import step_figures as figures
 from . import step_html, style
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it

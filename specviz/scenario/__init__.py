@@ -24,7 +24,6 @@ from .document import (
     scenario_to_dict,
     table_from_dict,
 )
-from .errors import ScenarioError, ScenarioTypeError
 from .labels import shown_label
 from .model import Round, Row, Scenario, Table, play, play_round
 from .reading import (
@@ -39,6 +38,7 @@ from .reading import (
     weight_from_text,
     weight_text,
 )
+from .reading_errors import ScenarioError, ScenarioTypeError
 from .shapes import check_shapes
 
 __all__ = [

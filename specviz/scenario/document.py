@@ -12,7 +12,6 @@ from fractions import Fraction
 
 from ..core import VerificationError, check_verification
 from ..core.validation import Weight
-from .errors import ScenarioError, ScenarioTypeError
 from .model import Scenario, Table
 from .reading import (
     INTEGER,
@@ -26,6 +25,7 @@ from .reading import (
     weight_from_text,
     weight_text,
 )
+from .reading_errors import ScenarioError, ScenarioTypeError
 from .shapes import check_raw_shapes, check_shapes
 
 

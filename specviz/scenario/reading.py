@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..core.validation import Weight
-from .errors import ScenarioError, ScenarioTypeError
+from .reading_errors import ScenarioError, ScenarioTypeError
 
 
 def weight_text(weight: Weight) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .errors import ScenarioError
 from .model import Row, Scenario, Table
 from .reading import describe
+from .reading_errors import ScenarioError
 
 
 def check_shapes(scenario: Scenario, names: dict[str, str] | None = None) -> None:

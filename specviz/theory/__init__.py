@@ -42,22 +42,6 @@ from .enumeration import (
 )
 from .exactness import ExactnessReport, PositionRow, SequenceRow, exactness_report
 from .expectation import RoundExpectation, ideal_accepted_drafts
-from .limits import (
-    DEPTH_SEARCH_LIMIT,
-    MAX_BLOCK_DEPTH,
-    MAX_BLOCK_WORK,
-    MAX_ENUMERATED_DEPTH,
-    MAX_ENUMERATED_OUTCOMES,
-    MAX_EXACT_DEPTH,
-    MAX_REJECTION_PATHS,
-    MAX_ROUND_NODES,
-    MAX_ROUND_WORK,
-    MAX_VOCABULARY,
-    TheoryError,
-    TheoryLimitError,
-    TheoryTypeError,
-    rejection_paths,
-)
 from .node_laws import (
     NodeLaw,
     greedy_token,
@@ -76,7 +60,7 @@ from .round_models import (
     scenario_state,
     support,
 )
-from .rules import (
+from .rule_theory import (
     THEORY_BY_FAMILY,
     RuleTheory,
     analyze_round,
@@ -88,6 +72,22 @@ from .rules import (
     node_law,
     round_expectation,
     traversal_first_token,
+)
+from .theory_limits import (
+    DEPTH_SEARCH_LIMIT,
+    MAX_BLOCK_DEPTH,
+    MAX_BLOCK_WORK,
+    MAX_ENUMERATED_DEPTH,
+    MAX_ENUMERATED_OUTCOMES,
+    MAX_EXACT_DEPTH,
+    MAX_REJECTION_PATHS,
+    MAX_ROUND_NODES,
+    MAX_ROUND_WORK,
+    MAX_VOCABULARY,
+    TheoryError,
+    TheoryLimitError,
+    TheoryTypeError,
+    rejection_paths,
 )
 
 __all__ = [

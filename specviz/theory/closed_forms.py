@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Categorical, residual_mass
-from .limits import (
+from .theory_limits import (
     DEPTH_SEARCH_LIMIT,
     MAX_EXACT_DEPTH,
     TheoryError,

@@ -9,7 +9,7 @@ from fractions import Fraction
 from ..core import Prefix
 from ..scenario import Scenario
 from .expectation import RoundExpectation, ideal_accepted_drafts
-from .rules import round_expectation
+from .rule_theory import round_expectation
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 ``enumerate_chain_round`` walks one tokenwise round (propose + ``Verifier.verify``) and
 ``enumerate_block_round`` one block verification round (``BlockVerifier``), in Fractions, as the core
-draws them; ``specviz.theory.rules.analyze_round`` picks the walk of the rule's family.
+draws them; ``specviz.theory.rule_theory.analyze_round`` picks the walk of the rule's family.
 ``target_distribution`` is the target's own autoregressive law over the same sequences, and the
 marginals (first token, length, mean length) and the total variation read either.
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from ..core import Prefix
 from ..core.block_verifier import next_weight, stop_probability, tau_distribution
-from .limits import MAX_ENUMERATED_DEPTH, MAX_ENUMERATED_OUTCOMES, TheoryLimitError
 from .round_models import NodeCache, RoundModels, Sequence_, Source, add_mass, round_models
+from .theory_limits import MAX_ENUMERATED_DEPTH, MAX_ENUMERATED_OUTCOMES, TheoryLimitError
 
 
 @dataclass(frozen=True)

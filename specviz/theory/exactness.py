@@ -14,7 +14,7 @@ from typing import Any
 from ..core import Prefix
 from .enumeration import complete
 from .round_models import NodeCache, Sequence_, Source, add_mass, round_models
-from .rules import analyze_round
+from .rule_theory import analyze_round
 
 
 @dataclass(frozen=True)

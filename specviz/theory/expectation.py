@@ -5,7 +5,7 @@ Three passes, one per way a rule decides: ``chain_expectation`` for every rule t
 with the rule's node law; ``block_expectation`` for block verification, a pass over (position, context
 key, running weight w_k), forward to find the nodes, backward for the law of the last kept position;
 ``traversal_expectation`` for traversal verification, the core's recursion over (context key, weight, level).
-``specviz.theory.rules.round_expectation`` picks the pass of the rule's family. Also the closed form
+``specviz.theory.rule_theory.round_expectation`` picks the pass of the rule's family. Also the closed form
 a + a^2 + ... + a^g and the joint-probability bound ``ideal_accepted_drafts``.
 """
 
@@ -20,9 +20,9 @@ from ..core import Categorical, Prefix, Rule
 from ..core.block_verifier import next_weight, stop_probability
 from ..core.errors import LawError
 from ..core.traversal import MAX_LAW_WORK, TraversalPass
-from .limits import MAX_BLOCK_WORK, MAX_ROUND_NODES, TheoryLimitError, check_block_work, check_round_work
 from .node_laws import NodeLaw
 from .round_models import Law, Node, NodeCache, RoundModels, constant_models, support
+from .theory_limits import MAX_BLOCK_WORK, MAX_ROUND_NODES, TheoryLimitError, check_block_work, check_round_work
 
 NodeLawOf = Callable[[Rule, Node], NodeLaw]  # the rule's law at a node (its refusals checked first)
 

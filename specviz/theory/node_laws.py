@@ -1,7 +1,7 @@
 """Verification rules node by node: what one node keeps, and what it commits instead, exactly.
 
 One law function per family of rules, each ``(rule, p, q) -> NodeLaw`` over Laws (token -> Fraction);
-``specviz.theory.rules`` names them per family (``THEORY_BY_FAMILY``). The engine rules (ensemble,
+``specviz.theory.rule_theory`` names them per family (``THEORY_BY_FAMILY``). The engine rules (ensemble,
 SGLang's thresholds, Medusa's typical acceptance) hold their laws beside their verifiers in the core
 (``specviz.core.ensemble.law``, ...), and ``NodeLaw`` is the core's (``specviz.core.rule_law``). Also the
 best acceptance any exact scheme with K i.i.d. drafts can reach (``optimal_multi_draft``) and a law's
@@ -16,8 +16,8 @@ from fractions import Fraction
 from ..core import Categorical, Rule, exact_match
 from ..core.rule_law import NodeLaw
 from ..core.verification import MAX_WIDTH
-from .limits import TheoryError, check_pair
 from .round_models import Law, add_mass
+from .theory_limits import TheoryError, check_pair
 
 
 def iid_tree_law(p: Law, q: Law, width: int) -> NodeLaw:

@@ -27,7 +27,7 @@ from ..core import (
 )
 from ..core.verification import rule as verification_rule
 from ..scenario import Scenario
-from .limits import TheoryError, TheoryTypeError, check_pair, check_vocabulary
+from .theory_limits import TheoryError, TheoryTypeError, check_pair, check_vocabulary
 
 Sequence_ = tuple[int, ...]
 Law = dict[int, Fraction]  # a distribution over token ids, zeros left out

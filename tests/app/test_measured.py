@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from specviz.app import measured
 from specviz.core.errors import VerificationError
 from specviz.playground import narrative, presets, state
-from specviz.plots import theory as plots
+from specviz.plots import theory_figures as plots
 
 POINT = {"acceptance_rate": 0.9, "cost_ratio": 0.001, "depth": 5, "verify_ratio": 1.6, "measured_speedup": 2.8,
          "predicted_speedup": 2.9}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.app.real_models import BackgroundLoad, Throttle, draft_from_widgets, follow, preset_state
+from specviz.app.real_models_page import BackgroundLoad, Throttle, draft_from_widgets, follow, preset_state
 from specviz.models.drafts import DraftSpec
-from specviz.models.presets import DEFAULT, PRESETS
+from specviz.models.model_presets import DEFAULT, PRESETS
 
 
 def test_preset_state_sets_the_widgets_and_clips_early_exit():
@@ -23,7 +23,7 @@ def test_preset_state_sets_the_widgets_and_clips_early_exit():
 
 
 def test_the_verification_menu_offers_every_tree_width_real_models_run():
-    from specviz.app.real_models import VERIFICATIONS
+    from specviz.app.real_models_page import VERIFICATIONS
     from specviz.core.verification import check_verification
 
     assert VERIFICATIONS[:2] == ("token", "block")
@@ -96,7 +96,7 @@ class _Element:
 def test_the_live_view_says_which_race_and_run_before_and_while_they_run(tiny, monkeypatch):
     """The page showed only "waiting" bars for 130 s: now the overall bar says the race and the run from the start,
     the cost model's measurement when it comes, and each run its state: queued, running, done with its speed."""
-    from specviz.app.real_models import live_view
+    from specviz.app.real_models_page import live_view
     from specviz.models import GenerationSettings, Session, parse_draft
     from specviz.models.race import race
 

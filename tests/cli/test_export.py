@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from specviz import cli
 from specviz.cli import export as cli_export
-from specviz.player import deck, export
+from specviz.player import deck
+from specviz.player import round_export as export
 from specviz.playground import presets, share
-from specviz.plots import files
+from specviz.plots import whole_files as files
 from specviz.scenario.reading import MAX_JSON_CHARS
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=2)

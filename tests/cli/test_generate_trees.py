@@ -80,7 +80,7 @@ def test_a_tree_real_models_cannot_run_is_refused_before_the_model_loads(tiny_di
 def test_the_help_names_the_tree_limits_real_models_have():
     from specviz.cli import parse
     from specviz.cli.parser import build_parser
-    from specviz.models.rounds import MAX_TREE_NODES, MAX_TREE_WIDTH
+    from specviz.models.round_shapes import MAX_TREE_NODES, MAX_TREE_WIDTH
 
     text = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())
     assert f"trees of K ≤ {MAX_TREE_WIDTH}" in text and f"at most {MAX_TREE_NODES} nodes" in text

@@ -310,7 +310,7 @@ def test_the_gallery_shows_every_family_and_every_family_part_of_a_name() -> Non
 
 def test_the_tree_figure_draws_every_check_event_of_the_trace_as_a_check() -> None:
     from specviz.core import trace
-    from specviz.plots import tree
+    from specviz.plots import tree_figures as tree
 
     checks = {cls.kind for cls in vars(trace).values()
               if isinstance(cls, type) and issubclass(cls, trace.TreeCheckEvent)}

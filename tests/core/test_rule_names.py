@@ -19,7 +19,8 @@ from rule_name_strategies import HOSTILE_TEXT, hostile_names, valid_names
 from specviz import theory
 from specviz.core import Categorical, SpecvizError, VerificationError, check_verification, rule
 from specviz.core.verification import MAX_NAME_LENGTH, number_name, read_number
-from specviz.playground import limits, presets, share
+from specviz.playground import presets, share
+from specviz.playground import tree_limits as limits
 from specviz.playground.explain import PlaygroundError
 from specviz.scenario import ScenarioError, scenario_from_dict, scenario_to_dict
 

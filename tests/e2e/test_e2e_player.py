@@ -90,7 +90,8 @@ def test_the_tabs_read_the_step_the_browser_shows(app_url, app_page, page, recor
 def test_the_deck_plays_from_disk_with_every_request_refused(browser, recorder, tmp_path):
     """`specviz export`'s deck, opened from file:// with the network refused: the same labels as the Playground's
     frames, the clicker keys step it, the drawing moves, Play plays, and nothing is asked of any server."""
-    from specviz.player import deck, export
+    from specviz.player import deck
+    from specviz.player import round_export as export
 
     scenario = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
     export.write_round(scenario, 0, tmp_path, ("html",))

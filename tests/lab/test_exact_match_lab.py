@@ -7,7 +7,7 @@ import math
 import pytest
 
 from specviz import theory
-from specviz.lab import rules
+from specviz.lab import all_rules as rules
 from specviz.playground.presets import preset_scenario
 
 

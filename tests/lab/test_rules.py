@@ -1,4 +1,4 @@
-"""specviz.lab.rules: every rule side by side, exactly, and each rule's own mechanism by Monte Carlo."""
+"""specviz.lab.all_rules: every rule side by side, exactly, and each rule's own mechanism by Monte Carlo."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from specviz import theory
 from specviz.core import rule
-from specviz.lab import rules
+from specviz.lab import all_rules as rules
 from specviz.lab.montecarlo import goodness_of_fit
 from specviz.scenario import Scenario, Table
 

@@ -12,7 +12,7 @@ import pytest
 
 from specviz.models import bundled
 from specviz.models.bundled import GEMMA3, SMOLLM2, BundledModelError, gemma_file
-from specviz.models.errors import ModelLoadError
+from specviz.models.model_errors import ModelLoadError
 
 CONTENT = b"GGUF" + bytes(range(256)) * 64
 

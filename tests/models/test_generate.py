@@ -77,7 +77,7 @@ def test_alpha_is_a_correctly_rounded_sum_whatever_the_cpu():
     import math
 
     from specviz.core import fp32_weights
-    from specviz.models.generate import alpha_np, alpha_of
+    from specviz.models.round_loop import alpha_np, alpha_of
 
     rng = np.random.default_rng(0)
     weights = rng.random(50257).astype(np.float32)
@@ -186,7 +186,7 @@ def test_the_verifier_is_chosen_in_one_place(tiny):
     from specviz.core import Verifier
     from specviz.core.errors import VerificationError
     from specviz.core.verification import rule
-    from specviz.models.generate import verifier_class
+    from specviz.models.round_loop import verifier_class
 
     assert rule("token").verifier_class is Verifier and verifier_class(GenerationSettings()) is Verifier
     assert type(Session(tiny, parse_draft("lookup"), GenerationSettings(), PROMPT).verifier) is Verifier
@@ -203,7 +203,7 @@ def test_the_verifier_is_chosen_in_one_place(tiny):
 def test_tree_rules_run_on_real_models_and_theory_only_rules_are_refused_in_words(tiny):
     from specviz.core import TreeVerifier
     from specviz.core.errors import VerificationError
-    from specviz.models.generate import verifier_class
+    from specviz.models.round_loop import verifier_class
 
     assert verifier_class(GenerationSettings(verification="multi:2")) is TreeVerifier
     with pytest.raises(VerificationError, match="'greedy-draft'.*evaluated by theory only.*'multi-distinct:K'"):
@@ -219,7 +219,7 @@ def test_tree_rules_run_on_real_models_and_theory_only_rules_are_refused_in_word
 def test_block_verification_runs_on_the_same_target_pass(tiny):
     from specviz.core import BlockVerifier
     from specviz.models.event_data import event_views
-    from specviz.models.generate import verifier_class
+    from specviz.models.round_loop import verifier_class
 
     assert verifier_class(GenerationSettings(verification="block")) is BlockVerifier
     gen = _run(tiny, "early-exit:1", depth=3, seed=3, verification="block")

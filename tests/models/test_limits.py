@@ -9,8 +9,8 @@ import pytest
 from specviz.core.errors import SpecvizError
 from specviz.models import GenerationSettings, ModelLoadError, Session, generate, load_model, parse_draft
 from specviz.models.drafts import MAX_NGRAM, LookupDraft
-from specviz.models.limits import ContextLengthError, check_context, context_limit, limit_before_load
 from specviz.models.loading import check_before_load
+from specviz.models.model_limits import ContextLengthError, check_context, context_limit, limit_before_load
 
 LIMIT = 256  # the tiny models' n_positions / max_position_embeddings
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.models.presets import DEFAULT, PRESETS, by_name
+from specviz.models.model_presets import DEFAULT, PRESETS, by_name
 
 
 def test_presets_tell_the_story_in_order():

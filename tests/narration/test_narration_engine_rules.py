@@ -9,7 +9,7 @@ import pytest
 
 from specviz import formats, narration
 from specviz.core import trace as T
-from specviz.narration import engine_rules
+from specviz.narration import engine_rule_words as engine_rules
 from specviz.playground import presets, state
 
 CLOSE = presets.apply_preset(presets.default_scenario(), "close")

@@ -4,7 +4,7 @@ new target; page and terminal profiles; a kept node commits its whole path."""
 from specviz import narration
 from specviz.core import Categorical, Owner, RandomStreams, Trace, draft_round, rule
 from specviz.core.trace import TraversalCheckEvent, TraversalCorrectionEvent
-from specviz.narration import traversal as T
+from specviz.narration import traversal_words as T
 
 OWNER = Owner("narrate", 0)
 P, Q = Categorical.dense([1, 2, 3]), Categorical.dense([3, 1, 1])

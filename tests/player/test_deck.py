@@ -9,7 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from specviz.player import deck, export, files
+from specviz.player import browser_files as files
+from specviz.player import deck
+from specviz.player import round_export as export
 from specviz.playground import presets
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)

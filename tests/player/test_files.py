@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from specviz.player import files
+from specviz.player import browser_files as files
 from specviz.plots import style
 
 ROOT = Path(__file__).resolve().parents[2]

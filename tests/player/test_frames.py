@@ -12,7 +12,8 @@ import pytest
 
 from specviz.core import trace
 from specviz.formats import fraction_folded
-from specviz.player import frames, rounds
+from specviz.player import frames
+from specviz.player import round_frames as rounds
 from specviz.player.frames import BUILDERS, Context
 from specviz.playground import narrative, presets
 from specviz.playground.state import timeline_for

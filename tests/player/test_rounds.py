@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from specviz.core.trace import CheckEvent
-from specviz.player import frames, rounds
+from specviz.player import frames
+from specviz.player import round_frames as rounds
 from specviz.playground import jump, presets
 from specviz.playground.state import timeline_for
 

@@ -18,7 +18,7 @@ from specviz.core.trace import (
 from specviz.narration import block as block_narration
 from specviz.playground import form, many_rounds, narrative, presets, proof, share, state
 from specviz.playground.explain import PlaygroundError
-from specviz.plots import playground as plots
+from specviz.plots import step_figures as plots
 from specviz.plots import step_html, style
 from specviz.scenario import Scenario, Table
 

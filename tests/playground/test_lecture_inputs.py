@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from scenario_strategies import lectures
 
-from specviz.playground import lecture, limits, presets, share
+from specviz.playground import lecture, presets, share
+from specviz.playground import tree_limits as limits
 from specviz.playground.explain import PlaygroundError
 from specviz.playground.lecture import LectureError, LectureTypeError
 from specviz.scenario import read_json, scenario_from_dict, scenario_to_dict
@@ -149,7 +150,7 @@ def test_a_link_or_file_wider_than_the_switch_is_refused_not_clamped():
 
 def test_the_library_copies_of_the_page_limits_agree_with_the_page():
     from specviz.app.playground.rule_switch import MAX_PLAYGROUND_WIDTH
-    from specviz.plots.tree import MAX_TREE_NODES
+    from specviz.plots.tree_figures import MAX_TREE_NODES
 
     assert limits.MAX_PLAYGROUND_WIDTH == MAX_PLAYGROUND_WIDTH
     assert limits.MAX_TREE_NODES == MAX_TREE_NODES

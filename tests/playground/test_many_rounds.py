@@ -10,7 +10,7 @@ from specviz.core import SpecvizError, VerificationError
 from specviz.lab import montecarlo as mc
 from specviz.playground import many_rounds as m
 from specviz.playground import presets
-from specviz.plots import many_rounds as plots
+from specviz.plots import many_rounds_figures as plots
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart")
 

@@ -8,7 +8,7 @@ import pytest
 from specviz import theory
 from specviz.core import rule
 from specviz.playground import presets, proof, state
-from specviz.plots import proof as plots
+from specviz.plots import proof_figures as plots
 
 
 @pytest.mark.parametrize("name", list(presets.PRESETS))

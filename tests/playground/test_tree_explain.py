@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from specviz import narration
 from specviz.narration.block import fraction_text
-from specviz.narration.tree import narrate_event
+from specviz.narration.tree_words import narrate_event
 from specviz.playground import narrative as view
 from specviz.playground import presets, state
 from specviz.scenario import play

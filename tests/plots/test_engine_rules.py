@@ -11,7 +11,9 @@ import pytest
 
 from specviz.core import trace as T
 from specviz.playground import narrative, presets, state
-from specviz.plots import engine_rules, step_page, style, tree
+from specviz.plots import engine_rule_figures as engine_rules
+from specviz.plots import step_page, style
+from specviz.plots import tree_figures as tree
 
 CLOSE = presets.apply_preset(presets.default_scenario(), "close")
 
@@ -117,7 +119,7 @@ def test_sglang_s_final_chart_tells_its_three_series_apart_and_its_title_reads_w
     from specviz.core.trace import ThresholdCorrectionEvent
     from specviz.playground import presets
     from specviz.playground.state import timeline_for
-    from specviz.plots import engine_rules as plots_rules
+    from specviz.plots import engine_rule_figures as plots_rules
 
     s = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(verification="threshold:0.5,0.8",
                                                                                   seed=1)

@@ -1,4 +1,4 @@
-"""Figures for slides, plotly's side (specviz.plots.export): a round's steps, the formats checked before any work,
+"""Figures for slides, plotly's side (specviz.plots.png_export): a round's steps, the formats checked before any work,
 the steps' kinds, and PNG through kaleido when it is installed (skipped cleanly without it). The deck and the SVGs
 are the step player's (tests/player/test_deck.py)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from specviz.playground import presets, state
-from specviz.plots import export
+from specviz.plots import png_export as export
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
 

@@ -7,7 +7,7 @@ import pytest
 
 from specviz.core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, ResultEvent, StopEvent
 from specviz.playground import presets, state
-from specviz.plots import playground as plots
+from specviz.plots import step_figures as plots
 from specviz.plots import style
 
 
@@ -176,7 +176,7 @@ def test_a_legend_that_wraps_gets_a_second_row_of_room():
 # --- margins reserved, so that plotly draws a chart once (tests/e2e/test_e2e_drawn_once.py checks it in Chromium)
 @pytest.mark.parametrize("top", [0.255, 0.394, 0.428])
 def test_a_right_side_axis_reserves_what_chromium_measured(top):
-    from specviz.plots.playground import _right_axis_px
+    from specviz.plots.step_figures import _right_axis_px
 
     def axis(title_size):
         return {"range": [0, top], "nticks": 5, "side": "right",
@@ -187,7 +187,7 @@ def test_a_right_side_axis_reserves_what_chromium_measured(top):
 
 
 def test_finer_ticks_on_a_right_side_axis_take_more_room():
-    from specviz.plots.playground import _right_axis_px
+    from specviz.plots.step_figures import _right_axis_px
 
     coarse = _right_axis_px({"range": [0, 0.4], "nticks": 5, "title": {"text": "p"}}, 18)  # 0.1 apart: "0.3"
     fine = _right_axis_px({"range": [0, 0.08], "nticks": 5, "title": {"text": "p"}}, 18)  # 0.02 apart: "0.06"
@@ -197,7 +197,7 @@ def test_finer_ticks_on_a_right_side_axis_take_more_room():
 def test_a_tree_reserves_room_for_its_root_label_when_its_columns_are_narrow():
     import plotly.graph_objects as go
 
-    from specviz.plots import tree
+    from specviz.plots import tree_figures as tree
 
     def figure(depth):
         return go.Figure(layout={"xaxis": {"range": [-0.25, depth + 0.6], "domain": [0, 0.56]}})

@@ -6,7 +6,7 @@ import pytest
 
 from specviz.core import Categorical
 from specviz.playground.proof import proof
-from specviz.plots import proof as proof_plots
+from specviz.plots import proof_figures as proof_plots
 
 
 def test_the_title_does_not_read_as_a_product_with_p():

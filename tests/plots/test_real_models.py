@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specviz.plots import real_models as plots
+from specviz.plots import real_model_figures as plots
 
 
 def _check(accepted: bool, draw: int, numerator: int, denominator: int, p: float = 6.9e-05) -> dict:

@@ -1,13 +1,13 @@
-"""specviz.plots.rules and the lab's number cells: exact values readable, the exact form on hover."""
+"""specviz.plots.all_rules_figures and the lab's number cells: exact values readable, the exact form on hover."""
 
 from __future__ import annotations
 
 import re
 from fractions import Fraction as F
 
-from specviz.lab import rules
+from specviz.lab import all_rules as rules
+from specviz.plots import all_rules_figures as plots
 from specviz.plots import lab
-from specviz.plots import rules as plots
 from specviz.scenario import Scenario, Table
 
 EXAMPLE = Scenario(vocab=("a", "b"), target=Table((1, 2)), draft=Table((2, 1)), depth=2)

@@ -1,4 +1,4 @@
-"""specviz.plots.theory: figures build, carry exact hover values and mark what the page promises."""
+"""specviz.plots.theory_figures: figures build, carry exact hover values and mark what the page promises."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from fractions import Fraction as F
 from specviz import theory
 from specviz.core import Categorical
 from specviz.plots import style
-from specviz.plots import theory as plots
+from specviz.plots import theory_figures as plots
 
 P = Categorical.dense([F(1, 2), F(1, 3), F(1, 6)])
 Q = Categorical.dense([F(1, 6), F(1, 2), F(1, 3)])
@@ -71,7 +71,7 @@ def test_leviathan_markers_are_numbered_and_staggered():
 
 
 def test_optimal_depth_caption_says_when_the_playground_cannot_show_it():
-    from specviz.plots.theory import optimal_depth_caption
+    from specviz.plots.theory_figures import optimal_depth_caption
 
     best = theory.optimal_depth(F(13, 14), 0.05)
     assert best == 17  # searched past g = 8 until the speedup falls

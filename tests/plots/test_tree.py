@@ -8,9 +8,9 @@ import plotly.graph_objects as go
 import pytest
 
 from specviz.playground import presets, state
-from specviz.plots import playground as plots
+from specviz.plots import step_figures as plots
 from specviz.plots import style
-from specviz.plots import tree as treeplot
+from specviz.plots import tree_figures as treeplot
 
 
 def rounds(name="far apart", verification="multi:3", count=6, **changes):

@@ -1,11 +1,11 @@
-"""specviz.plots.verification: the tokenwise/block comparison shows the exact values it claims."""
+"""specviz.plots.verification_figures: the tokenwise/block comparison shows the exact values it claims."""
 
 from __future__ import annotations
 
 from fractions import Fraction as F
 
 from specviz import theory
-from specviz.plots import verification as plots
+from specviz.plots import verification_figures as plots
 from specviz.scenario import Scenario, Table
 
 EXAMPLE = Scenario(vocab=("a", "b"), target=Table((1, 2)), draft=Table((2, 1)), depth=2)

@@ -249,13 +249,13 @@ def test_the_checks_card_and_its_text_name_one_denominator(tiny_dir):
 
 
 def test_the_model_choice_names_each_vocabulary_and_a_missing_extra_its_install_line(tiny_dir, monkeypatch):
-    from specviz.app.real_models import MODEL_CHOICES
+    from specviz.app.real_models_page import MODEL_CHOICES
     from specviz.models.bundled import GEMMA3, Bundled
 
     assert list(MODEL_CHOICES) == ["SmolLM2-135M-Instruct, vocabulary 49,152 (bundled)",
                                    "Gemma 3 270M, vocabulary 262,144 (opt-in extra)"]
     monkeypatch.setattr(Bundled, "installed", lambda self: self is not GEMMA3)
-    monkeypatch.setattr("specviz.app.real_models.load_model", lambda *a, **k: pytest.fail("a model was loaded"))
+    monkeypatch.setattr("specviz.app.real_models_page.load_model", lambda *a, **k: pytest.fail("a model was loaded"))
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state["rm_model"] = "Gemma 3 270M, vocabulary 262,144 (opt-in extra)"
     at.run()
@@ -269,7 +269,7 @@ def test_an_installed_gemma_says_its_terms(monkeypatch):
     from specviz.models.bundled import Bundled
 
     monkeypatch.setattr(Bundled, "installed", lambda self: True)
-    monkeypatch.setattr("specviz.app.real_models.get_model", lambda *a, **k: None)  # the load is not under test
+    monkeypatch.setattr("specviz.app.real_models_page.get_model", lambda *a, **k: None)  # the load is not under test
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state["rm_model"] = "Gemma 3 270M, vocabulary 262,144 (opt-in extra)"
     at.run()

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz import theory
 from specviz.core import Categorical
-from specviz.plots import theory as plots
+from specviz.plots import theory_figures as plots
 from specviz.scenario import Scenario, Table
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "theory.py")

@@ -27,11 +27,11 @@ from typing import Any
 
 import streamlit as st
 
-from ...player import files
+from ...player import browser_files as files
 from ...playground import jump, lecture, share, state
 from ...plots import step_page
 from ...scenario import Scenario
-from . import lecture as lectures
+from . import lecture_walk as lectures
 from . import round_cache, transport
 from .session import Keys, PlaygroundSession, session
 

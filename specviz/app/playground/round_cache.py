@@ -1,6 +1,6 @@
 """A round's frames, built once per (scenario, round, presenter) and shared by every session of the process.
 
-A round's frames (``specviz.player.rounds.payload``) are a pure function of the link's state: a class that follows
+A round's frames (``specviz.player.round_frames.payload``) are a pure function of the link's state: a class that follows
 the lecturer's link walks the same rounds, so each is built once, not once per student, and kept as the UTF-8
 JSON the player is sent (serialized once too). The cache is bounded (least recently used first out); a refusal
 (the core's, or a bug) is raised to the caller each time and never cached.
@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ...player import rounds as player_rounds
+from ...player import round_frames as player_rounds
 from ...scenario import Scenario
 
 ROUNDS = 256  # 20-270 KB a round at V = 12 (a width-3, depth-3 tree the largest): 70 MB at most

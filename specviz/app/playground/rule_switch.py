@@ -28,7 +28,7 @@ from ...core.medusa import SQRT_STOP
 from ...core.rule_params import Param, RuleParams
 from ...core.verification import FamilyTable, Rule, Unsupported, declared, read_number, rule
 from ...playground.explain import Problem
-from ...plots.tree import MAX_TREE_NODES, tree_nodes
+from ...plots.tree_figures import MAX_TREE_NODES, tree_nodes
 from ...scenario import Scenario
 from .session import PlaygroundSession, rule_slot, session
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ... import scenario as scenarios
 from ...playground import jump, state
-from . import lecture
+from . import lecture_walk as lecture
 from .session import session
 
 Transition = Callable[[state.PlayState, scenarios.Scenario], state.PlayState]

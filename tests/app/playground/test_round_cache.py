@@ -10,7 +10,7 @@ import pytest
 from specviz.app.playground import round_cache
 from specviz.app.playground.round_cache import RoundFrames
 from specviz.core.errors import SpecvizError
-from specviz.player import rounds
+from specviz.player import round_frames as rounds
 from specviz.playground import presets
 from specviz.playground.state import timeline_for
 

@@ -13,9 +13,12 @@ from collections.abc import Callable
 import streamlit as st
 
 from .. import animation, links, messages, weights
-from ..lecture import lecture_section
+from ..lecture_walk import lecture_section
 from ..session import PlaygroundSession, Tab, session
-from . import compare, many_rounds, proof, share
+from . import compare_tab as compare
+from . import many_rounds_tab as many_rounds
+from . import proof_tab as proof
+from . import share_tab as share
 
 PLAYS = (Tab.animation, Tab.proof, Tab.many_rounds, Tab.compare)  # the tabs that play the shown scenario
 

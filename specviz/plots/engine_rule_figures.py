@@ -29,7 +29,8 @@ from ..core.trace import (
     ThresholdTreeCheckEvent,
     ThresholdTreeCorrectionEvent,
 )
-from . import style, tree
+from . import style
+from . import tree_figures as tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specviz.models.drafts import DraftSpec, parse_draft
-from specviz.models.errors import ModelSettingError
-from specviz.models.generate import GenerationSettings
+from specviz.models.model_errors import ModelSettingError
+from specviz.models.round_loop import GenerationSettings
 
 COPY_TEXT = (
     "The lighthouse keeper climbed the narrow stairs every evening at dusk. He cleaned the great lens, "

@@ -4,7 +4,7 @@
 Playground's plotly figure builders (``step_page.build``, presenter type by default: what a room reads) and
 ``write_images`` writes their charts as PNG through kaleido (an optional extra: plotly's static-image engine,
 which drives Chromium), one export server for the round. The round's HTML deck and each step's SVG are the step
-player's own (``specviz.player.export``, which writes a round in every format); ``kaleido_problem()`` says (None
+player's own (``specviz.player.round_export``, which writes a round in every format); ``kaleido_problem()`` says (None
 when it can) why PNG cannot be written here, and how to install kaleido; a format that cannot be written is
 refused before any slow work starts.
 """
@@ -22,11 +22,11 @@ from pathlib import Path
 from ..core.errors import SpecvizError
 from ..scenario import Scenario
 from . import step_page
-from .files import write_whole
 from .step_page import StepPage
+from .whole_files import write_whole
 
 FORMATS = ("html", "svg", "png")
-IMAGE_FORMATS = ("png",)  # through kaleido; SVG is the step player's own drawing (specviz.player.export)
+IMAGE_FORMATS = ("png",)  # through kaleido; SVG is the step player's own drawing (specviz.player.round_export)
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium: kaleido's browser where BROWSER_PATH says nothing
 WIDTH = 1000  # px of an exported chart (its height is the chart's own); a PNG is drawn at SCALE times it
 SCALE = 2

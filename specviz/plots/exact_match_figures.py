@@ -15,8 +15,9 @@ from fractions import Fraction
 import plotly.graph_objects as go  # noqa: F401 - the return types
 
 from ..core.trace import Event, ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
-from . import style, tree
-from .engine_rules import Figures, _bars, _chart, _mark, _panel, _probs, _short, sampling_strip
+from . import style
+from . import tree_figures as tree
+from .engine_rule_figures import Figures, _bars, _chart, _mark, _panel, _probs, _short, sampling_strip
 
 _ZERO = Fraction(0)
 

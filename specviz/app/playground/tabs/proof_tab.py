@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ....playground import narrative, proof, state
-from ....plots import proof as proof_plots
+from ....plots import proof_figures as proof_plots
 from ..session import Keys, proof_slider_key, session
 
 NO_BAR = {"displayModeBar": False}

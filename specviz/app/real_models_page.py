@@ -1,7 +1,7 @@
 """The Real models page's Streamlit side: model loads with progress, the widgets' state, live view, results.
 
 The page (views/real_models.py) reads the top widgets and calls these; the race, the statistics and
-the cost model live in specviz.models, the figures in specviz.plots.real_models.
+the cost model live in specviz.models, the figures in specviz.plots.real_model_figures.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from specviz.models import load_model
 from specviz.models.bundled import BUNDLED_MODELS, Bundled, bundled, models_dir
 from specviz.models.drafts import MAX_NGRAM, DraftSpec, parse_draft
 from specviz.models.event_data import event_views
-from specviz.models.generate import GenerationSettings
-from specviz.models.presets import ModelPreset, by_name
+from specviz.models.model_presets import ModelPreset, by_name
 from specviz.models.race import (
     CHAIN,
     PLAIN,
@@ -33,10 +32,11 @@ from specviz.models.race import (
     chain_rule,
     theory_point,
 )
-from specviz.models.rounds import MAX_TREE_WIDTH
+from specviz.models.round_loop import GenerationSettings
+from specviz.models.round_shapes import MAX_TREE_WIDTH
 from specviz.models.stats import TIME_LABELS, Summary, acceptance_words, same_draws_words
 from specviz.models.text import token_label, token_pieces
-from specviz.plots import real_models as plots
+from specviz.plots import real_model_figures as plots
 
 LOAD_NOTES = {
     "smollm2": "The bundled SmolLM2-135M is de-quantized from its GGUF file once per app process (usually 16–35 s on a "

@@ -26,9 +26,9 @@ from specviz.core import Block, Categorical, RandomStreams, Rule, Trace, Tree, d
 from specviz.core.tree import tree_size
 from specviz.core.verification import FamilyTable
 from specviz.models.drafts import Draft, LookupDraft
-from specviz.models.errors import ModelSettingError
 from specviz.models.lm import Prefix
 from specviz.models.lookup_tree import MAX_LOOKUP_WIDTH, LookupTreeDraft
+from specviz.models.model_errors import ModelSettingError
 from specviz.models.target import TargetModel
 from specviz.models.tree_attention import TreeSupport
 
@@ -174,7 +174,7 @@ def _threshold(found: Rule) -> Shape:
 # the round shape each family of playable rules drafts and scores (ensemble and Medusa's typical acceptance
 # verify a chain: Medusa's trees are not modelled)
 ROUNDS_BY_FAMILY: FamilyTable[Callable[[Rule], Shape]] = FamilyTable(
-    "models.rounds.ROUNDS_BY_FAMILY",
+    "models.round_shapes.ROUNDS_BY_FAMILY",
     {"token": _chain, "block": _chain, "tree": _tree, "ensemble": _chain, "threshold": _threshold,
      "typical": _chain, "traversal": _tree, "exact-match": _by_width}, scope="playable")
 

@@ -468,7 +468,7 @@ class LabRule:
     sample: Callable[[Draws], Sample]  # its own mechanism, n rounds of the first token
 
 
-RULE_LAB_BY_FAMILY: FamilyTable[LabRule] = FamilyTable("lab.rules.RULE_LAB_BY_FAMILY", {
+RULE_LAB_BY_FAMILY: FamilyTable[LabRule] = FamilyTable("lab.all_rules.RULE_LAB_BY_FAMILY", {
     "token": LabRule(_says("the standard chain of drafts (Leviathan et al.; Chen et al.)"), _first_node_law,
                      _sample_recursive_rejection),
     "block": LabRule(_says("Sun et al. 2025; vLLM has it as an option"), _first_block_law, _sample_block),

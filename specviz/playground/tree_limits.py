@@ -2,7 +2,7 @@
 
 The page's own copies live with its controls: ``MAX_PLAYGROUND_WIDTH`` in
 ``specviz/app/playground_tree.py`` (the width slider) and ``MAX_TREE_NODES`` in
-``specviz/plots/tree.py`` (the tree the animation draws). The library sits below both and reads
+``specviz/plots/tree_figures.py`` (the tree the animation draws). The library sits below both and reads
 these copies; ``tests/playground/test_limits.py`` keeps the two pairs equal.
 """
 

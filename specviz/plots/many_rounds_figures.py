@@ -7,7 +7,7 @@ import plotly.graph_objects as go  # noqa: F401 - the return type
 
 from ..playground.many_rounds import BUG_NAMES, ManyRounds
 from . import style
-from .proof import exact
+from .proof_figures import exact
 
 
 def histogram_figure(result: ManyRounds, *, presenter: bool = False, height: int | None = None) -> go.Figure:

@@ -9,8 +9,8 @@ from fractions import Fraction
 import numpy as np
 import plotly.graph_objects as go
 
+from ..lab.all_rules import RuleRow, RulesComparison, engines
 from ..lab.montecarlo import Fit
-from ..lab.rules import RuleRow, RulesComparison, engines
 from . import style
 from .lab import column_texts, fraction_text
 

@@ -29,7 +29,10 @@ from ..core.trace import (
     StopEvent,
 )
 from ..narration.block import names as block_names
-from . import engine_rules, exact_match, style, tree
+from . import engine_rule_figures as engine_rules
+from . import exact_match_figures as exact_match
+from . import style
+from . import tree_figures as tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 
@@ -440,9 +443,9 @@ def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[
     """(main chart, draw strip or None) for the event at the current step; each builder shows the labels its way
     (a chart: ``style.token_labels``, escaped for plotly; a strip: plain text, escaped by its SVG)."""
     if (engine := engine_rules.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
-        return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rules.py)
+        return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rule_figures.py)
     if (matched := exact_match.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
-        return matched  # exact match: the target's own sample decides (plots/exact_match.py)
+        return matched  # exact match: the target's own sample decides (plots/exact_match_figures.py)
     if tree.is_tree_round(round_events):
         return _tree_figures(event, round_events, vocab, presenter=presenter)
     if isinstance(event, DraftEvent):

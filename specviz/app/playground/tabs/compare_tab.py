@@ -10,8 +10,9 @@ import streamlit as st
 from .... import formats
 from ....narration.counting import nth
 from ....playground import compare, state
-from ....plots import committed_text, step_html, tree
-from ....plots import playground as figures
+from ....plots import committed_text, step_html
+from ....plots import step_figures as figures
+from ....plots import tree_figures as tree
 from ... import figure_config
 from ..session import Keys, PlaygroundSession, session
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from ....core.verification import FamilyTable, Unsupported
 from ....playground import many_rounds
-from ....plots import many_rounds as many_plots
+from ....plots import many_rounds_figures as many_plots
 from ....scenario import Scenario
 from ..session import Keys, PlaygroundSession, session
 
@@ -42,7 +42,7 @@ class TabRun:
 
 # what the tab runs per rule; a rule it does not run is an Unsupported entry whose words the tab shows instead
 MANY_ROUNDS_TAB_BY_FAMILY: FamilyTable[TabRun] = FamilyTable(
-    "app.playground.tabs.many_rounds.MANY_ROUNDS_TAB_BY_FAMILY", {
+    "app.playground.tabs.many_rounds_tab.MANY_ROUNDS_TAB_BY_FAMILY", {
     "token": TabRun(),
     "block": TabRun(bugs=False, caption=BLOCK_CAPTION + many_rounds.BLOCK_BUG_NOTE),
     "tree": Unsupported(TREE_NOTE),

@@ -7,10 +7,10 @@
   from 1, as the page shows them: round-2 is the second round);
 * ``step-05-checking.svg``: each step's drawing (its chart and its draw), drawn by the player itself in Chromium
   (``deck.drawings``), with its styles written into the file;
-* ``step-05-checking.png``: each step's chart through kaleido (``specviz.plots.export``, an optional extra).
+* ``step-05-checking.png``: each step's chart through kaleido (``specviz.plots.png_export``, an optional extra).
 
 The names ``python -m specviz export`` reads (``check_formats``, ``round_of``, ``round_steps``, ``summary``, ...)
-are ``specviz.plots.export``'s, with SVG's own check (a browser for the player) added to ``check_formats``.
+are ``specviz.plots.png_export``'s, with SVG's own check (a browser for the player) added to ``check_formats``.
 """
 
 from __future__ import annotations
@@ -19,24 +19,15 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..plots import export as images
-from ..plots.export import (  # noqa: F401 - the export command's names, in one place
-    FORMATS,
-    IMAGE_FORMATS,
-    INSTALL,
-    Exported,
-    ExportError,
-    round_of,
-    round_steps,
-    summary,
-)
-from ..plots.files import write_whole
+from ..plots import png_export as images
+from ..plots.png_export import Exported, ExportError, round_steps
+from ..plots.whole_files import write_whole
 from ..scenario import Scenario
 from . import deck
 
 
 def kaleido_problem() -> str | None:
-    """Why PNG cannot be written here (None: it can): kaleido's check (``specviz.plots.export``)."""
+    """Why PNG cannot be written here (None: it can): kaleido's check (``specviz.plots.png_export``)."""
     return images.kaleido_problem()
 
 

@@ -1,7 +1,7 @@
 """The round loop: propose with the draft, score the draft on the target, verify exactly, roll back.
 
 What a round drafts (one chain, or a tree of K children per node) and how the target scores it
-(one forward either way) is the rule's round shape (specviz.models.rounds.ROUNDS_BY_FAMILY). A session
+(one forward either way) is the rule's round shape (specviz.models.round_shapes.ROUNDS_BY_FAMILY). A session
 without a draft (or a prompt-lookup round without a match) commits a plain target sample instead:
 the same processed p, FP32 tickets and correction-or-bonus stream as a bonus token.
 """
@@ -39,13 +39,13 @@ from specviz.core.trace import (
 )
 from specviz.core.verification import Rule, check_verification, rule
 from specviz.models.drafts import Draft, DraftSpec, LookupDraft, build_draft
-from specviz.models.errors import ModelSettingError
 from specviz.models.event_data import event_views
-from specviz.models.limits import check_context
 from specviz.models.lm import CausalLM, Prefix
 from specviz.models.loading import LoadedModel
 from specviz.models.lookup_tree import LookupTreeDraft, chain_on_same_draws
-from specviz.models.rounds import Drafted, round_for
+from specviz.models.model_errors import ModelSettingError
+from specviz.models.model_limits import check_context
+from specviz.models.round_shapes import Drafted, round_for
 from specviz.models.target import TargetModel, encode_prompt
 from specviz.models.tree_attention import TreeSupport
 
@@ -93,7 +93,7 @@ class RoundRecord:
     draft_target_forwards: int = 0
     plain: bool = False
     nodes: int = 0  # drafted nodes the target scored (a chain: its drafted tokens)
-    shape: str = "chain"  # what the round drafted: "chain" or "tree" (specviz.models.rounds)
+    shape: str = "chain"  # what the round drafted: "chain" or "tree" (specviz.models.round_shapes)
     depth: int = 0  # drafted levels (a chain's length, a tree's deepest node; 0: a plain sample)
     checked: int = 0  # drafts tested against the target (a tree's siblings included)
     expected_accepted: float | None = None  # block verification: E[kept drafts] on this drafted block (exact)

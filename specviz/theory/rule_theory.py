@@ -40,15 +40,6 @@ from .expectation import (
     traversal_expectation,
     traversal_pass,
 )
-from .limits import (
-    MAX_ENUMERATED_DEPTH,
-    MAX_EXACT_DEPTH,
-    TheoryError,
-    TheoryLimitError,
-    check_depth,
-    check_pair,
-    check_rejection_paths,
-)
 from .node_laws import (
     NodeLaw,
     exact_match_law,
@@ -57,6 +48,15 @@ from .node_laws import (
     tree_law,
 )
 from .round_models import Law, Node, NodeCache, RoundModels, Sequence_, Source, constant_models, law_of, round_models
+from .theory_limits import (
+    MAX_ENUMERATED_DEPTH,
+    MAX_EXACT_DEPTH,
+    TheoryError,
+    TheoryLimitError,
+    check_depth,
+    check_pair,
+    check_rejection_paths,
+)
 
 LawFunction = Callable[[Rule, Law, Law], NodeLaw]
 Pass = Callable[[RoundModels, NodeCache, Prefix, Rule, Callable[[Rule, Node], NodeLaw]],
@@ -142,7 +142,7 @@ def core_law(law: Callable[[Law, Law, Any], NodeLaw]) -> LawFunction:
     return of_rule
 
 
-THEORY_BY_FAMILY: FamilyTable[RuleTheory] = FamilyTable("theory.rules.THEORY_BY_FAMILY", {
+THEORY_BY_FAMILY: FamilyTable[RuleTheory] = FamilyTable("theory.rule_theory.THEORY_BY_FAMILY", {
     "token": node_by_node(tokenwise_law, enumeration=enumerate_chain_round),
     # block verification judges a whole chain: one node of it (one draft) is tokenwise
     "block": RuleTheory(tokenwise_law, block_expectation, round_pass_drafts, whole_block_token,
