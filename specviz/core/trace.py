@@ -59,6 +59,7 @@ class CorrectionEvent:
 
     kind: ClassVar[str] = "correction"
     origin: ClassVar[str | None] = "correction"
+    sample_committed: ClassVar[bool] = False  # True: the token is the target's own sample, no second draw
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -406,6 +407,8 @@ class ExactMatchCorrectionEvent(TreeCorrectionEvent):
     """No child (or the chain's draft) equals the node's sample y: y is committed, with no second draw (``draw`` is
     the sample's own draw of p's tickets, ``draw_range`` p's total). ``residual`` is p without the drafted tokens,
     renormalized (the law of y given that it matched none), ``residual_mass`` p's mass off them; ``scale`` None."""
+
+    sample_committed: ClassVar[bool] = True
 
 
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
