@@ -61,6 +61,7 @@ def test_isinstance_tests_on_events_outside_core_stay_within_the_limit():
 
 
 def test_the_scan_sees_a_ladder():
-    source = "def f(e):\n    if isinstance(e, (CheckEvent, Foo)):\n        return 1\n    return issubclass(e, t.BonusEvent)\n"
+    source = ("def f(e):\n    if isinstance(e, (CheckEvent, Foo)):\n        return 1\n"
+              "    return issubclass(e, t.BonusEvent)\n")
     assert event_tests(source, "x.py", {"CheckEvent", "BonusEvent"}) == [
         "x.py:2: isinstance(..., CheckEvent)", "x.py:4: issubclass(..., BonusEvent)"]
