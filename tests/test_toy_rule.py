@@ -158,9 +158,9 @@ def test_the_toy_event_is_found_and_every_layer_names_it_missing(toy_event):
 
 def test_without_its_entries_the_toy_is_refused_never_told_or_drawn_as_a_check(toy_event):
     setting = narration.Setting(("a", "b"), 1)
-    with pytest.raises(KeyError, match="ToyCheckEvent"):
+    with pytest.raises(AssertionError, match="ToyCheckEvent"):
         narration.sentences(toy_event, setting)
-    with pytest.raises(KeyError, match="ToyCheckEvent"):
+    with pytest.raises(AssertionError, match="ToyCheckEvent"):
         plots.event_figures(toy_event, [toy_event], setting.vocab, 1)
     with pytest.raises(AssertionError, match="ToyCheckEvent"):
         frames.drawing(toy_event, None)  # type: ignore[arg-type]

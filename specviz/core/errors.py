@@ -35,12 +35,12 @@ module under ``specviz`` and, in brackets, its bases besides the one it hangs fr
     ├── LawError                         core.errors             [ValueError]
     ├── ScenarioError                    scenario.errors         [ValueError]
     │   └── ScenarioTypeError            scenario.errors         [TypeError]
+    ├── PlaygroundError                  scenario.errors         [ValueError]
     ├── TheoryError                      theory.limits           [ValueError]
     │   └── TheoryLimitError             theory.limits
     ├── TheoryTypeError                  theory.limits           [TypeError]
     ├── RulesError                       lab.rules               [ValueError]
     ├── EngineSettingsError              lab.float_verifier      [ValueError]
-    ├── PlaygroundError                  playground.explain      [ValueError]
     ├── JumpError                        playground.jump         [ValueError]
     ├── LectureError                     playground.lecture      [ValueError]
     │   └── LectureTypeError             playground.lecture      [TypeError]

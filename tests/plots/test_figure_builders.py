@@ -34,5 +34,5 @@ def test_a_subclass_without_a_builder_is_refused_not_drawn_as_its_parent():
 
     p = Categorical.dense([1, 1])
     event = NewCheckEvent(0, 0, (), p, p, 0, Fraction(1, 2), Fraction(1, 2), Fraction(1), 0, 1, True)
-    with pytest.raises(KeyError, match="no figure for NewCheckEvent"):
+    with pytest.raises(AssertionError, match="no figure for NewCheckEvent"):
         plots.event_figures(event, [event], ("a", "b"), 2)
