@@ -292,15 +292,23 @@ def test_the_readme_draws_the_same_map():
     assert drawn == table
 
 
-def test_the_readme_lists_every_part_and_every_core_module_of_the_tree():
-    section = _architecture()
+def _layout() -> str:
+    """docs/design.md's section "The package's layout", the map of every part (the README links to it)."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    start = text.index("## The package's layout")
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_the_layout_lists_every_part_and_every_core_module_of_the_tree():
+    section = _layout()
     package = modules(ROOT)
     parts = {part(m) for m in package} - NOT_PARTS
     missing = [f"specviz/{name}" for name in sorted(parts)
                if f"specviz/{name}/" not in section and f"specviz/{name}.py" not in section]
     missing += [f"specviz/core/{path.name}" for m, path in package.items()
                 if m.startswith("specviz.core.") and path.name not in section]
-    assert not missing, "the README's Architecture map leaves out: " + ", ".join(missing)
+    assert not missing, "docs/design.md's layout of the package leaves out: " + ", ".join(missing)
 
 
 # --- the checker finds what it must (a synthetic tree with one of each crossing) ---------------------------

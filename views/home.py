@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from specviz.core.trace import CheckEvent
 from specviz.playground.narrative import step_view
 from specviz.playground.presets import default_scenario
 from specviz.plots.committed_text import committed_html
@@ -39,7 +38,7 @@ with right:
     last = step_view(scenario, len(round_events) - 1)
     info_col.markdown("One round on " + ", ".join(f"`{token_label(w)}`" for w in scenario.vocab)
                       + f" · draft depth {scenario.depth}")
-    check = next((e for e in round_events if isinstance(e, CheckEvent)), None)
+    check = next((e for e in round_events if e.kind == "check"), None)
     if check is not None:
         st.plotly_chart(check_figure(check, scenario.vocab), width="stretch", theme=None)
 

@@ -14,6 +14,7 @@ from specviz.models import GenerationSettings, Session
 from specviz.models.device import available_devices
 from specviz.models.model_presets import PRESETS, by_name
 from specviz.models.race import SPECULATIVE, TRIALS, race, run_leg
+from specviz.narration.problems import refusal_line
 
 ss = st.session_state
 
@@ -82,7 +83,7 @@ def generate() -> dict | None:
                                                top_n=None, keep_raw=True), live.progress)
     except SpecvizError as error:  # a refusal (context length, draft, verification): one line, the old result stays
         slot.empty()
-        st.error(str(error))
+        st.error(refusal_line(error))  # as `specviz generate` says it
         return None
     except Exception as error:  # noqa: BLE001 - anything else is a bug: said as one, with a line to copy
         slot.empty()

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import SpecvizError
-from ..playground import explain
+from ..narration import problems
 from ..plots.theory_figures import Measurement, SpeedupPoint
 from ..scenario import Scenario
 
@@ -88,8 +88,8 @@ def _playground(session: Mapping[str, Any]) -> Collected:
         return Collected(notes=[f"The Playground's scenario measures nothing here: {error}"])
     except Exception as error:  # noqa: BLE001 - a bug in specviz: logged with its traceback and said as one
         log.error("a bug reading the Playground's measurement", exc_info=error)
-        return Collected(bugs=[f"{explain.BUG_TITLE}: the Playground's measurement failed. Please report it with "
-                               f"this line: {explain.bug_line(error)}"])
+        return Collected(bugs=[f"{problems.BUG_TITLE}: the Playground's measurement failed. Please report it with "
+                               f"this line: {problems.bug_line(error)}"])
     return Collected([found] if found is not None else [])
 
 

@@ -36,6 +36,7 @@ from specviz.models.round_loop import GenerationSettings
 from specviz.models.round_shapes import MAX_TREE_WIDTH
 from specviz.models.stats import TIME_LABELS, Summary, acceptance_words, same_draws_words
 from specviz.models.text import token_label, token_pieces
+from specviz.narration import problems
 from specviz.plots import real_model_figures as plots
 
 LOAD_NOTES = {
@@ -157,10 +158,9 @@ def model_choice() -> str | None:
 
 def show_bug(error: BaseException, where: str) -> None:
     """Anything but a refusal is a bug in specviz: said as one, with its type and one line to copy."""
-    line = f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
-    st.error(f"**This is a bug in specviz** ({where} raised {type(error).__name__}); nothing was changed. Please "
+    st.error(f"**{problems.BUG_TITLE}** ({where} raised {type(error).__name__}); nothing was changed. Please "
              "report it with this line:")
-    st.code(line, language=None)
+    st.code(problems.bug_line(error), language=None)
 
 
 # --- loading ----------------------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def get_model(spec: str, device: str | None, what: str = "model"):
     except SpecvizError as error:  # ModelLoadError, a device that is not here: a refusal
         model_load.clear(spec, device)  # a later attempt (a download, a fixed path) starts afresh
         slot.empty()
-        st.error(str(error))
+        st.error(problems.refusal_line(error))  # as `specviz generate` says it
         st.info("The rest of the app works without this model. Pick the bundled SmolLM2 (installed by "
                 "`make run`), or give a local folder saved with `save_pretrained`.")
         return None

@@ -130,8 +130,8 @@ def _no_round(scenario, error: Exception | None) -> str:
 
 def choose_round(scenario, step: int, asked: int | None, source: str = "link") -> int:
     """The round to export as its index (from 0): the one that holds the step, or --round's (from 1), checked."""
-    from specviz.playground.explain import PlaygroundError
     from specviz.playground.state import round_holding, timeline_for
+    from specviz.scenario.reading_errors import PlaygroundError
 
     timeline = timeline_for(scenario)
     if asked is None:
@@ -286,7 +286,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         exported = export.write_round(plan.scenario, plan.round_id, plan.folder, plan.formats,
                                       presenter=not args.page)
     except SpecvizError as error:
-        err.write(f"specviz export: {error}\n")
+        from specviz.narration.problems import refusal_line  # the words the Playground shows for the same refusal
+
+        err.write(f"specviz export: {refusal_line(error)}\n")
         return EXIT_REFUSED
     except KeyboardInterrupt:
         err.write("specviz export: interrupted (Ctrl-C)" + (f": {left_behind(plan, made)}" if plan else "") + "\n")

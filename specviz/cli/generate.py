@@ -61,6 +61,13 @@ def check_max_new_tokens(args: argparse.Namespace) -> None:
                          f"{limit:,} tokens, and the prompt takes at least one of them)")
 
 
+def _refusal_line(error) -> str:
+    """The refusal in the words the pages show for it (``narration.problems``)."""
+    from specviz.narration.problems import refusal_line
+
+    return refusal_line(error)
+
+
 def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run one speculative generation and print it."""
     from specviz.core.errors import SpecvizError
@@ -71,7 +78,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{error}\n")
         return 2
     except SpecvizError as error:  # a missing package (its install line), a folder without config.json
-        err.write(f"error: {error}\n")
+        err.write(f"error: {_refusal_line(error)}\n")
         return 2
     from specviz.models import DraftSpec, GenerationSettings, Session, load_model
     from specviz.models.round_loop import session_rule
@@ -95,7 +102,7 @@ def cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         session = Session(target, spec, settings, args.prompt, draft_model=draft_model,
                           top_n=args.top_n if args.json else None)
     except SpecvizError as error:  # a refusal: bad input, a model that cannot load (anything else is a bug)
-        err.write(f"error: {error}\n")
+        err.write(f"error: {_refusal_line(error)}\n")
         return 2
     if args.race:
         return cmd_race(args, target, spec, settings, draft_model, out, err)

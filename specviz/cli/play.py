@@ -202,7 +202,7 @@ def _refusal(error: Exception, scenario, round_id: int | None = None, preset: st
     """One line naming the flag that chose what was refused, its value, and the refusal (rounds counted from 1)."""
     from specviz.core.errors import VerificationError
     from specviz.core.medusa import TypicalSupportError
-    from specviz.playground.explain import problem_of
+    from specviz.narration.problems import problem_of
 
     from .args import shown
 

@@ -3,6 +3,9 @@
 The animation, the command line and the tests all read this one record. Events
 hold exact values (Fractions, Python ints, Categoricals); ``to_dict`` turns them
 into JSON with large distributions cut to their top N plus the rest mass.
+
+Each class says by ``origin`` how the token it carries enters the text ("accepted" when its check kept it,
+"correction", "bonus"; None: it commits nothing by itself); a rule's subclass inherits its parent's.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ class DraftEvent:
     """The draft sampled token from q at this position of the block."""
 
     kind: ClassVar[str] = "draft"
+    origin: ClassVar[str | None] = None
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -34,6 +38,7 @@ class CheckEvent:
     """The verifier tested the drafted token: accept iff draw < numerator of min(1, p/q)."""
 
     kind: ClassVar[str] = "check"
+    origin: ClassVar[str | None] = "accepted"
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -53,6 +58,8 @@ class CorrectionEvent:
     """After a rejection, a token drawn from the normalized residual (p - q)+."""
 
     kind: ClassVar[str] = "correction"
+    origin: ClassVar[str | None] = "correction"
+    sample_committed: ClassVar[bool] = False  # True: the token is the target's own sample, no second draw
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -70,6 +77,7 @@ class BonusEvent:
     """Every draft was accepted: one more token drawn from p after the last draft."""
 
     kind: ClassVar[str] = "bonus"
+    origin: ClassVar[str | None] = "bonus"
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -84,6 +92,7 @@ class StopEvent:
     """A stop token ended the block (in the draft, or committed by the verifier)."""
 
     kind: ClassVar[str] = "stop"
+    origin: ClassVar[str | None] = None
     round_id: int
     position: int
     token: int
@@ -95,6 +104,7 @@ class ResultEvent:
     """What the round committed."""
 
     kind: ClassVar[str] = "result"
+    origin: ClassVar[str | None] = None
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -114,6 +124,7 @@ class BlockCheckEvent:
     """
 
     kind: ClassVar[str] = "block_check"
+    origin: ClassVar[str | None] = None
     round_id: int
     position: int
     prefix: tuple[int, ...]
@@ -137,6 +148,7 @@ class BlockDecisionEvent:
     """Block verification's decision: keep the first tau drafts (the last position whose draw hit, or 0)."""
 
     kind: ClassVar[str] = "block_decision"
+    origin: ClassVar[str | None] = None
     round_id: int
     position: int  # tau
     prefix: tuple[int, ...]  # the committed prefix the block was drafted from
@@ -168,6 +180,7 @@ class TreeDraftEvent:
     """
 
     kind: ClassVar[str] = "tree_draft"
+    origin: ClassVar[str | None] = None
     round_id: int
     position: int
     path: tuple[int, ...]
@@ -193,6 +206,7 @@ class TreeCheckEvent:
     """
 
     kind: ClassVar[str] = "tree_check"
+    origin: ClassVar[str | None] = "accepted"
     round_id: int
     position: int
     path: tuple[int, ...]
@@ -393,6 +407,8 @@ class ExactMatchCorrectionEvent(TreeCorrectionEvent):
     """No child (or the chain's draft) equals the node's sample y: y is committed, with no second draw (``draw`` is
     the sample's own draw of p's tickets, ``draw_range`` p's total). ``residual`` is p without the drafted tokens,
     renormalized (the law of y given that it matched none), ``residual_mass`` p's mass off them; ``scale`` None."""
+
+    sample_committed: ClassVar[bool] = True
 
 
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent

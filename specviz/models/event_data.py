@@ -7,7 +7,6 @@ from typing import Any
 
 from specviz import formats
 from specviz.core import Categorical, Trace
-from specviz.core.trace import ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
 
 
 def _exact(value: Fraction) -> dict[str, Any]:
@@ -37,9 +36,9 @@ def event_views(trace: Trace, top_n: int = 10) -> list[dict[str, Any]]:
     views: list[dict[str, Any]] = []
     for e in trace.events:
         base: dict[str, Any] = {"kind": e.kind, "position": e.position}
-        if isinstance(e, (ExactMatchCheckEvent, ExactMatchTreeCheckEvent)):
+        if hasattr(e, "sample"):  # exact match's checks carry the target's sample
             base["sample"] = e.sample
-        elif isinstance(e, ExactMatchCorrectionEvent):
+        elif e.kind == "correction" and e.sample_committed:
             base["matched_none"] = True
         if e.kind in ("draft", "tree_draft"):
             bars = _bars(_top(e.q, top_n, (e.token,)), e.q)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from specviz.core import Categorical, Trace
 from specviz.core.errors import BlockError
-from specviz.core.trace import ExactMatchTreeCheckEvent
 from specviz.models.drafts import LookupDraft, lookup_token
 from specviz.models.lm import Prefix
 
@@ -94,7 +93,7 @@ def chain_on_same_draws(trace: Trace, ngram: int, prefix: Prefix, committed: int
     first sample the chain did not draft, the chain commits it and stops. When the samples follow the chain to
     the end of the tree's walk, the chain commits what the tree did (the same bonus, or the same stop).
     """
-    samples = {e.position: e.sample for e in trace.events if isinstance(e, ExactMatchTreeCheckEvent) and e.sibling == 0}
+    samples = {e.position: e.sample for e in trace.events if hasattr(e, "sample") and getattr(e, "sibling", None) == 0}
     if not samples:
         return None
     context = prefix

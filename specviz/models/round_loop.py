@@ -32,8 +32,6 @@ from specviz.core.processors import TopK, TopP, compose
 from specviz.core.trace import (
     BlockDecisionEvent,
     BonusEvent,
-    ExactMatchCheckEvent,
-    ExactMatchTreeCheckEvent,
     ResultEvent,
     StopEvent,
 )
@@ -159,7 +157,7 @@ def round_alphas(trace: Trace) -> tuple[float, ...]:
     """alpha(p, q) at each checked depth of the round: one per drafted position a chain checks; for a tree,
     one per node the walk reached (its first sibling's check: every sibling shares the node's p and q). Under
     exact match alpha is sum p·q, its chance of keeping a draft from q, not tokenwise's sum min(p, q)."""
-    return tuple((match_alpha if isinstance(e, (ExactMatchCheckEvent, ExactMatchTreeCheckEvent)) else alpha_of)(
+    return tuple((match_alpha if hasattr(e, "sample") else alpha_of)(  # exact match's checks carry its sample
         e.p, e.q) for e in trace.events if e.kind in ALPHA_KINDS and getattr(e, "sibling", 0) == 0)
 
 

@@ -11,10 +11,12 @@ write the same facts in two forms:
   and its draw; the bonus draw), long integers abbreviated by ``specviz.formats``' one rule.
 
 ``Narrator`` tells a stream of events in order, in time linear in the number of events, keeping
-only the current round's drafts and the committed tokens. Block verification's events are told by
-``specviz.narration.block``, a tree's by ``specviz.narration.tree_words``, traversal verification's by
-``specviz.narration.traversal_words``, the engine rules' (ensemble, SGLang's thresholds and top-K drafts, Medusa) by
-``specviz.narration.engine_rule_words``, with this profile's formats.
+only the current round's drafts and the committed tokens. Every event class has one entry in
+``specviz.narration.tellers.WORDS``, looked up exactly: the chain's events are told here, block verification's
+by ``specviz.narration.block``, a tree's by ``specviz.narration.tree_words``, traversal verification's by
+``specviz.narration.traversal_words``, exact match's by ``specviz.narration.exact_match_words``, the engine rules'
+(ensemble, SGLang's thresholds and top-K drafts, Medusa) by ``specviz.narration.engine_rule_words``, with this
+profile's formats.
 Pure functions, no Streamlit.
 """
 
@@ -22,30 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from .. import formats
-from ..core.trace import (
-    BlockCheckEvent,
-    BlockDecisionEvent,
-    BonusEvent,
-    CheckEvent,
-    CorrectionEvent,
-    DraftEvent,
-    Event,
-    ResultEvent,
-    ScaledCorrectionEvent,
-    StopEvent,
-    TreeCheckEvent,
-)
+from ..core.trace import BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent, StopEvent
 from ..core.verification import FamilyTable, rule
 from . import block as block_explain
-from . import engine_rule_words as engine_rules
-from . import exact_match_words as exact_match_narration
-from . import traversal_words as traversal_narration
-from . import tree_words as tree_narration
+from . import engine_rule_words, exact_match_words, traversal_words, tree_words  # noqa: F401  (each registers its words)
 from .counting import nth
+from .tellers import Values, Words, correction_values, draws, register, words_of
 
 Told = tuple[str, list[str]]
 
@@ -117,39 +104,29 @@ def text_of(vocab: Sequence[str], tokens: Iterable[int]) -> str:
 
 
 def origin_of(event: Event) -> str | None:
-    """How the token of this event is committed ('accepted', 'correction', 'bonus'), or None."""
-    if isinstance(event, (CheckEvent, TreeCheckEvent)):  # a tree's accepted sibling commits its draft
-        return "accepted" if event.accepted else None
-    if isinstance(event, CorrectionEvent):
-        return "correction"
-    if isinstance(event, BonusEvent):
-        return "bonus"
-    return None
+    """How the token of this event is committed ('accepted', 'correction', 'bonus'), or None (its class's
+    ``origin``: a check, a tree's sibling included, commits its draft only when it kept it)."""
+    origin = type(event).origin
+    if origin == "accepted" and not event.accepted:  # type: ignore[union-attr]
+        return None
+    return origin
 
 
 def committed_by(event: Event) -> list[tuple[int, str]]:
-    """(token, origin) of every token this event commits (block verification keeps its drafts at once)."""
-    if isinstance(event, BlockDecisionEvent):
-        return [(t, "accepted") for t in event.drafts[: event.accepted_drafts]]
-    path = traversal_narration.committed(event)  # a kept traversal node commits its whole path at once
-    if path is not None:
-        return [(t, "accepted") for t in path]
+    """(token, origin) of every token this event commits (block verification and traversal keep several drafts at
+    once: their entries say which)."""
+    words = words_of(event)
+    if words.committed is not None:
+        return words.committed(event)
     origin = origin_of(event)
     return [] if origin is None else [(event.token, origin)]  # type: ignore[union-attr]
 
 
 def rule_event(event: Event, vocab: Sequence[str], profile: Profile = PAGE) -> Told | None:
-    """The narration of an event only block verification, a draft tree or an engine rule has; None for the
-    chain's events."""
-    told = engine_rules.narrate_event(event, vocab, profile.block_formats)  # first: they refine chain and tree events
-    if told is None:
-        told = traversal_narration.narrate_event(event, vocab, profile.block_formats)
-    if told is None:
-        told = exact_match_narration.narrate_event(event, vocab, profile.block_formats)
-    if told is not None:
-        return told
-    told = block_explain.narrate_event(event, vocab, profile.block_formats)
-    return told if told is not None else tree_narration.narrate_event(event, vocab, profile.block_formats)
+    """The narration of an event a rule's module tells (block verification, a draft tree, traversal, exact match,
+    an engine rule); None for the chain's events."""
+    narrate = words_of(event).narrate
+    return None if narrate is None else narrate(event, vocab, profile.block_formats)
 
 
 # --- the page's sentences -----------------------------------------------------------------------------
@@ -171,7 +148,7 @@ def _draft(event: DraftEvent, s: Setting, drafted: Sequence[int], f: Profile) ->
     ]
 
 
-def _check(event: CheckEvent, s: Setting, f: Profile) -> Told:
+def _check(event: CheckEvent, s: Setting, drafted: Sequence[int], f: Profile) -> Told:
     x = s.vocab[event.token]
     verdict = "accepted" if event.accepted else "rejected"
     compare = "<" if event.accepted else "≥"
@@ -188,7 +165,7 @@ def _check(event: CheckEvent, s: Setting, f: Profile) -> Told:
     ]
 
 
-def _correction(event: CorrectionEvent, s: Setting, f: Profile) -> Told:
+def _correction(event: CorrectionEvent, s: Setting, drafted: Sequence[int], f: Profile) -> Told:
     overlap = 1 - event.residual_mass
     head = (f"Round {nth(event.round_id)}, rejection at position {nth(event.position)}: the correction "
             f"{label(s.vocab, event.token)} is drawn from the residual")
@@ -201,7 +178,7 @@ def _correction(event: CorrectionEvent, s: Setting, f: Profile) -> Told:
     ]
 
 
-def _bonus(event: BonusEvent, s: Setting, f: Profile) -> Told:
+def _bonus(event: BonusEvent, s: Setting, drafted: Sequence[int], f: Profile) -> Told:
     head = (f"Round {nth(event.round_id)}: all {event.position} drafts {s.kept}, bonus token "
             f"{label(s.vocab, event.token)}")
     return head, [
@@ -212,7 +189,7 @@ def _bonus(event: BonusEvent, s: Setting, f: Profile) -> Told:
     ]
 
 
-def _stop(event: StopEvent, s: Setting) -> Told:
+def _stop(event: StopEvent, s: Setting, drafted: Sequence[int], f: Profile) -> Told:
     r, token = nth(event.round_id), label(s.vocab, event.token)
     if event.stage == "draft":
         return (f"Round {r}: the draft drew the stop token {token}, so the block ends early",
@@ -222,7 +199,7 @@ def _stop(event: StopEvent, s: Setting) -> Told:
             ["No further round can be played from this text: press Reset or New seed."])
 
 
-def _result(event: ResultEvent, s: Setting) -> Told:
+def _result(event: ResultEvent, s: Setting, drafted: Sequence[int], f: Profile) -> Told:
     parts = [f"{event.accepted_drafts} {s.kept} draft" + ("" if event.accepted_drafts == 1 else "s")]
     if event.rejected:
         parts.append("1 correction")
@@ -238,51 +215,48 @@ def _result(event: ResultEvent, s: Setting) -> Told:
 
 def sentences(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
     """The headline and the sentences of one event (drafted: this round's drafts up to this event)."""
-    told = rule_event(event, setting.vocab, profile)
-    if told is not None:
-        return told
-    if isinstance(event, DraftEvent):
-        return _draft(event, setting, drafted, profile)
-    if isinstance(event, CheckEvent):
-        return _check(event, setting, profile)
-    if isinstance(event, CorrectionEvent):
-        return _correction(event, setting, profile)
-    if isinstance(event, BonusEvent):
-        return _bonus(event, setting, profile)
-    if isinstance(event, StopEvent):
-        return _stop(event, setting)
-    return _result(event, setting)
+    words = words_of(event)
+    if words.narrate is not None:
+        return words.narrate(event, setting.vocab, profile.block_formats)
+    return words.sentences(event, setting, drafted, profile)  # type: ignore[misc]
 
 
 # --- the terminal's numbers ---------------------------------------------------------------------------
 def numbers(event: Event, vocab: Sequence[str], profile: Profile = TERMINAL) -> list[str]:
     """The numbers behind one event, one line each (none for stops and results: their headline says it all)."""
-    told = rule_event(event, vocab, profile)
-    if told is not None:  # a block or tree event (checked before CorrectionEvent: a scaled correction is one)
-        return [profile.plain(line) for line in told[1]]
-    f, short = profile, formats.abbreviate
-    if isinstance(event, DraftEvent):
-        x = vocab[event.token]
-        return [f"q({x}) = {f.fraction(event.q.prob(event.token))}; ticket {f.draw(event.draw, event.draw_range)} "
-                f"picks {x}"]
-    if isinstance(event, CheckEvent):
-        x, a = vocab[event.token], event.acceptance
-        test, verdict = ("<", "accepted") if event.accepted else ("≥", "rejected")
-        drawn = ("p(x) = 0: rejected, no draw needed" if a == 0 else
-                 f"acceptance {f.draw(event.draw, event.draw_range)} (the denominator's range): "
-                 f"{short(event.draw)} {test} {short(a.numerator)} = the numerator, so {verdict}")
-        return [f"p({x}) = {f.fraction(event.p_token)}, q({x}) = {f.fraction(event.q_token)}",
-                f"min(1, p/q) = {f.fraction(a)}", drawn]
-    if isinstance(event, CorrectionEvent):
-        x = vocab[event.token]
-        return [f"residual mass Σ (p − q)+ = {f.fraction(event.residual_mass)}",
-                f"correction {f.draw(event.draw, event.draw_range)} picks {x}, residual probability "
-                f"{f.fraction(event.residual.prob(event.token))}"]
-    if isinstance(event, BonusEvent):
-        x = vocab[event.token]
-        return [f"bonus {f.draw(event.draw, event.draw_range)} picks {x}, p({x}) = "
-                f"{f.fraction(event.p.prob(event.token))}"]
-    return []
+    words = words_of(event)
+    if words.narrate is not None:  # a rule's event: its lines, as the terminal prints them
+        return [profile.plain(line) for line in words.narrate(event, vocab, profile.block_formats)[1]]
+    return words.numbers(event, vocab, profile) if words.numbers is not None else []
+
+
+def _draft_numbers(event: DraftEvent, vocab: Sequence[str], f: Profile) -> list[str]:
+    x = vocab[event.token]
+    return [f"q({x}) = {f.fraction(event.q.prob(event.token))}; ticket {f.draw(event.draw, event.draw_range)} "
+            f"picks {x}"]
+
+
+def _check_numbers(event: CheckEvent, vocab: Sequence[str], f: Profile) -> list[str]:
+    x, a, short = vocab[event.token], event.acceptance, formats.abbreviate
+    test, verdict = ("<", "accepted") if event.accepted else ("≥", "rejected")
+    drawn = ("p(x) = 0: rejected, no draw needed" if a == 0 else
+             f"acceptance {f.draw(event.draw, event.draw_range)} (the denominator's range): "
+             f"{short(event.draw)} {test} {short(a.numerator)} = the numerator, so {verdict}")
+    return [f"p({x}) = {f.fraction(event.p_token)}, q({x}) = {f.fraction(event.q_token)}",
+            f"min(1, p/q) = {f.fraction(a)}", drawn]
+
+
+def _correction_numbers(event: CorrectionEvent, vocab: Sequence[str], f: Profile) -> list[str]:
+    x = vocab[event.token]
+    return [f"residual mass Σ (p − q)+ = {f.fraction(event.residual_mass)}",
+            f"correction {f.draw(event.draw, event.draw_range)} picks {x}, residual probability "
+            f"{f.fraction(event.residual.prob(event.token))}"]
+
+
+def _bonus_numbers(event: BonusEvent, vocab: Sequence[str], f: Profile) -> list[str]:
+    x = vocab[event.token]
+    return [f"bonus {f.draw(event.draw, event.draw_range)} picks {x}, p({x}) = "
+            f"{f.fraction(event.p.prob(event.token))}"]
 
 
 def tell(event: Event, setting: Setting, drafted: Sequence[int] = (), profile: Profile = PAGE) -> Told:
@@ -306,7 +280,7 @@ class Narrator:
     def tell(self, event: Event) -> Told:
         if event.round_id != self._round:
             self._round, self.drafted = event.round_id, []
-        if isinstance(event, DraftEvent):
+        if event.kind == "draft":  # the chain's draft (a tree's child is drawn into its tree, not the block)
             self.drafted.append(event.token)
         told = tell(event, self.setting, self.drafted, self.profile)
         self.committed += committed_by(event)
@@ -314,40 +288,8 @@ class Narrator:
 
 
 # --- the page's folded exact values -------------------------------------------------------------------
-def _values(event: Event, vocab: Sequence[str]) -> list[tuple[str, Fraction | int]]:
-    engine = engine_rules.values(event, vocab)
-    if engine is None:
-        engine = traversal_narration.values(event, vocab)
-    if engine is None:
-        engine = exact_match_narration.values(event, vocab)  # type: ignore[assignment]
-    if engine is not None:
-        return engine
-    values: list[tuple[str, Fraction | int]] = []
-    if getattr(event, "draw", None) is not None:
-        values += [("draw", event.draw), ("draw range", event.draw_range)]  # type: ignore[union-attr]
-    token = getattr(event, "token", None)
-    if isinstance(event, CheckEvent):
-        x = vocab[event.token]
-        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("min(1, p(x)/q(x))", event.acceptance)]
-    elif isinstance(event, BlockCheckEvent):  # named by position, as the narration names them (block.names)
-        x, n = vocab[event.token], block_explain.names(event.position)
-        values += [(f"p({x})", event.p_token), (f"q({x})", event.q_token)]
-        values += [(n.before, event.previous_weight)] if event.position else []
-        values += [(n.weight, event.weight), (n.stop, event.stop_probability)]
-        if event.residual_mass is not None:
-            values.append((n.mass, event.residual_mass))
-    elif isinstance(event, BlockDecisionEvent):
-        values += [(f"w_{k}", w) for k, w in enumerate(event.weights[1:], 1)]  # w_k at position k, from 1
-        values += [(f"h_{k}", h) for k, h in enumerate(event.stop_probabilities[1:], 1)]
-    elif isinstance(event, DraftEvent):
-        values.append((f"q({vocab[event.token]})", event.q.prob(event.token)))
-    elif isinstance(event, CorrectionEvent):
-        values += [("residual mass", event.residual_mass), (f"r({vocab[event.token]})", event.residual.prob(token))]
-        if isinstance(event, ScaledCorrectionEvent):
-            values.append((f"scale w = {block_explain.scale_name(event.position)}", event.scale))
-    elif isinstance(event, BonusEvent):
-        values.append((f"p({vocab[event.token]})", event.p.prob(event.token)))
-    return values
+def _values(event: Event, vocab: Sequence[str]) -> Values:
+    return words_of(event).values(event, vocab)
 
 
 def exact_values(event: Event, vocab: Sequence[str]) -> list[tuple[str, str]]:
@@ -356,3 +298,30 @@ def exact_values(event: Event, vocab: Sequence[str]) -> list[tuple[str, str]]:
     if not any(formats.is_long(v) for _, v in values):
         return []
     return [(name, formats.exact(v)) for name, v in values]
+
+
+# --- the chain's entries (the rules' modules register theirs) ------------------------------------------
+def _nothing(event: Event, vocab: Sequence[str]) -> Values:
+    return []
+
+
+def _draft_values(event: DraftEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [(f"q({vocab[event.token]})", event.q.prob(event.token))]
+
+
+def _check_values(event: CheckEvent, vocab: Sequence[str]) -> Values:
+    x = vocab[event.token]
+    return draws(event) + [(f"p({x})", event.p_token), (f"q({x})", event.q_token),
+                           ("min(1, p(x)/q(x))", event.acceptance)]
+
+
+def _bonus_values(event: BonusEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [(f"p({vocab[event.token]})", event.p.prob(event.token))]
+
+
+register(DraftEvent, Words(_draft_values, sentences=_draft, numbers=_draft_numbers))
+register(CheckEvent, Words(_check_values, sentences=_check, numbers=_check_numbers))
+register(CorrectionEvent, Words(correction_values, sentences=_correction, numbers=_correction_numbers))
+register(BonusEvent, Words(_bonus_values, sentences=_bonus, numbers=_bonus_numbers))
+register(StopEvent, Words(_nothing, sentences=_stop))
+register(ResultEvent, Words(_nothing, sentences=_result))

@@ -25,6 +25,7 @@ from .. import formats
 from ..core.block_verifier import tau_distribution
 from ..core.trace import BlockCheckEvent, BlockDecisionEvent, Event, ScaledCorrectionEvent
 from .counting import nth
+from .tellers import Values, correction_values, draws, narrate_own, tells
 
 Narration = tuple[str, list[str]]
 POSITIONS = ("Positions count from 1, and w_k, ρ_k and h_k are computed at position k (the weight before "
@@ -89,6 +90,16 @@ def _tok(vocab: Sequence[str], token: int) -> str:
     return f"‘{vocab[token]}’"
 
 
+def _check_values(event: BlockCheckEvent, vocab: Sequence[str]) -> Values:
+    """Named by position, as the narration names them (``names``)."""
+    x, n = vocab[event.token], names(event.position)
+    values = draws(event) + [(f"p({x})", event.p_token), (f"q({x})", event.q_token)]
+    values += [(n.before, event.previous_weight)] if event.position else []
+    values += [(n.weight, event.weight), (n.stop, event.stop_probability)]
+    return values + ([(n.mass, event.residual_mass)] if event.residual_mass is not None else [])
+
+
+@tells(BlockCheckEvent, values=_check_values)
 def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     k, n = event.position, names(event.position)
     x = vocab[event.token]
@@ -129,6 +140,17 @@ def _check(event: BlockCheckEvent, vocab: Sequence[str], f: Formats) -> Narratio
     return head, lines
 
 
+def _decision_values(event: BlockDecisionEvent, vocab: Sequence[str]) -> Values:
+    return ([(f"w_{k}", w) for k, w in enumerate(event.weights[1:], 1)]  # w_k at position k, from 1
+            + [(f"h_{k}", h) for k, h in enumerate(event.stop_probabilities[1:], 1)])
+
+
+def _decision_kept(event: BlockDecisionEvent) -> list[tuple[int, str]]:
+    """Block verification keeps its first τ drafts at once."""
+    return [(t, "accepted") for t in event.drafts[: event.accepted_drafts]]
+
+
+@tells(BlockDecisionEvent, values=_decision_values, committed=_decision_kept)
 def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     g, tau = len(event.drafts), event.accepted_drafts
     head = f"Round {nth(event.round_id)}, block decision: keep {tau} of {g} draft{'s' if g > 1 else ''}"
@@ -156,6 +178,11 @@ def _decision(event: BlockDecisionEvent, vocab: Sequence[str], f: Formats) -> Na
     return head, lines
 
 
+def _correction_values(event: ScaledCorrectionEvent, vocab: Sequence[str]) -> Values:
+    return correction_values(event, vocab) + [(f"scale w = {scale_name(event.position)}", event.scale)]
+
+
+@tells(ScaledCorrectionEvent, values=_correction_values)
 def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     tau = event.position
     head = (f"Round {nth(event.round_id)}: correction {_tok(vocab, event.token)} drawn from the scaled residual "
@@ -172,14 +199,8 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree_words``)."""
-    if isinstance(event, BlockCheckEvent):
-        return _check(event, vocab, formats)
-    if isinstance(event, BlockDecisionEvent):
-        return _decision(event, vocab, formats)
-    if isinstance(event, ScaledCorrectionEvent):
-        return _correction(event, vocab, formats)
-    return None
+    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree``)."""
+    return narrate_own(event, vocab, formats, __name__)
 
 
 def narrate(events: Iterable[Event], vocab: Sequence[str], formats: Formats = EXACT) -> list[str]:

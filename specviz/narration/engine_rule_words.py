@@ -9,7 +9,7 @@ text out; the caller's ``narration.block.Formats`` writes the numbers (page or t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..core.trace import (
@@ -26,8 +26,7 @@ from ..core.trace import (
 )
 from .block import Formats, Narration
 from .counting import node, nth
-
-Values = list[tuple[str, Fraction | int]]
+from .tellers import Values, draws, narrate_own, tells, values_own
 
 
 def _tok(vocab: Sequence[str], token: int) -> str:
@@ -55,6 +54,13 @@ def _head(event: Event, vocab: Sequence[str], rule: str) -> str:
 
 
 # --- transformers' ensemble ------------------------------------------------------------------------------
+def _ensemble_values(event: EnsembleCheckEvent, vocab: Sequence[str]) -> Values:
+    x = vocab[event.token]
+    return draws(event) + [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("W", event.weight),
+                           (f"v({x})", event.mixture_token), ("min(1, 1 − W + W·p(x)/q(x))", event.acceptance)]
+
+
+@tells(EnsembleCheckEvent, values=_ensemble_values)
 def _ensemble_check(event: EnsembleCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name, w = _tok(vocab, event.token), vocab[event.token], event.weight
     verdict, compare = _verdict(event.accepted)
@@ -71,6 +77,12 @@ def _ensemble_check(event: EnsembleCheckEvent, vocab: Sequence[str], f: Formats)
 
 
 # --- SGLang's thresholds -------------------------------------------------------------------------------------
+def _threshold_values(event: ThresholdCheckEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [(f"p({vocab[event.token]})", event.p_token), ("S", event.threshold_single),
+                           ("A", event.threshold_acc), ("min(1, p(x)/A)", event.acceptance)]
+
+
+@tells(ThresholdCheckEvent, values=_threshold_values)
 def _threshold_check(event: ThresholdCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     s, a = event.threshold_single, event.threshold_acc
@@ -90,6 +102,13 @@ def _threshold_check(event: ThresholdCheckEvent, vocab: Sequence[str], f: Format
     return _head(event, vocab, f"SGLang, S = {f.exact(s)}, A = {f.exact(a)}"), lines
 
 
+def _sibling_values(event: ThresholdTreeCheckEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [(f"p({vocab[event.token]})", event.p_token), ("C", event.mass),
+                           ("S", event.threshold_single), ("A", event.threshold_acc),
+                           ("min(1, C/A)", event.acceptance), ("bound", event.bound)]
+
+
+@tells(ThresholdTreeCheckEvent, values=_sibling_values)
 def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     s, a = event.threshold_single, event.threshold_acc
@@ -117,11 +136,24 @@ def _threshold_sibling(event: ThresholdTreeCheckEvent, vocab: Sequence[str], f: 
     return head, lines
 
 
-def _threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEvent, vocab: Sequence[str],
-                     f: Formats) -> Narration:
-    y = _tok(vocab, event.token)
-    what, whose = (("the rejected draft", "the rejected draft's") if isinstance(event, ThresholdCorrectionEvent) else
-                   ("the rejected children", "the rejected children's"))
+def _final_values(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [("mass kept", event.residual_mass),
+                           (f"r({vocab[event.token]})", event.residual.prob(event.token))]
+
+
+@tells(ThresholdCorrectionEvent, values=_final_values)
+def _threshold_final(event: ThresholdCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    return _final(event, vocab, f, "the rejected draft")
+
+
+@tells(ThresholdTreeCorrectionEvent, values=_final_values)
+def _threshold_tree_final(event: ThresholdTreeCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    return _final(event, vocab, f, "the rejected children")
+
+
+def _final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEvent, vocab: Sequence[str], f: Formats,
+           what: str) -> Narration:
+    y, whose = _tok(vocab, event.token), f"{what}'s"
     head = (f"Round {nth(event.round_id)}, rejection at position {nth(event.position)}: the final token {y} is drawn "
             f"from p without {what}")
     return head, [
@@ -144,6 +176,16 @@ def _exp(entropy: float) -> float:
     return math.exp(-entropy)
 
 
+def _medusa_check_values(event: MedusaCheckEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [(f"p({vocab[event.token]})", event.p_token), ("T", event.threshold),
+                           ("acceptance", event.acceptance)]
+
+
+def _medusa_next_values(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [(f"p({vocab[event.token]})", event.p.prob(event.token)), ("T", event.threshold)]
+
+
+@tells(MedusaCheckEvent, values=_medusa_check_values)
 def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict, compare = _verdict(event.accepted)
@@ -164,10 +206,19 @@ def _medusa_check(event: MedusaCheckEvent, vocab: Sequence[str], f: Formats) -> 
     return _head(event, vocab, "Medusa"), lines
 
 
-def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequence[str], f: Formats) -> Narration:
+@tells(MedusaCorrectionEvent, values=_medusa_next_values)
+def _medusa_correction(event: MedusaCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    return _medusa_next(event, vocab, f, event.residual, bonus=False)
+
+
+@tells(MedusaBonusEvent, values=_medusa_next_values)
+def _medusa_bonus(event: MedusaBonusEvent, vocab: Sequence[str], f: Formats) -> Narration:
+    return _medusa_next(event, vocab, f, event.drawn_from, bonus=True)
+
+
+def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequence[str], f: Formats, source,
+                 bonus: bool) -> Narration:
     y, name = _tok(vocab, event.token), vocab[event.token]
-    source = event.drawn_from if isinstance(event, MedusaBonusEvent) else event.residual
-    bonus = isinstance(event, MedusaBonusEvent)
     if bonus:
         head = f"Round {nth(event.round_id)}: every draft kept, Medusa's next token {y}"
         when = "Every draft passed the threshold"
@@ -186,6 +237,7 @@ def _medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, vocab: Sequenc
                   + ("." if bonus else "; the round ends here.")]
 
 
+@tells(TopKDraftEvent, values=lambda event, vocab: [(f"q({vocab[event.token]})", event.q_token), ("rank", event.rank)])
 def _top_k_draft(event: TopKDraftEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     rank = "most likely" if event.rank == 0 else f"{_ordinal(event.rank + 1)} most likely"
@@ -203,44 +255,11 @@ def _ordinal(n: int) -> str:
     return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
 
 
-_NARRATIONS: tuple[tuple[type, Callable[..., Narration]], ...] = (
-    (EnsembleCheckEvent, _ensemble_check), (ThresholdCheckEvent, _threshold_check),
-    (ThresholdTreeCheckEvent, _threshold_sibling), (ThresholdCorrectionEvent, _threshold_final),
-    (ThresholdTreeCorrectionEvent, _threshold_final), (MedusaCheckEvent, _medusa_check),
-    (MedusaCorrectionEvent, _medusa_next), (MedusaBonusEvent, _medusa_next), (TopKDraftEvent, _top_k_draft))
-
-
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats) -> Narration | None:
     """(headline, lines) for an engine rule's event; None for any other event."""
-    for kind, narrate in _NARRATIONS:
-        if type(event) is kind:
-            return narrate(event, vocab, formats)
-    return None
+    return narrate_own(event, vocab, formats, __name__)
 
 
 def values(event: Event, vocab: Sequence[str]) -> Values | None:
     """The exact numbers of an engine rule's event, named as its narration names them; None for other events."""
-    token = getattr(event, "token", None)
-    if token is None or type(event) not in dict(_NARRATIONS):
-        return None
-    x = vocab[token]
-    draws: Values = [("draw", event.draw), ("draw range", event.draw_range)]  # type: ignore[attr-defined]
-    if isinstance(event, EnsembleCheckEvent):
-        return draws + [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("W", event.weight),
-                        (f"v({x})", event.mixture_token), ("min(1, 1 − W + W·p(x)/q(x))", event.acceptance)]
-    if isinstance(event, ThresholdCheckEvent):
-        return draws + [(f"p({x})", event.p_token), ("S", event.threshold_single), ("A", event.threshold_acc),
-                        ("min(1, p(x)/A)", event.acceptance)]
-    if isinstance(event, ThresholdTreeCheckEvent):
-        return draws + [(f"p({x})", event.p_token), ("C", event.mass), ("S", event.threshold_single),
-                        ("A", event.threshold_acc), ("min(1, C/A)", event.acceptance), ("bound", event.bound)]
-    if isinstance(event, MedusaCheckEvent):
-        return draws + [(f"p({x})", event.p_token), ("T", event.threshold), ("acceptance", event.acceptance)]
-    if isinstance(event, MedusaBonusEvent):
-        return draws + [(f"p({x})", event.p.prob(token)), ("T", event.threshold)]
-    if isinstance(event, MedusaCorrectionEvent):
-        return draws + [(f"p({x})", event.p.prob(token)), ("T", event.threshold)]
-    if isinstance(event, TopKDraftEvent):
-        return [(f"q({x})", event.q_token), ("rank", event.rank)]
-    return draws + [("mass kept", event.residual_mass),  # type: ignore[attr-defined]
-                    (f"r({x})", event.residual.prob(token))]  # type: ignore[attr-defined]
+    return values_own(event, vocab, __name__)

@@ -7,13 +7,12 @@ events return None. ``values`` lists the numbers the page folds under the narrat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..core.trace import Event, ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
 from .block import Formats, Narration
 from .counting import nth
-
-Values = list[tuple[str, object]]
+from .tellers import Values, draws, narrate_own, tells, values_own
 
 
 def _tok(vocab: Sequence[str], token: int) -> str:
@@ -26,6 +25,12 @@ def _sample_line(event: Event, vocab: Sequence[str], f: Formats) -> str:
             f"lands on y = {y} (p({name}) = {f.fraction(event.p.prob(event.sample))}).")  # type: ignore[attr-defined]
 
 
+def _check_values(event: ExactMatchCheckEvent | ExactMatchTreeCheckEvent, vocab: Sequence[str]) -> Values:
+    x = vocab[event.token]
+    return draws(event) + [(f"p({x})", event.p_token), (f"q({x})", event.q_token), ("P(y = x)", event.acceptance)]
+
+
+@tells(ExactMatchCheckEvent, values=_check_values)
 def _chain_check(event: ExactMatchCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict = "accepted" if event.accepted else "rejected"
@@ -39,6 +44,7 @@ def _chain_check(event: ExactMatchCheckEvent, vocab: Sequence[str], f: Formats) 
     ]
 
 
+@tells(ExactMatchTreeCheckEvent, values=_check_values)
 def _tree_check(event: ExactMatchTreeCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     verdict = "accepted" if event.accepted else "rejected"
@@ -59,6 +65,12 @@ def _tree_check(event: ExactMatchTreeCheckEvent, vocab: Sequence[str], f: Format
     return head, lines
 
 
+def _correction_values(event: ExactMatchCorrectionEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [("p's mass off the drafts", event.residual_mass),
+                           (f"p({vocab[event.token]})", event.p.prob(event.token))]
+
+
+@tells(ExactMatchCorrectionEvent, values=_correction_values)
 def _correction(event: ExactMatchCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     y, name = _tok(vocab, event.token), vocab[event.token]
     head = (f"Round {nth(event.round_id)}, no draft at position {nth(event.position)} equals the target's sample: "
@@ -72,26 +84,11 @@ def _correction(event: ExactMatchCorrectionEvent, vocab: Sequence[str], f: Forma
     ]
 
 
-_NARRATIONS: tuple[tuple[type, Callable[..., Narration]], ...] = (
-    (ExactMatchCheckEvent, _chain_check), (ExactMatchTreeCheckEvent, _tree_check),
-    (ExactMatchCorrectionEvent, _correction))
-
-
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats) -> Narration | None:
     """(headline, lines) for an exact-match event; None for any other event."""
-    for kind, narrate in _NARRATIONS:
-        if type(event) is kind:
-            return narrate(event, vocab, formats)
-    return None
+    return narrate_own(event, vocab, formats, __name__)
 
 
 def values(event: Event, vocab: Sequence[str]) -> Values | None:
     """The exact numbers of an exact-match event, named as its narration names them; None for other events."""
-    if type(event) not in dict(_NARRATIONS):
-        return None
-    x = vocab[event.token]  # type: ignore[attr-defined]
-    draws: Values = [("draw", event.draw), ("draw range", event.draw_range)]  # type: ignore[attr-defined]
-    if isinstance(event, ExactMatchCorrectionEvent):
-        return draws + [("p's mass off the drafts", event.residual_mass), (f"p({x})", event.p.prob(event.token))]
-    return draws + [(f"p({x})", event.p_token), (f"q({x})", event.q_token),  # type: ignore[attr-defined]
-                    ("P(y = x)", event.acceptance)]  # type: ignore[attr-defined]
+    return values_own(event, vocab, __name__)

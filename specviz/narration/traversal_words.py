@@ -17,8 +17,7 @@ from fractions import Fraction
 from ..core.trace import Event, TraversalCheckEvent, TraversalCorrectionEvent
 from .block import Formats, Narration
 from .counting import node, nth
-
-Values = list[tuple[str, Fraction | int]]
+from .tellers import Values, draws, narrate_own, own, tells, values_own
 
 
 def _tok(vocab: Sequence[str], token: int) -> str:
@@ -65,6 +64,24 @@ def _tested(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> str
     return f"A leaf: it is tested with the weight it entered with, {f.fraction(event.acceptance)}."
 
 
+def _check_values(event: TraversalCheckEvent, vocab: Sequence[str]) -> Values:
+    x = vocab[event.token]
+    out = draws(event) + [(f"p({x})", event.p_token), (f"r({x})", event.r_token), (f"q′({x})", event.q_token),
+                          ("parent's weight", event.parent_weight), ("entry weight", event.entry_weight),
+                          ("weight tested", event.acceptance)]
+    if event.residual_mass is not None:
+        out.append(("ρ", event.residual_mass))
+    if event.parent_weight_after is not None:
+        out.append(("parent's new weight", event.parent_weight_after))
+    return out
+
+
+def _kept_path(event: TraversalCheckEvent) -> list[tuple[int, str]]:
+    """A kept node commits its whole path at once (nothing when rejected)."""
+    return [(t, "accepted") for t in event.kept]
+
+
+@tells(TraversalCheckEvent, values=_check_values, committed=_kept_path)
 def _check(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     verdict = "kept" if event.accepted else "rejected"
@@ -92,6 +109,12 @@ def _check(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> Narr
     return head, lines
 
 
+def _correction_values(event: TraversalCorrectionEvent, vocab: Sequence[str]) -> Values:
+    return draws(event) + [("weight", event.weight), ("scale", event.scale), ("residual mass", event.residual_mass),
+                           (f"r({vocab[event.token]})", event.residual.prob(event.token))]
+
+
+@tells(TraversalCorrectionEvent, values=_correction_values)
 def _correction(event: TraversalCorrectionEvent, vocab: Sequence[str], f: Formats) -> Narration:
     y = _tok(vocab, event.token)
     where = _node(event.path)
@@ -114,35 +137,15 @@ def _correction(event: TraversalCorrectionEvent, vocab: Sequence[str], f: Format
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats) -> Narration | None:
     """(headline, lines) for a traversal event; None for any other event."""
-    if isinstance(event, TraversalCheckEvent):
-        return _check(event, vocab, formats)
-    if isinstance(event, TraversalCorrectionEvent):
-        return _correction(event, vocab, formats)
-    return None
+    return narrate_own(event, vocab, formats, __name__)
 
 
 def values(event: Event, vocab: Sequence[str]) -> Values | None:
     """The exact numbers of a traversal event, named as its narration names them; None for other events."""
-    if isinstance(event, TraversalCheckEvent):
-        x = vocab[event.token]
-        out: Values = [("draw", event.draw), ("draw range", event.draw_range), (f"p({x})", event.p_token),
-                       (f"r({x})", event.r_token), (f"q′({x})", event.q_token),
-                       ("parent's weight", event.parent_weight), ("entry weight", event.entry_weight),
-                       ("weight tested", event.acceptance)]
-        if event.residual_mass is not None:
-            out.append(("ρ", event.residual_mass))
-        if event.parent_weight_after is not None:
-            out.append(("parent's new weight", event.parent_weight_after))
-        return out
-    if isinstance(event, TraversalCorrectionEvent):
-        return [("draw", event.draw), ("draw range", event.draw_range), ("weight", event.weight),
-                ("scale", event.scale), ("residual mass", event.residual_mass),
-                (f"r({vocab[event.token]})", event.residual.prob(event.token))]
-    return None
+    return values_own(event, vocab, __name__)
 
 
 def committed(event: Event) -> list[int] | None:
     """The drafts a kept traversal node commits at once (its whole path); None for any other event."""
-    if isinstance(event, TraversalCheckEvent):
-        return list(event.kept)
-    return None
+    words = own(event, __name__)
+    return None if words is None or words.committed is None else [t for t, _ in words.committed(event)]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.trace import Event
+from ..core.trace import Event, TreeCheckEvent, TreeCorrectionEvent, TreeDraftEvent
 from .block import EXACT, Formats, Narration
 from .counting import node as _node
 from .counting import nth
+from .tellers import correction_values, draws, narrate_own, tells
 
 
 def _tok(vocab: Sequence[str], token: int) -> str:
@@ -26,6 +27,7 @@ def _scaled(scale, f: Formats) -> str:
     return "(p − q)+" if scale == 1 else f"({f.exact(scale)}·p − q)+"
 
 
+@tells(TreeDraftEvent, values=lambda event, vocab: draws(event))
 def _draft(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     head = f"Round {nth(event.round_id)}, drafting the tree: {_node(event.path)} is {x}"
@@ -39,6 +41,7 @@ def _draft(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     ]
 
 
+@tells(TreeCheckEvent, values=lambda event, vocab: draws(event))
 def _check(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x, name = _tok(vocab, event.token), vocab[event.token]
     verdict = "accepted" if event.accepted else "rejected"
@@ -67,6 +70,7 @@ def _check(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     return head, lines
 
 
+@tells(TreeCorrectionEvent, values=correction_values)
 def _correction(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
     x = _tok(vocab, event.token)
     head = f"Round {nth(event.round_id)}: every child of {_node(event.path)} rejected, correction {x} from the last r"
@@ -79,11 +83,5 @@ def _correction(event: Event, vocab: Sequence[str], f: Formats) -> Narration:
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a tree event; None for any other event."""
-    if event.kind == "tree_draft":
-        return _draft(event, vocab, formats)
-    if event.kind == "tree_check":
-        return _check(event, vocab, formats)
-    if event.kind == "correction" and hasattr(event, "path"):
-        return _correction(event, vocab, formats)
-    return None
+    """(headline, lines) for a tree event; None for any other event (a rule's own tree events included)."""
+    return narrate_own(event, vocab, formats, __name__)

@@ -16,19 +16,13 @@ from functools import lru_cache
 from .. import narration
 from ..core.errors import SpecvizError
 from ..core.trace import (
-    BlockCheckEvent,
-    BlockDecisionEvent,
-    BonusEvent,
-    CheckEvent,
-    CorrectionEvent,
-    DraftEvent,
     Event,
     ExactMatchCheckEvent,
     ExactMatchCorrectionEvent,
     ExactMatchTreeCheckEvent,
-    ResultEvent,
     ScaledCorrectionEvent,
-    TreeCheckEvent,
+    ThresholdTreeCorrectionEvent,
+    TraversalCorrectionEvent,
     TreeCorrectionEvent,
 )
 from ..core.verification import FamilyTable
@@ -141,24 +135,34 @@ PHASE_TITLES = {
 }
 
 
+# the classes whose step title is not their kind's, each exactly (a new class is titled by its kind)
+PHASE_BY_CLASS: dict[type, str] = {
+    ExactMatchCheckEvent: "match_check", ExactMatchTreeCheckEvent: "match_check",
+    ExactMatchCorrectionEvent: "match_correction", TreeCorrectionEvent: "tree_correction",
+    ThresholdTreeCorrectionEvent: "tree_correction", TraversalCorrectionEvent: "tree_correction",
+    ScaledCorrectionEvent: "scaled_correction"}
+# the kinds of a check, whatever the rule (a rule's subclass of a chain's check keeps the kind "check")
+CHECK_KINDS = ("check", "block_check", "tree_check", "threshold_check", "traversal_check")
+
+
 def phase_of(event: Event) -> str:
-    """The step's kind for titles: the event's kind, with block verification's and exact match's corrections, and
-    exact match's checks, told apart."""
-    if isinstance(event, (ExactMatchCheckEvent, ExactMatchTreeCheckEvent)):
-        return "match_check"
-    if isinstance(event, ExactMatchCorrectionEvent):
-        return "match_correction"
-    if isinstance(event, TreeCorrectionEvent):
-        return "tree_correction"
-    return "scaled_correction" if isinstance(event, ScaledCorrectionEvent) else event.kind
+    """The step's kind for titles: the event's kind, with block verification's, a tree's and exact match's
+    corrections, and exact match's checks, told apart (``PHASE_BY_CLASS``)."""
+    return PHASE_BY_CLASS.get(type(event), event.kind)
+
+
+def _rejected_at(event: Event) -> bool:
+    """Whether the round's rejection is at this event's position: a chain's rejected check, a tree's correction
+    (after every sibling of a node was rejected), block verification's decision to end with a correction."""
+    return ((event.kind == "check" and not event.accepted)  # type: ignore[union-attr]
+            or (event.kind == "correction" and hasattr(event, "path"))
+            or (event.kind == "block_decision" and event.ending == "correction"))  # type: ignore[union-attr]
 
 
 def _history(scenario: Scenario, timeline: Timeline, upto_round: int) -> list[HistoryRow]:
     rows = []
     for played in timeline.rounds[:upto_round]:
-        rejected_at = next((e.position for e in played.trace.events
-                            if (isinstance(e, CheckEvent) and not e.accepted) or isinstance(e, TreeCorrectionEvent)
-                            or (isinstance(e, BlockDecisionEvent) and e.ending == "correction")), None)
+        rejected_at = next((e.position for e in played.trace.events if _rejected_at(e)), None)
         proposals = getattr(played.block, "proposals", None)  # a tree has nodes, not a chain of proposals
         drafted = (text_of(scenario, [p.token for p in proposals]) if proposals is not None else
                    f"a tree of {len(played.block.nodes())} drafts")
@@ -268,24 +272,24 @@ def step_view(scenario: Scenario, step: int) -> StepView:
     checks = accepted = 0
     for index, e in enumerate(timeline.events[: step + 1]):
         kind = narration.origin_of(e)
-        if isinstance(e, (CheckEvent, BlockCheckEvent, TreeCheckEvent)):
+        if e.kind in CHECK_KINDS:
             checks += 1
-            accepted += isinstance(e, (CheckEvent, TreeCheckEvent)) and e.accepted
-        if isinstance(e, BlockDecisionEvent):  # block verification commits its kept drafts all at once
+            accepted += e.kind != "block_check" and e.accepted  # type: ignore[union-attr]
+        if e.kind == "block_decision":  # block verification commits its kept drafts all at once
             accepted += e.accepted_drafts
             committed += [Token(t, scenario.vocab[t], "accepted", e.round_id) for t in e.drafts[: e.accepted_drafts]]
         if kind is not None:
             committed.append(Token(e.token, scenario.vocab[e.token], kind, timeline.round_index[index]))
-    drafted = [e.token for e in round_events[: step - start + 1] if isinstance(e, DraftEvent)]
+    drafted = [e.token for e in round_events[: step - start + 1] if e.kind == "draft"]
 
-    done_rounds = round_id + (1 if isinstance(event, ResultEvent) else 0)
+    done_rounds = round_id + (1 if event.kind == "result" else 0)
     history = _history(scenario, timeline, done_rounds)
     theory = STEP_THEORY_BY_FAMILY[scenario.verification](scenario)
     stats = Stats(checks, accepted, done_rounds, sum(h.tokens for h in history), scenario.depth, theory.alpha,
                   theory.expected, theory.note, scenario.verification, theory.expected_accepted,
                   sum(h.accepted for h in history))
     head, lines = narration.sentences(event, narration.Setting.of(scenario), drafted)
-    finished = isinstance(event, ResultEvent) and event.stopped
+    finished = event.kind == "result" and event.stopped  # type: ignore[union-attr]
     seen = round_events[: step - start + 1]
     return StepView(step, known, round_id, step - start, len(round_events), event, phase_of(event), head, lines,
                     committed, drafted, history, stats, finished, list(round_events), pending_drafts(seen, drafted))
@@ -293,9 +297,9 @@ def step_view(scenario: Scenario, step: int) -> StepView:
 
 def pending_drafts(seen: list[Event], drafted: list[int]) -> list[int]:
     """The round's drafts not checked yet, after its events ``seen`` so far (none once a rejection happened)."""
-    if any(isinstance(e, (CorrectionEvent, BonusEvent, ResultEvent, BlockDecisionEvent)) for e in seen):
+    if any(e.kind in ("correction", "bonus", "result", "block_decision") for e in seen):
         return []
-    if any(isinstance(e, BlockCheckEvent) for e in seen):  # block: nothing is kept before the decision
+    if any(e.kind == "block_check" for e in seen):  # block: nothing is kept before the decision
         return list(drafted)
-    checked = sum(isinstance(e, CheckEvent) for e in seen)
+    checked = sum(e.kind == "check" for e in seen)
     return drafted[checked:]

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from .. import theory
 from ..core import Categorical, rule
-from ..core.trace import BlockCheckEvent, BonusEvent, CheckEvent, CorrectionEvent, DraftEvent, Event, ResultEvent
+from ..core.trace import Event
 from ..core.verification import FamilyTable
 from ..scenario import Prefix, Scenario
 
@@ -153,12 +153,15 @@ def proof(p: Categorical, q: Categorical, vocab: tuple[str, ...], prefix: Prefix
     return Proof(tuple(vocab), tuple(prefix), tuple(ps), tuple(qs), accepted, rejected_draft, residual)
 
 
+# the kinds whose event holds the prefix it is drafted after (a rule's subclass shares its parent's kind); a tree's
+# events and block verification's decision are read from the round's start
+_AT_PREFIX = ("draft", "check", "correction", "bonus", "block_check", "result")
+
+
 def event_prefix(event: Event, round_events: list[Event]) -> Prefix:
     """The text the current position is drafted after (the round's start for a stop or result event)."""
-    if isinstance(event, (DraftEvent, CheckEvent, CorrectionEvent, BonusEvent, BlockCheckEvent)):
-        return tuple(event.prefix)
-    if isinstance(event, ResultEvent):
-        return tuple(event.prefix)
+    if event.kind in _AT_PREFIX:
+        return tuple(event.prefix)  # type: ignore[union-attr]
     first = round_events[0] if round_events else None
     return tuple(getattr(first, "prefix", ()))
 

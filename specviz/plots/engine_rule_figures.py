@@ -1,5 +1,6 @@
 """Step figures of the engine rules (ensemble, SGLang's thresholds, Medusa): pure builders from trace events.
 
+Each engine rule's event class has its builder here, entered in ``plots.figure_builders.FIGURES``;
 ``event_figures(event, round_events, vocab, presenter)`` gives (main chart, draw strip) for an engine rule's
 event, or None for any other event (the Playground's own figures draw those). Each chart shows the rule's own
 quantities: at an ensemble check the mixture v = W·p + (1 − W)·q the draft is judged against and its acceptance
@@ -33,13 +34,13 @@ from . import style
 from . import tree_figures as tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
+from .figure_builders import Figures, Round, own, plots
 
 if TYPE_CHECKING:  # the statistics are this module's input; nothing here calls back into the step view
     from ..playground.narrative import Stats
 
 Y_RANGE = [0, 1.08]
 _ZERO, _ONE = Fraction(0), Fraction(1)
-Figures = tuple[go.Figure, DrawStrip | None]
 
 
 def _probs(c: Categorical) -> list[Fraction]:
@@ -125,6 +126,11 @@ def sampling_strip(c: Categorical, draw: int, token: int, labels: list[str], cue
 
 
 # --- transformers' ensemble ----------------------------------------------------------------------------------
+@plots(EnsembleCheckEvent)
+def _ensemble(event: EnsembleCheckEvent, at: Round) -> Figures:
+    return ensemble_check(event, at.labels, at.presenter)
+
+
 def ensemble_check(event: EnsembleCheckEvent, labels: list[str], presenter: bool) -> Figures:
     """p, q and the mixture v = W·p + (1 − W)·q the draft is judged against; x kept with min(1, v(x)/q(x))."""
     p, q, w = _probs(event.p), _probs(event.q), event.weight
@@ -142,6 +148,11 @@ def ensemble_check(event: EnsembleCheckEvent, labels: list[str], presenter: bool
 
 
 # --- SGLang's thresholds -----------------------------------------------------------------------------------------
+@plots(ThresholdCheckEvent)
+def _threshold(event: ThresholdCheckEvent, at: Round) -> Figures:
+    return threshold_check(event, at.labels, at.presenter)
+
+
 def threshold_check(event: ThresholdCheckEvent, labels: list[str], presenter: bool) -> Figures:
     """p with the S line, q faded (never read), the coin's bound p(x)/A at x."""
     p, q, x = _probs(event.p), _probs(event.q), event.token
@@ -164,6 +175,11 @@ def threshold_check(event: ThresholdCheckEvent, labels: list[str], presenter: bo
     return _chart(data, title, presenter, [mark], labels), strip
 
 
+@plots(ThresholdCorrectionEvent)
+def _threshold_final(event: ThresholdCorrectionEvent, at: Round) -> Figures:
+    return threshold_final(event, at.labels, at.presenter)
+
+
 def threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEvent, labels: list[str],
                     presenter: bool) -> Figures:
     """p with the rejected tokens taken out (faded), and the renormalized rest the final token is drawn from."""
@@ -181,7 +197,7 @@ def threshold_final(event: ThresholdCorrectionEvent | ThresholdTreeCorrectionEve
 
 def _siblings(round_events: Sequence[Event], event: ThresholdTreeCheckEvent) -> list[ThresholdTreeCheckEvent]:
     node = tuple(event.path)[:-1]
-    return [e for e in round_events if isinstance(e, ThresholdTreeCheckEvent) and tuple(e.path)[:-1] == node]
+    return [e for e in round_events if e.kind == "threshold_check" and tuple(e.path)[:-1] == node]
 
 
 def coin_strip(event: ThresholdTreeCheckEvent, round_events: Sequence[Event], labels: list[str]) -> DrawStrip:
@@ -230,7 +246,7 @@ def _fix_hovers(fig: go.Figure, round_events: Sequence[Event], upto: int, vocab:
     """The tree's node hovers for SGLang's siblings say its own test (mass and coin), not a residual ratio."""
     labels = style.token_labels(vocab)
     at = tree.tree_at(round_events, upto, vocab)
-    checks = {tuple(e.path): e for e in round_events[: upto + 1] if isinstance(e, ThresholdTreeCheckEvent)}
+    checks = {tuple(e.path): e for e in round_events[: upto + 1] if e.kind == "threshold_check"}
     for trace in fig.data:
         nodes = [n for n in at.nodes if tree.STATES.get(n.state, ("",))[0] == trace.name]
         if trace.name is None or not nodes or trace.customdata is None or len(nodes) != len(trace.customdata):
@@ -239,36 +255,46 @@ def _fix_hovers(fig: go.Figure, round_events: Sequence[Event], upto: int, vocab:
                             for n, hover in zip(nodes, trace.customdata)]
 
 
-def threshold_tree(event: Event, round_events: Sequence[Event], vocab: Sequence[str], presenter: bool) -> Figures:
-    """A tree round under SGLang's thresholds: the tree, and beside it p with the node's summed mass at a check."""
-    labels = style.token_labels(vocab)
-    upto = next(i for i, e in enumerate(round_events) if e is event)
-    if isinstance(event, ThresholdTreeCheckEvent):
-        title = f"SGLang tree: sibling {event.sibling + 1} of {event.siblings}, one coin per node"
-        fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter, title=title)
-        siblings = _siblings(round_events[: upto + 1], event)
-        held = [sum((e.p_token for e in siblings if e.token == t), _ZERO) for t in range(len(labels))]
-        traces = [_bars("p at the node", "p", labels, _probs(event.p), highlight=event.token, group="p",
-                        symbol="p", opacity=0.45),
-                  _bars("summed so far (C)", "accepted" if event.accepted else "q", labels, held, group="c",
-                        symbol="counted in C")]
-        _panel(fig, traces, f"C = {_short(event.mass)}; A = {_short(event.threshold_acc)}", labels,
-               min(1.05, 1.15 * max(float(v) for v in _probs(event.p))))
-        strip = coin_strip(event, round_events, labels)
-    else:
-        assert isinstance(event, ThresholdTreeCorrectionEvent)
-        fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter,
-                               title="SGLang tree: every child rejected, the final token from p without them")
-        traces = [_bars("rest of p, renormalized", "residual", labels, _probs(event.residual),
-                        highlight=event.token, group="r", symbol="r")]
-        _panel(fig, traces, f"p without {', '.join(labels[t] for t in event.removed)}", labels, 1.05)
-        strip = sampling_strip(event.residual, event.draw, event.token, labels, "residual",
-                               "Final draw over the rest of p")
-    _fix_hovers(fig, round_events, upto, vocab)
+@plots(ThresholdTreeCheckEvent)
+def threshold_sibling(event: ThresholdTreeCheckEvent, at: Round) -> Figures:
+    """A tree round under SGLang's thresholds: the tree, and beside it p with the node's summed mass."""
+    labels, round_events = at.labels, at.events
+    title = f"SGLang tree: sibling {event.sibling + 1} of {event.siblings}, one coin per node"
+    fig = tree.tree_figure(round_events, at.upto, at.vocab, presenter=at.presenter, title=title)
+    siblings = _siblings(round_events[: at.upto + 1], event)
+    held = [sum((e.p_token for e in siblings if e.token == t), _ZERO) for t in range(len(labels))]
+    traces = [_bars("p at the node", "p", labels, _probs(event.p), highlight=event.token, group="p",
+                    symbol="p", opacity=0.45),
+              _bars("summed so far (C)", "accepted" if event.accepted else "q", labels, held, group="c",
+                    symbol="counted in C")]
+    _panel(fig, traces, f"C = {_short(event.mass)}; A = {_short(event.threshold_acc)}", labels,
+           min(1.05, 1.15 * max(float(v) for v in _probs(event.p))))
+    _fix_hovers(fig, round_events, at.upto, at.vocab)
+    return fig, coin_strip(event, round_events, labels)
+
+
+@plots(ThresholdTreeCorrectionEvent)
+def threshold_tree_final(event: ThresholdTreeCorrectionEvent, at: Round) -> Figures:
+    """Every child of an SGLang tree's node rejected: the tree, and beside it the rest of p the final token is drawn
+    from."""
+    labels = at.labels
+    fig = tree.tree_figure(at.events, at.upto, at.vocab, presenter=at.presenter,
+                           title="SGLang tree: every child rejected, the final token from p without them")
+    traces = [_bars("rest of p, renormalized", "residual", labels, _probs(event.residual),
+                    highlight=event.token, group="r", symbol="r")]
+    _panel(fig, traces, f"p without {', '.join(labels[t] for t in event.removed)}", labels, 1.05)
+    strip = sampling_strip(event.residual, event.draw, event.token, labels, "residual",
+                           "Final draw over the rest of p")
+    _fix_hovers(fig, at.events, at.upto, at.vocab)
     return fig, strip
 
 
 # --- Medusa ---------------------------------------------------------------------------------------------------
+@plots(MedusaCheckEvent)
+def _medusa_check(event: MedusaCheckEvent, at: Round) -> Figures:
+    return medusa_check(event, at.labels, at.presenter)
+
+
 def medusa_check(event: MedusaCheckEvent, labels: list[str], presenter: bool) -> Figures:
     """p against Medusa's threshold line T, q faded (never read); x kept when p(x) > T (fast)."""
     p, q, x = _probs(event.p), _probs(event.q), event.token
@@ -283,17 +309,28 @@ def medusa_check(event: MedusaCheckEvent, labels: list[str], presenter: bool) ->
     return _chart(data, title, presenter, [mark], labels), strip
 
 
+@plots(MedusaCorrectionEvent)
+def _medusa_correction(event: MedusaCorrectionEvent, at: Round) -> Figures:
+    return medusa_next(event, at.labels, at.presenter)
+
+
+@plots(MedusaBonusEvent)
+def _medusa_bonus(event: MedusaBonusEvent, at: Round) -> Figures:
+    return medusa_next(event, at.labels, at.presenter)
+
+
 def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, labels: list[str], presenter: bool) -> Figures:
     """What Medusa draws the next token from (argmax p, or p above T renormalized) beside p and T."""
-    source = event.drawn_from if isinstance(event, MedusaBonusEvent) else event.residual
+    bonus = event.origin == "bonus"  # every draft kept: drawn from ``drawn_from``; after a rejection: the residual
+    source = event.drawn_from if bonus else event.residual  # type: ignore[union-attr]
     p, chosen, y = _probs(event.p), _probs(source), event.token
     name = "argmax p (fast)" if event.fast else "p above T, renormalized"
     data = [_bars("target p", "p", labels, p, group="p", symbol="p"),
-            _bars(name, "bonus" if isinstance(event, MedusaBonusEvent) else "residual", labels, chosen,
+            _bars(name, "bonus" if bonus else "residual", labels, chosen,
                   highlight=y, group="c", symbol="drawn from"),
             _line(f"T ≈ {float(event.threshold):.4g}", event.threshold, labels, "T")]
     mark = _mark(labels, y, float(chosen[y]), f"next: {labels[y]}", presenter)
-    when = "All drafts kept" if isinstance(event, MedusaBonusEvent) else f"Rejected at position {event.position + 1}"
+    when = "All drafts kept" if bonus else f"Rejected at position {event.position + 1}"
     title = f"{when}: Medusa's next token from {name}"
     strip = sampling_strip(source, event.draw, y, labels, "residual", f"Next-token draw over {name}")
     return _chart(data, title, presenter, [mark], labels), strip
@@ -302,20 +339,7 @@ def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, labels: list[st
 def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], *,
                   presenter: bool = False) -> Figures | None:
     """(main chart, draw strip) for an engine rule's event; None for any other event."""
-    labels = style.token_labels(vocab)
-    if isinstance(event, (ThresholdTreeCheckEvent, ThresholdTreeCorrectionEvent)):
-        return threshold_tree(event, round_events, vocab, presenter)
-    if isinstance(event, EnsembleCheckEvent):
-        return ensemble_check(event, labels, presenter)
-    if isinstance(event, ThresholdCheckEvent):
-        return threshold_check(event, labels, presenter)
-    if isinstance(event, ThresholdCorrectionEvent):
-        return threshold_final(event, labels, presenter)
-    if isinstance(event, MedusaCheckEvent):
-        return medusa_check(event, labels, presenter)
-    if isinstance(event, (MedusaCorrectionEvent, MedusaBonusEvent)):
-        return medusa_next(event, labels, presenter)
-    return None
+    return own(event, Round(event, round_events, vocab, 0, presenter), __name__)
 
 
 # --- the running statistics --------------------------------------------------------------------------------------

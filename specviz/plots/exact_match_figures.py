@@ -1,5 +1,6 @@
 """Step figures of exact match (``specviz.core.exact_match``): the target's own sample decides.
 
+Each exact-match event class has its builder here, entered in ``plots.figure_builders.FIGURES``;
 ``event_figures(event, round_events, vocab, presenter)`` gives (main chart, draw strip) for an exact-match event, or
 None for any other event. At a chain's check: p and q with the drafted x and the target's sample y marked, the
 draw strip over p's tickets landing on y; in a tree, the tree beside p at the node with the drafted siblings
@@ -17,7 +18,8 @@ import plotly.graph_objects as go  # noqa: F401 - the return types
 from ..core.trace import Event, ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
 from . import style
 from . import tree_figures as tree
-from .engine_rule_figures import Figures, _bars, _chart, _mark, _panel, _probs, _short, sampling_strip
+from .engine_rule_figures import _bars, _chart, _mark, _panel, _probs, _short, sampling_strip
+from .figure_builders import Figures, Round, own, plots
 
 _ZERO = Fraction(0)
 
@@ -31,6 +33,26 @@ def _sample_strip(event: Event, labels: list[str]) -> object:
     y = event.sample if hasattr(event, "sample") else event.token  # type: ignore[attr-defined]
     return sampling_strip(event.p, event.draw, y, labels, "p",  # type: ignore[attr-defined]
                           f"The target's own sample over p: y = {labels[y]}")
+
+
+@plots(ExactMatchCheckEvent)
+def _chain_check(event: ExactMatchCheckEvent, at: Round) -> Figures:
+    return chain_check(event, at.labels, at.presenter)
+
+
+@plots(ExactMatchTreeCheckEvent)
+def _tree_check(event: ExactMatchTreeCheckEvent, at: Round) -> Figures:
+    title = f"Exact match: sibling {event.sibling + 1} of {event.siblings} against the node's one sample"
+    return tree_step(event, at, tuple(event.path)[:-1], event.sample, title)
+
+
+@plots(ExactMatchCorrectionEvent)
+def _correction(event: ExactMatchCorrectionEvent, at: Round) -> Figures:
+    """The sample committed: beside the tree in a tree's round, else p off the chain's draft."""
+    if not at.tree:
+        return chain_correction(event, at.labels, at.presenter)
+    return tree_step(event, at, tuple(event.path), event.token,
+                     "Exact match: no child equals the node's sample, which is committed")
 
 
 def chain_check(event: ExactMatchCheckEvent, labels: list[str], presenter: bool) -> Figures:
@@ -64,7 +86,8 @@ def _hovers(fig: go.Figure, round_events: Sequence[Event], upto: int, vocab: Seq
     """The tree's node hovers say the node's sample, not a residual ratio."""
     labels = style.token_labels(vocab)
     at = tree.tree_at(round_events, upto, vocab)
-    checks = {tuple(e.path): e for e in round_events[: upto + 1] if isinstance(e, ExactMatchTreeCheckEvent)}
+    # an exact-match round's tree checks all compare with the node's sample
+    checks = {tuple(e.path): e for e in round_events[: upto + 1] if e.kind == "tree_check"}
     for trace in fig.data:
         nodes = [n for n in at.nodes if tree.STATES.get(n.state, ("",))[0] == trace.name]
         if trace.name is None or not nodes or trace.customdata is None or len(nodes) != len(trace.customdata):
@@ -79,21 +102,14 @@ def _hovers(fig: go.Figure, round_events: Sequence[Event], upto: int, vocab: Seq
         trace.customdata = hovers
 
 
-def tree_step(event: Event, round_events: Sequence[Event], vocab: Sequence[str], presenter: bool) -> Figures:
+def tree_step(event: ExactMatchTreeCheckEvent | ExactMatchCorrectionEvent, at: Round, node: tuple[int, ...],
+              sample: int, title: str) -> Figures:
     """A tree round under exact match: the tree, and beside it p at the node with its drafted children marked."""
-    labels = style.token_labels(vocab)
-    upto = next(i for i, e in enumerate(round_events) if e is event)
-    if isinstance(event, ExactMatchTreeCheckEvent):
-        node = tuple(event.path)[:-1]
-        title = f"Exact match: sibling {event.sibling + 1} of {event.siblings} against the node's one sample"
-    else:
-        node = tuple(event.path)  # type: ignore[attr-defined]
-        title = "Exact match: no child equals the node's sample, which is committed"
-    fig = tree.tree_figure(round_events, upto, vocab, presenter=presenter, title=title)
-    p = _probs(event.p)  # type: ignore[attr-defined]
+    labels, round_events, upto, vocab = at.labels, at.events, at.upto, at.vocab
+    fig = tree.tree_figure(round_events, upto, vocab, presenter=at.presenter, title=title)
+    p = _probs(event.p)
     children = _drafted(round_events, node)
     drafted = [p[t] if t in children else _ZERO for t in range(len(p))]
-    sample = event.sample if isinstance(event, ExactMatchTreeCheckEvent) else event.token  # type: ignore[attr-defined]
     traces = [_bars("p at the node", "p", labels, p, highlight=sample, group="p", symbol="p", opacity=0.45),
               _bars("drafted children", "q", labels, drafted, group="c", symbol="p of a child")]
     fig.data = [t for t in fig.data if getattr(t, "xaxis", None) != "x3"]  # the residual's share: none here
@@ -107,12 +123,4 @@ def tree_step(event: Event, round_events: Sequence[Event], vocab: Sequence[str],
 def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], *,
                   presenter: bool = False) -> Figures | None:
     """(main chart, draw strip) for an exact-match event; None for any other event."""
-    if isinstance(event, ExactMatchTreeCheckEvent) or (isinstance(event, ExactMatchCorrectionEvent)
-                                                       and tree.is_tree_round(round_events)):
-        return tree_step(event, round_events, vocab, presenter)
-    labels = style.token_labels(vocab)
-    if isinstance(event, ExactMatchCheckEvent):
-        return chain_check(event, labels, presenter)
-    if isinstance(event, ExactMatchCorrectionEvent):
-        return chain_correction(event, labels, presenter)
-    return None
+    return own(event, Round(event, round_events, vocab, 0, presenter), __name__)

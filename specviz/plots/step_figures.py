@@ -2,7 +2,9 @@
 
 Axes are fixed (every token on x in vocabulary order, probability 0..1 on y) so bars do
 not jump between steps; every hover shows exact fractions; colour is backed by a pattern
-or marker symbol (see ``specviz.plots.style``).
+or marker symbol (see ``specviz.plots.style``). ``event_figures`` draws any event by its class's entry in
+``plots.figure_builders.FIGURES``: the chain's, block verification's and a draft tree's are entered here (a tree's
+round, traversal's included, is drawn by the tree path, ``plots.tree``), the rules' own in their modules.
 """
 
 from __future__ import annotations
@@ -27,14 +29,21 @@ from ..core.trace import (
     ResultEvent,
     ScaledCorrectionEvent,
     StopEvent,
+    TopKDraftEvent,
+    TraversalCheckEvent,
+    TraversalCorrectionEvent,
+    TreeCheckEvent,
+    TreeCorrectionEvent,
+    TreeDraftEvent,
 )
+from ..narration import origin_of
 from ..narration.block import names as block_names
-from . import engine_rule_figures as engine_rules
-from . import exact_match_figures as exact_match
+from . import engine_rule_figures as engine_rules  # noqa: F401  (the rules' modules register their builders)
 from . import style
 from . import tree_figures as tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
+from .figure_builders import Figures, Round, build_of, plots
 
 Y_RANGE = [0, 1.08]
 
@@ -125,7 +134,8 @@ def check_figure(event: CheckEvent, vocab: Sequence[str], *, presenter: bool = F
 def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: bool = False) -> go.Figure:
     """Left: p split into min(p, q) and the residual (p − q)+ sticking out above q. Right: normalized residual."""
     vocab = style.token_labels(vocab)
-    scale = event.scale if isinstance(event, ScaledCorrectionEvent) else Fraction(1)
+    scaled = getattr(event, "scale", None) is not None  # a ScaledCorrectionEvent: block verification's
+    scale = event.scale if scaled else Fraction(1)  # type: ignore[attr-defined]
     # block verification draws from (w·p − q)+ with w = w_tau; tokenwise is w = 1
     wp = "p" if scale == 1 else "w·p"
     p, q = [scale * v for v in probs(event.p)], probs(event.q)
@@ -154,7 +164,7 @@ def residual_figure(event: CorrectionEvent, vocab: Sequence[str], *, presenter: 
               xref="x2", yref="y2", presenter=presenter),
     ]
     title = f"Rejected at position {event.position + 1}: draw from the residual"
-    if isinstance(event, ScaledCorrectionEvent):
+    if scaled:
         title = f"Kept {event.position}: draw from ({wp} − q)+" + (f", w = {_short(scale)}" if scale != 1 else "")
     return style.figure(data, style.layout(
         title=title, presenter=presenter,
@@ -255,17 +265,14 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
                  presenter: bool = False) -> go.Figure:
     """One round at a glance: drafted tokens (top row) and what the verifier committed (bottom row)."""
     vocab = style.token_labels(vocab)
-    drafts = [e for e in events if isinstance(e, DraftEvent)]
+    drafts = [e for e in events if e.kind == "draft"]
     data = [_trace(
         "scatter", name="drafted", x=[e.position + 1 for e in drafts], y=["drafted"] * len(drafts), mode="markers+text",
         text=[vocab[e.token] for e in drafts], textposition="top center", marker=style.scatter_marker("q", 22),
         cliponaxis=False, hovertemplate="position %{x}: drafted %{text}<extra></extra>")]  # labels never clipped
-    decision = next((e for e in events if isinstance(e, BlockDecisionEvent)), None)
+    decision = next((e for e in events if e.kind == "block_decision"), None)
     for name in ("accepted", "correction", "bonus"):
-        chosen = [(e.position + 1, e.token) for e in events
-                  if (isinstance(e, CheckEvent) and e.accepted and name == "accepted")
-                  or (isinstance(e, CorrectionEvent) and name == "correction")
-                  or (isinstance(e, BonusEvent) and name == "bonus")]
+        chosen = [(e.position + 1, e.token) for e in events if origin_of(e) == name]  # type: ignore[union-attr]
         if decision is not None and name == "accepted":  # block verification keeps its first tau drafts at once
             chosen = list(enumerate(decision.drafts[: decision.accepted_drafts], start=1))
         cue = style.origin(name)
@@ -274,9 +281,9 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
             mode="markers+text", text=[vocab[t] for _, t in chosen], textposition="bottom center",
             marker=style.scatter_marker(cue, 24), cliponaxis=False,
             hovertemplate=f"position %{{x}}: {cue.label} %{{text}}<extra></extra>"))
-    rejected = [e for e in events if isinstance(e, CheckEvent) and not e.accepted]
+    rejected = [e for e in events if e.origin == "accepted" and not e.accepted]  # type: ignore[union-attr]
     if decision is not None:
-        rejected = [e for e in events if isinstance(e, BlockCheckEvent) and e.position >= decision.accepted_drafts]
+        rejected = [e for e in events if e.kind == "block_check" and e.position >= decision.accepted_drafts]
     if rejected:
         data.append(_trace(
             "scatter", name="rejected draft", x=[e.position + 1 for e in rejected], y=["drafted"] * len(rejected),
@@ -284,7 +291,7 @@ def round_figure(events: Sequence[Event], vocab: Sequence[str], depth: int, *,
             marker={"symbol": "x-thin", "size": 30, "line": {"width": 4, "color": style.OKABE_ITO["vermillion"]}},
             hovertemplate="position %{x}: rejected<extra></extra>"))
     title = "Round summary"
-    if any(isinstance(e, StopEvent) for e in events):
+    if any(e.kind == "stop" for e in events):
         title += ": stopped at a stop token"
     return style.figure(data, style.layout(
         title=title, presenter=presenter,
@@ -425,54 +432,67 @@ def _legend_rows(names: list[str], size: int, room: float) -> int:
 
 
 def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
-                  presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
-    """(main chart, draw strip or None) for the event at the current step, margins settled."""
-    main, draw = _event_figures(event, round_events, vocab, depth, presenter=presenter)
-    if tree.is_tree_round(round_events):  # margins reserved as for the other charts: one drawing pass
-        settle_margins(main, presenter=presenter, width=820 if isinstance(event, CorrectionEvent) and not presenter
-                       else None)
+                  presenter: bool = False) -> Figures:
+    """(main chart, draw strip or None) for the event at the current step, margins settled; each builder
+    (``plots.figure_builders.FIGURES``) shows the labels its way (a chart: ``style.token_labels``, escaped for
+    plotly; a strip: plain text, escaped by its SVG)."""
+    at = Round(event, round_events, vocab, depth, presenter)
+    main, draw = build_of(event)(event, at)
+    full_width = event.origin == "correction" and not presenter  # the residual's two panels span the page
+    settle_margins(main, presenter=presenter, width=820 if full_width else None)  # as for every chart: one pass
+    if at.tree:
         main.layout.margin.l = tree.left_margin(main, presenter)  # no y axis on the tree's side: room
-        return main, draw
-    full_width = isinstance(event, CorrectionEvent) and not presenter  # the residual's two panels span the page
-    settle_margins(main, presenter=presenter, width=820 if full_width else None)
     return main, draw
 
 
-def _event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], depth: int, *,
-                   presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
-    """(main chart, draw strip or None) for the event at the current step; each builder shows the labels its way
-    (a chart: ``style.token_labels``, escaped for plotly; a strip: plain text, escaped by its SVG)."""
-    if (engine := engine_rules.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
-        return engine  # an engine rule's check, correction or bonus: its own quantities (plots/engine_rule_figures.py)
-    if (matched := exact_match.event_figures(event, round_events, vocab, presenter=presenter)) is not None:
-        return matched  # exact match: the target's own sample decides (plots/exact_match_figures.py)
-    if tree.is_tree_round(round_events):
-        return _tree_figures(event, round_events, vocab, presenter=presenter)
-    if isinstance(event, DraftEvent):
-        return draft_figure(event, vocab, presenter=presenter), sampling_draw_strip(
-            event.q, event.draw, event.token, vocab, cue="q", title="Draft draw over q")
-    if isinstance(event, CheckEvent):
-        return check_figure(event, vocab, presenter=presenter), acceptance_draw_strip(event)
-    if isinstance(event, BlockCheckEvent):
-        return block_check_figure(event, vocab, presenter=presenter), stop_draw_strip(event)
-    if isinstance(event, BlockDecisionEvent):
-        return block_decision_figure(event, vocab, presenter=presenter), None
-    if isinstance(event, CorrectionEvent):  # also block verification's ScaledCorrectionEvent (w·p − q)+
-        return residual_figure(event, vocab, presenter=presenter), sampling_draw_strip(
-            event.residual, event.draw, event.token, vocab, cue="residual", title="Correction draw")
-    if isinstance(event, BonusEvent):
-        return bonus_figure(event, vocab, presenter=presenter), sampling_draw_strip(
-            event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
-    assert isinstance(event, (StopEvent, ResultEvent))
-    return round_figure(round_events, vocab, depth, presenter=presenter), None
+@plots(DraftEvent)
+def _draft(event: DraftEvent, at: Round) -> Figures:
+    return draft_figure(event, at.vocab, presenter=at.presenter), sampling_draw_strip(
+        event.q, event.draw, event.token, at.vocab, cue="q", title="Draft draw over q")
 
 
-def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[str], *,
-                  presenter: bool = False) -> tuple[go.Figure, DrawStrip | None]:
+@plots(CheckEvent)
+def _check(event: CheckEvent, at: Round) -> Figures:
+    return check_figure(event, at.vocab, presenter=at.presenter), acceptance_draw_strip(event)
+
+
+@plots(BlockCheckEvent)
+def _block_check(event: BlockCheckEvent, at: Round) -> Figures:
+    return block_check_figure(event, at.vocab, presenter=at.presenter), stop_draw_strip(event)
+
+
+@plots(BlockDecisionEvent)
+def _block_decision(event: BlockDecisionEvent, at: Round) -> Figures:
+    return block_decision_figure(event, at.vocab, presenter=at.presenter), None
+
+
+@plots(CorrectionEvent, ScaledCorrectionEvent)  # block verification's from (w·p − q)+
+def _correction(event: CorrectionEvent, at: Round) -> Figures:
+    return residual_figure(event, at.vocab, presenter=at.presenter), sampling_draw_strip(
+        event.residual, event.draw, event.token, at.vocab, cue="residual", title="Correction draw")
+
+
+@plots(BonusEvent)
+def _bonus(event: BonusEvent, at: Round) -> Figures:
+    if at.tree:  # after a tree's kept leaf
+        return _tree_figures(event, at)
+    return bonus_figure(event, at.vocab, presenter=at.presenter), sampling_draw_strip(
+        event.p, event.draw, event.token, at.vocab, cue="p", title="Bonus draw over p")
+
+
+@plots(StopEvent, ResultEvent)
+def _summary(event: StopEvent | ResultEvent, at: Round) -> Figures:
+    if at.tree:
+        return _tree_figures(event, at)
+    return round_figure(at.events, at.vocab, at.depth, presenter=at.presenter), None
+
+
+@plots(TreeDraftEvent, TopKDraftEvent, TreeCheckEvent, TreeCorrectionEvent, TraversalCheckEvent,
+       TraversalCorrectionEvent)
+def _tree_figures(event: Event, at: Round) -> Figures:
     """A tree round: the tree up to this event beside the node's numbers, and the event's draw."""
-    upto = next(i for i, e in enumerate(round_events) if e is event)
-    figure = tree.tree_figure(round_events, upto, vocab, presenter=presenter)
-    strip = None
+    figure = tree.tree_figure(at.events, at.upto, at.vocab, presenter=at.presenter)
+    strip, vocab = None, at.vocab
     if event.kind == "tree_draft" and not hasattr(event, "rank"):  # SGLang's top-K children are chosen, not drawn
         strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",
                                     title=f"Draft draw of child {event.sibling + 1}")
@@ -480,10 +500,10 @@ def _tree_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
         strip = acceptance_draw_strip(event)
         strip = DrawStrip(f"Sibling {event.sibling + 1}: u vs min(1, r/q′)", strip.segments, strip.draw,
                           strip.draw_range, strip.chosen)
-    elif isinstance(event, CorrectionEvent):
+    elif event.origin == "correction":
         strip = sampling_draw_strip(event.residual, event.draw, event.token, vocab, cue="residual",
                                     title="Correction draw over r")
-    elif isinstance(event, BonusEvent):
+    elif event.origin == "bonus":
         strip = sampling_draw_strip(event.p, event.draw, event.token, vocab, cue="p", title="Bonus draw over p")
     return figure, strip
 

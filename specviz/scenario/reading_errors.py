@@ -16,3 +16,17 @@ class ScenarioError(SpecvizError, ValueError):
 
 class ScenarioTypeError(ScenarioError, TypeError):
     """A field of a scenario document has the wrong JSON type (a string where a boolean belongs, ...)."""
+
+
+class PlaygroundError(SpecvizError, ValueError):
+    """An input the Playground refuses before the core sees it (vocabulary, table shape, link text).
+
+    ``field`` names the input ('p', 'step', 'file', ...; '' when the message says it alone).
+    ``unreadable`` is True for a link or file that could not be opened at all: nothing of it was
+    loaded, so there is no edit to undo and no nearest setting being played.
+    """
+
+    def __init__(self, message: str, *, field: str = "", unreadable: bool = False):
+        super().__init__(message)
+        self.field = field
+        self.unreadable = unreadable

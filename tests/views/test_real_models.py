@@ -227,7 +227,9 @@ def test_a_bug_is_reported_as_one_with_a_line_to_copy(tiny_dir, monkeypatch):
     at.button(key="rm_generate").click().run()
     assert not at.exception
     assert any("This is a bug in specviz" in e.value and "KeyError" in e.value for e in at.error)
-    assert any(c.value == "KeyError: 'a missing key'" for c in at.code)
+    # the Playground's line to copy (narration.problems.bug_line): the type, the message, where it was raised
+    assert any(c.value.startswith("KeyError: 'a missing key' (at tests/views/test_real_models.py:")
+               and c.value.endswith(" in broken)") for c in at.code)
 
 
 # --- issue 34: one denominator for the checked drafts; the model choice says the vocabulary -------------------

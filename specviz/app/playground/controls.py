@@ -9,6 +9,7 @@ writes the typed session state (``session``) and calls the pure library (``specv
 from __future__ import annotations
 
 from ...core import MAX_DEPTH
+from ...narration import problems
 from ...playground import explain, form, presets, state
 from ...scenario import Scenario
 from . import rule_switch
@@ -51,12 +52,12 @@ def load(scenario: Scenario, step: int = 0, good: bool = True) -> None:
     pg.generation = _clip(int(settings.generation), 0, form.SEED_MAX)
 
 
-def candidate_scenario(pg: PlaygroundSession) -> tuple[Scenario | None, list[explain.Problem]]:
+def candidate_scenario(pg: PlaygroundSession) -> tuple[Scenario | None, list[problems.Problem]]:
     """The scenario the controls describe, or the problems that refuse it."""
     try:
         vocab = form.parse_vocab(pg.vocab)
     except explain.PlaygroundError as error:
-        return None, [explain.problem_of(error)]
+        return None, [problems.problem_of(error)]
     fitted = form.refit_controls(pg.tables, pg.table_vocab, vocab, pg.mode == MARKOV, pg.draft_topk, pg.top_k)
     if fitted.changed:
         pg.draft_topk, pg.top_k = fitted.draft_topk, fitted.top_k
@@ -65,14 +66,14 @@ def candidate_scenario(pg: PlaygroundSession) -> tuple[Scenario | None, list[exp
     try:
         seed = form.seed_from_text(pg.seed)
     except explain.PlaygroundError as error:
-        return None, [explain.problem_of(error)]
+        return None, [problems.problem_of(error)]
     v = len(vocab)
     settings = form.SidebarSettings(pg.depth, min(pg.draft_topk, v), pg.temperature, min(pg.top_k, v), pg.top_p,
                                     pg.fp32, seed, pg.request, int(pg.generation), rule_switch.chosen(pg))
     try:
         scenario = form.to_scenario(vocab, fitted.tables, settings, pg.context)
     except explain.PlaygroundError as error:
-        return None, [explain.problem_of(error)]
+        return None, [problems.problem_of(error)]
     # a tree too large to animate is refused like any other setting
     return scenario, explain.check_scenario(scenario) + rule_switch.switch_problems(scenario)
 

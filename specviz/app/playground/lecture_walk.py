@@ -15,7 +15,8 @@ from dataclasses import replace
 import streamlit as st
 
 from ...core.verification import rule
-from ...playground import explain, lecture, presets
+from ...narration import problems
+from ...playground import lecture, presets
 from ...playground.lecture import Cursor, Entry, Lecture
 from . import links, messages
 from .lecture_link import keep
@@ -81,7 +82,7 @@ def on_lecture_upload() -> None:
         lecture.check_steps(talk)
     except Exception as error:  # noqa: BLE001 - a callback: a refusal (a bug report unless SpecvizError), no traceback
         messages.log_if_bug(error)
-        pg.lecture_problem = explain.file_problem(error, "lecture script")
+        pg.lecture_problem = problems.file_problem(error, "lecture script")
         return
     pg.lecture_problem = None
     start(talk)

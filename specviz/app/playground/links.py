@@ -13,6 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from ...core import MAX_DEPTH
+from ...narration.problems import problem_of
 from ...playground import explain, form, presets, share, state
 from ...scenario import Scenario
 from . import controls, lecture_link, messages, rule_switch
@@ -45,7 +46,7 @@ def refuse_unopened(error: BaseException) -> None:
     whether nothing of it was loaded at all (a reader's own error says so in ``unreadable``; any other: nothing)."""
     pg = session()
     messages.log_if_bug(error)
-    pg.link_problems = [explain.problem_of(error)]
+    pg.link_problems = [problem_of(error)]
     pg.link_unreadable = bool(getattr(error, "unreadable", True))
 
 

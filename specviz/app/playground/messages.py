@@ -1,6 +1,6 @@
 """The Playground's messages: the controls' scenario adopted or refused, one box for every refusal, bug reports.
 
-A ``SpecvizError`` is a refused input: its ``explain.Problem`` says what to change, in the refusal box (with
+A ``SpecvizError`` is a refused input: its ``narration.problems.Problem`` says what to change, in the refusal box (with
 Undo where an edit can be undone). Anything else is a bug in specviz and is shown as one: the exception's
 type and a line to copy (``failures`` does this around each part of the page; the traceback goes to the
 server's log), never as a refused input.
@@ -15,7 +15,8 @@ from contextlib import contextmanager
 import streamlit as st
 
 from ...core import SpecvizError
-from ...playground import explain, form, state
+from ...narration import problems
+from ...playground import form, state
 from ...scenario import Scenario
 from . import controls
 from .session import Keys, PlaygroundSession
@@ -33,7 +34,7 @@ log = logging.getLogger("specviz")
 
 
 # --- one problem: a refusal or a bug ---------------------------------------------------------------------------
-def show_problem(problem: explain.Problem, where=st) -> None:
+def show_problem(problem: problems.Problem, where=st) -> None:
     """One refusal (what is wrong and what to change) or one bug report (its type and a line to copy)."""
     if not problem.bug:
         where.error(problem.markdown())
@@ -59,10 +60,10 @@ def failures(scenario: Scenario | None = None) -> Iterator[None]:
     try:
         yield
     except SpecvizError as error:
-        show_problem(explain.problem_of(error, scenario=scenario))
+        show_problem(problems.problem_of(error, scenario=scenario))
     except Exception as error:  # noqa: BLE001 - a bug: shown as one (and logged), never as a refused input
         log_if_bug(error)
-        show_problem(explain.bug_report(error))
+        show_problem(problems.bug_report(error))
 
 
 # --- the controls' scenario --------------------------------------------------------------------------------------
@@ -94,7 +95,7 @@ def adopt_controls(pg: PlaygroundSession) -> None:
     controls.sync_preset_box(pg)
 
 
-def show_unread(messages, problems: list[explain.Problem]) -> None:
+def show_unread(messages, problems: list[problems.Problem]) -> None:
     """A link or file that could not be read: its reason, plainly (the shown scenario is unchanged)."""
     box = messages.container(border=True)
     box.markdown(f"### ⚠️ {UNREAD_HEADING}")
@@ -108,7 +109,7 @@ def refused_note() -> None:
             "controls, the weights tab and the share link all show these settings.")
 
 
-def show_problems(pg: PlaygroundSession, problems: list[explain.Problem], heading: str, caption: str) -> None:
+def show_problems(pg: PlaygroundSession, problems: list[problems.Problem], heading: str, caption: str) -> None:
     """One box for every refusal of this run, with one Undo; refused weight cells are named."""
     box = st.container(border=True)
     box.markdown(f"### ⚠️ {heading}")
