@@ -20,7 +20,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..plots import png_export as images
-from ..plots.png_export import Exported, ExportError, round_steps
+from ..plots.png_export import (  # noqa: F401 - the export command's names, in one place
+    FORMATS,
+    IMAGE_FORMATS,
+    INSTALL,
+    Exported,
+    ExportError,
+    round_of,
+    round_steps,
+    summary,
+)
 from ..plots.whole_files import write_whole
 from ..scenario import Scenario
 from . import deck

@@ -38,8 +38,7 @@ from ..core.trace import (
 )
 from ..narration import origin_of
 from ..narration.block import names as block_names
-from . import engine_rule_figures as engine_rules  # noqa: F401  (the rules' modules register their builders)
-from . import style
+from . import engine_rule_figures, exact_match_figures, style  # noqa: F401  (the rules' modules register their builders)
 from . import tree_figures as tree
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
