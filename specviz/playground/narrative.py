@@ -28,6 +28,7 @@ from ..core.trace import (
     ExactMatchTreeCheckEvent,
     ResultEvent,
     ScaledCorrectionEvent,
+    TraversalCorrectionEvent,
     TreeCheckEvent,
     TreeCorrectionEvent,
 )
@@ -133,6 +134,8 @@ PHASE_TITLES = {
     "tree_check": "Tree check: a sibling against the residual r",
     "threshold_check": "Tree check: a sibling against SGLang's thresholds (one coin per node)",
     "tree_correction": "Every sibling rejected: correction from r",
+    "traversal_check": "Traversal: a node tested against its path's weight, from the leaves up",
+    "traversal_correction": "Traversal: the next token from the kept node's residual r",
     "match_check": "Exact match: a draft against the target's own sample",
     "match_correction": "No draft equals the target's sample: the sample is committed",
     "bonus": "All accepted: bonus token",
@@ -148,6 +151,8 @@ def phase_of(event: Event) -> str:
         return "match_check"
     if isinstance(event, ExactMatchCorrectionEvent):
         return "match_correction"
+    if isinstance(event, TraversalCorrectionEvent):
+        return "traversal_correction"
     if isinstance(event, TreeCorrectionEvent):
         return "tree_correction"
     return "scaled_correction" if isinstance(event, ScaledCorrectionEvent) else event.kind
@@ -273,9 +278,9 @@ def step_view(scenario: Scenario, step: int) -> StepView:
             accepted += isinstance(e, (CheckEvent, TreeCheckEvent)) and e.accepted
         if isinstance(e, BlockDecisionEvent):  # block verification commits its kept drafts all at once
             accepted += e.accepted_drafts
-            committed += [Token(t, scenario.vocab[t], "accepted", e.round_id) for t in e.drafts[: e.accepted_drafts]]
-        if kind is not None:
-            committed.append(Token(e.token, scenario.vocab[e.token], kind, timeline.round_index[index]))
+        if kind is not None or isinstance(e, BlockDecisionEvent):  # a kept traversal node: its whole path at once
+            committed += [Token(t, scenario.vocab[t], origin, timeline.round_index[index])
+                          for t, origin in narration.committed_by(e)]
     drafted = [e.token for e in round_events[: step - start + 1] if isinstance(e, DraftEvent)]
 
     done_rounds = round_id + (1 if isinstance(event, ResultEvent) else 0)
