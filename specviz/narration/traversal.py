@@ -71,9 +71,10 @@ def _check(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> Narr
     head = (f"Round {nth(event.round_id)}, traversal at {_node(event.path)} (position {nth(event.position)}, "
             f"sibling {nth(event.sibling)} of {event.siblings}): {x} is {verdict}")
     compare = "<" if event.accepted else "≥"
-    lines = [_entered(event, vocab, f), _tested(event, vocab, f),
+    drawn = (f"Weight 0: {x} is **rejected**, no draw needed (no u can fall below 0)." if not event.acceptance else
              f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so "
-             f"{x} is **{verdict}**."]
+             f"{x} is **{verdict}**.")
+    lines = [_entered(event, vocab, f), _tested(event, vocab, f), drawn]
     if event.accepted:
         after = {"bonus": "the bonus comes from p after it", "stop": "it is a stop token: the request ends",
                  "correction": "the next token comes from its own residual r (its children were rejected)"}

@@ -99,6 +99,7 @@ class Drawing(NamedTuple):
 
     chart: Data
     strip: Data | None = None
+    layout: str | None = None  # the page's layout for this step (None: the event kind's, step_page.layout_of)
 
 
 Builder = Callable[[Any, Context], Drawing]
@@ -686,7 +687,8 @@ def frame(view: StepView, ctx: Context) -> Data:
     drawn = drawing(event, ctx)
     return {
         "kind": view.phase, "event": type(event).__name__, "step": view.step, "caption": step_html.caption(view),
-        "headline": view.headline, "layout": step_page.layout_of(event.kind, ctx.presenter), "chart": drawn.chart,
+        "headline": view.headline, "layout": drawn.layout or step_page.layout_of(event.kind, ctx.presenter),
+        "chart": drawn.chart,
         "strip": drawn.strip, "lines": lines(view), "exact": [list(v) for v in narration.exact_values(
             event, ctx.scenario.vocab)], "text": chips(view, ctx), "stats": stats(view), "finished": len(view.history),
         "flags": flags(ctx), "groups": groups(ctx),

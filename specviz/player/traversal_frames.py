@@ -30,11 +30,10 @@ def weights_panel(event: TraversalCheckEvent, ctx: Context) -> Data:
     names = [w.name for w in weights]
     data = [pr.series(f"w{i}", w.name, w.cue, [w.value if j == i else None for j in range(len(weights))],
                       symbol=w.meaning, legend=False) for i, w in enumerate(weights)]
-    verdict = "kept ✓" if event.accepted else "rejected ✗"
-    tested = names.index("tested")
+    tested = names.index("tested")  # the verdict over its bar, short: the bars' band is narrow beside the tree
     return pr.bars("the node's weights", [pr.panel(names, y_max=1.08, y_title="",
                                                    x_title=tree_plots.walk_axis_title(event, ctx.labels))],
-                   data, marks=[pr.mark(tested, weights[tested].value, verdict)])
+                   data, marks=[pr.mark(tested, weights[tested].value, "✓" if event.accepted else "✗")])
 
 
 def weight_strip(event: TraversalCheckEvent) -> Data:
@@ -75,4 +74,5 @@ def traversal_correction(event: TraversalCorrectionEvent, ctx: Context) -> Drawi
         title = f"Traversal: {node_name(event.path)} kept after its {kids}, the next token from its r"
     else:
         title = "Traversal: every child of the root rejected, the correction from its r"
-    return _tree(ctx, panel, "", pr.strip(strip), title=title)
+    # the tree and its r beside the draw and the words, as at a check: the step fits the screen without scrolling
+    return _tree(ctx, panel, "", pr.strip(strip), title=title)._replace(layout="split")
