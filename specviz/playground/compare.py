@@ -44,6 +44,14 @@ WHY_DRAWS_DIFFER = ("Same streams, different draws: each rule draws randrange(d)
                     "drawing at its first rejection while block draws at every position.")
 
 
+WHY_TREE_DRAWS_DIFFER = ("Same tree and streams, different draws: recursive rejection sampling walks down from the "
+                         "root, drawing randrange(d) against min(1, r/q′) for each child in turn until one is "
+                         "accepted; traversal walks up from the first leaf, drawing against each tested node's current "
+                         "weight until a node is kept (a node of weight 0 is rejected whatever the draw). Each draws "
+                         "its own integers from the same acceptance stream, so the two can keep different paths of "
+                         "the very same tree.")
+
+
 def rules_for(scenario: Scenario) -> tuple[str, ...]:
     """Tokenwise and block, then the scenario's own rule when it is neither (a tree drafts its own tree)."""
     own = rule(scenario.verification).name

@@ -76,6 +76,7 @@ def test_compare_verifies_the_rounds_tree_two_ways_with_exact_expectations_and_d
     assert "one drafted tree" in text and "recursive rejection sampling (multi:3)" in text
     assert compare.trees_sentence(result, expected) in text and "every tree drafted from this prefix" in text
     assert "E[drafts kept] per round (exact)" in text and "this round: drafted nodes kept" in text
+    assert compare.WHY_TREE_DRAWS_DIFFER in [c.value for c in at.caption]
     for side in result.sides:
         assert side.summary() in text
         assert f"{side.kept} of {side.drafted}" in text

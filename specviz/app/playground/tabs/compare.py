@@ -160,7 +160,7 @@ def trees_compare(pg: PlaygroundSession, scenario, round_id: int, presenter: boo
     st.markdown(trees_intro(result, scenario.vocab))
     st.markdown(trees_table(compare.trees_rows(result, expected, scenario.vocab)), unsafe_allow_html=True)
     st.markdown(compare.trees_sentence(result, expected))
-    st.caption(compare.why_draws_differ(names))
+    st.caption(compare.WHY_TREE_DRAWS_DIFFER)
     keys = (Keys.compare_chart_rrs, Keys.compare_chart_traversal)
     for column, side, key in zip(st.columns(2), result.sides, keys, strict=True):
         with column:
