@@ -85,7 +85,8 @@ def test_traversal_reads_at_1280x800_mid_walk_and_at_the_correction(presenter, a
             assert max(parts.values()) <= sup.VIEWPORT["height"], (name, parts)
         assert measured["clipped"] is None or measured["clipped"] <= 0, measured
         assert_clean(page, recorder, f"traversal {name}{suffix}")
-        sup.screenshot(page, f"traversal-{name}{suffix}")
+        # the README's picture: a check mid-walk in presenter mode (a pruned subtree, a rejected one, the weights)
+        sup.screenshot(page, "playground-traversal" if presenter and name == "check" else f"traversal-{name}{suffix}")
 
 
 def test_presenter_mode_fits_every_step_of_the_round(app_url, app_page, fresh_page, recorder):
