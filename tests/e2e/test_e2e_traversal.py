@@ -60,6 +60,10 @@ def test_a_traversal_link_steps_through_a_round_with_pagedown(app_url, app_page,
         assert now != tree, f"step {index + 1}: the tree did not change"
         seen["pruned"] |= "node pruned" in now
         seen["struck"] |= int(now.split(" | ")[1]) > 0
+        if events[index].kind == "traversal_check" and tuple(events[index].path) == (2, 0):  # u against 1/36
+            assert "u vs its weight 1/36" in sup.player_text(page) or "u vs its weight" in now
+            sup.SCRATCH.mkdir(exist_ok=True)
+            page.screenshot(path=str(sup.SCRATCH / "traversal-draw.png"))  # to look at, not committed
         if events[index].kind == "traversal_check" and tuple(events[index].path) == (2,):
             assert "node [3]" in sup.player_text(page) and "kept" in sup.player_text(page)
         if events[index].kind == "correction":

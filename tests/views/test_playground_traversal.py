@@ -84,3 +84,11 @@ def test_compare_verifies_the_rounds_tree_two_ways_with_exact_expectations_and_d
                                                         "pg_compare_seeds_chart"}
     at.radio(key="pg_compare_seeds").set_value(40).run()
     assert "Over 40 seeds" in page_text(at) and "traversal (traversal:3)" in page_text(at)
+
+
+def test_every_tab_of_the_playground_opens_on_a_traversal_scenario():
+    from specviz.app.playground.session import Tab
+
+    for label in (Tab.proof, Tab.many_rounds, Tab.weights, Tab.share):
+        at = open_tab(app(share.scenario_to_query(WALK, 12)), label)
+        assert not at.exception and not at.error, (label, at.exception, [e.value for e in at.error])
