@@ -693,6 +693,3 @@ def frame(view: StepView, ctx: Context) -> Data:
             event, ctx.scenario.vocab)], "text": chips(view, ctx), "stats": stats(view), "finished": len(view.history),
         "flags": flags(ctx), "groups": groups(ctx),
     }
-
-
-from . import traversal_frames  # noqa: E402, F401 - registers traversal verification's builders (they import this module)

@@ -7,7 +7,8 @@ the weight it entered with, min(1, w·r(x)/q′(x)), the weight it is tested wit
 and, after a rejection, its parent's new weight ρ/(ρ + 1 − w). The strip draws u against the tested weight (weight
 0: rejected, no draw needed). After the walk, a correction from the kept node's residual r (the root's when
 nothing is kept); a kept leaf's bonus is the tree's own (``frames.bonus``). Registered in ``frames.BUILDERS`` by
-``@draws``: ``frames`` imports this module at its end, so the registry always holds both classes.
+``@draws``: the package ``specviz.player`` imports this module, so the registry holds both classes as soon as any
+module of the player is imported.
 """
 
 from __future__ import annotations

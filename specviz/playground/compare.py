@@ -80,6 +80,12 @@ def tree_rules(name: str | Rule) -> tuple[str, str] | None:
     return TREE_PAIRS_BY_FAMILY[found](found) if TREE_PAIRS_BY_FAMILY.supports(found) else None
 
 
+def is_traversal(name: str | Rule) -> bool:
+    """Whether the rule is the traversal side of a tree pair (its Compare verifies its tree two ways)."""
+    pair = tree_rules(name)
+    return pair is not None and rule(name).name == pair[1]
+
+
 def why_draws_differ(rules: tuple[str, ...]) -> str:
     shown = []
     for name in rules:

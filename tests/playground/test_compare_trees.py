@@ -87,3 +87,9 @@ def test_the_tables_rows_and_sentence_carry_the_papers_exact_numbers_with_their_
     sentence = compare.trees_sentence(result, expected)
     assert "traversal keeps 2/27 ≈ 0.074 more drafts than recursive rejection sampling" in sentence
     assert "every tree drafted from this prefix and every draw" in sentence
+
+
+@pytest.mark.parametrize("name, walks", [("traversal:2", True), ("traversal-distinct:3", True), ("multi:2", False),
+                                         ("token", False), ("exact-match:2", False)])
+def test_compare_verifies_the_tree_two_ways_for_traversal_only(name, walks):
+    assert compare.is_traversal(name) is walks

@@ -9,7 +9,6 @@ import html
 import streamlit as st
 
 from .... import formats
-from ....core.verification import rule
 from ....narration.counting import nth
 from ....playground import compare, state
 from ....plots import committed_text, step_html, tree
@@ -176,7 +175,7 @@ def compare_tab(presenter: bool) -> None:
     timeline = state.timeline_for(scenario)
     at = state.clamp(pg.state, scenario)
     round_id = timeline.round_of(at.step) if timeline.events else 0
-    if rule(scenario.verification).family == "traversal":
+    if compare.is_traversal(scenario.verification):
         trees_compare(pg, scenario, round_id, presenter)
         return
     result = compare.compare_at(scenario, round_id)  # a refusal is shown in the tab's place (messages.failures)
