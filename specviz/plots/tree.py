@@ -360,7 +360,7 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
     event = round_events[upto]
     if event.kind == WALK:
         weights = walk_weights(event)
-        names = [w.name for w in weights]
+        names = walk_categories(event)
         traces = [_bar(w.name, style.cue_named(w.cue), names, [w.value if v is w else _ZERO for v in weights],
                        w.meaning) for w in weights]
         return traces, walk_axis_title(event, labels), f"the weights at {node_name(event.path)}"
@@ -426,6 +426,11 @@ def walk_weights(event: TraversalCheckEvent) -> list[WalkWeight]:
         weights.append(WalkWeight("parent's w after", event.parent_weight_after, "residual",
                                   f"ρ/(ρ + 1 − w): the parent's ({parent}) weight after this rejection"))
     return weights
+
+
+def walk_categories(event: TraversalCheckEvent) -> list[str]:
+    """The weights' names on a plotly axis, "parent's" on a line of its own: side by side in the narrow panel."""
+    return [w.name.replace("parent's ", "parent's<br>") for w in walk_weights(event)]
 
 
 def walk_axis_title(event: TraversalCheckEvent, labels: Sequence[str]) -> str:
@@ -608,7 +613,7 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
         small = {"size": round(size * 0.8)}
         # the panel is narrow: small tick labels, on their side when many
         event = round_events[upto]
-        categories = [w.name for w in walk_weights(event)] if event.kind == WALK else labels
+        categories = walk_categories(event) if event.kind == WALK else labels
         axes["xaxis2"] = style.category_axis(categories, domain=[split + 0.04, 1], anchor="y2",
                                              title={"text": axis_title, "font": small},
                                              tickfont={"size": round(size * 0.7)},

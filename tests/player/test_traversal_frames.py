@@ -129,6 +129,7 @@ def test_the_png_export_draws_the_same_walk():
     assert {"pruned: never tested", "rejected", "parent's w", "tested"} <= names
     assert any(t.line.dash == "dot" and t.x for t in figure.data if t.mode == "lines")  # struck edges
     assert list(figure.layout.xaxis2.ticktext or figure.layout.xaxis2.categoryarray)[:3] == [
-        "parent's w", "entered", "tested"]
+        "parent's<br>w", "entered", "tested"]
+    assert figure.layout.xaxis2.tickangle == 0  # the weights' names side by side, not turned
     at = treeplot.tree_at(events, upto, WALK.vocab)
     assert {n.path: n.state for n in at.nodes}[(1, 0)] == "pruned" and (1, 0) in at.struck
