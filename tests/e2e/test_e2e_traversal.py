@@ -22,14 +22,18 @@ pytestmark = pytest.mark.e2e
 # node [3] after its three children were rejected and corrects from its r (tests/player/test_traversal_frames.py)
 WALK = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(verification="traversal:3",
                                                                                    depth=2, seed=3)
+# close, width 3 distinct, depth 3 (39 drafted nodes, folded to the rows): rejections, 18 nodes pruned, then the
+# leaf [3, 1, 1] kept with its whole path and the bonus after it
+DEEP = presets.apply_preset(presets.default_scenario(), "close").with_changes(verification="traversal-distinct:3",
+                                                                               depth=3, seed=4)
 TREE_JS = """() => { const root = window.__specvizPlayer.root;
   return [...root.querySelectorAll('svg.chart path.node')].map(n => n.getAttribute('class')).join(' ')
     + ' | ' + [...root.querySelectorAll('svg.chart line.edge.struck')].length
     + ' | ' + (root.querySelector('svg.chart text.title') || {}).textContent; }"""
 
 
-def _round():
-    timeline = state.timeline_for(WALK)
+def _round(scenario=WALK):
+    timeline = state.timeline_for(scenario)
     timeline.ensure_rounds(1)
     return timeline.rounds[0].trace.events
 
@@ -93,21 +97,30 @@ def test_traversal_reads_at_1280x800_mid_walk_and_at_the_correction(presenter, a
         sup.screenshot(page, "playground-traversal" if presenter and name == "check" else f"traversal-{name}{suffix}")
 
 
-def test_presenter_mode_fits_every_step_of_the_round(app_url, app_page, fresh_page, recorder):
+@pytest.mark.parametrize("scenario", [WALK, DEEP], ids=["width3-depth2-correction", "width3-depth3-bonus"])
+def test_presenter_mode_fits_every_step_of_the_round(scenario, app_url, app_page, fresh_page, recorder):
     page = fresh_page
     app_page("playground")
-    events = _round()
-    sup.open_page(page, link(app_url, WALK, 0, presenter=True))
+    events = _round(scenario)
+    kinds = {e.kind for e in events}
+    assert {"traversal_check", "result"} <= kinds and kinds & {"correction", "bonus"}
+    sup.open_page(page, link(app_url, scenario, 0, presenter=True))
     sup.wait_for_player(page)
+    worst = (0, 0, "")
     for index in range(len(events)):
         if index:
             sup.press_player(page, "PageDown")
         page.wait_for_timeout(100)
         measured = page.evaluate(MEASURE_JS)
         parts = {k: v for k, v in measured["parts"].items() if v is not None}
+        worst = max(worst, (max(parts.values()), index + 1, events[index].kind))
+        if max(parts.values()) > sup.VIEWPORT["height"]:  # the step that does not fit, to look at
+            sup.SCRATCH.mkdir(exist_ok=True)
+            page.screenshot(path=str(sup.SCRATCH / f"traversal-unfit-{index + 1}.png"))
         assert max(parts.values()) <= sup.VIEWPORT["height"], (index, events[index].kind, parts)
         assert measured["clipped"] is None or measured["clipped"] <= 0, (index, measured["title"])
-    assert_clean(page, recorder, "presenter walk of traversal:3")
+    assert_clean(page, recorder, f"presenter walk of {scenario.verification}")
+    print(f"{scenario.verification} depth {scenario.depth}: bottom {worst[0]} px at step {worst[1]} ({worst[2]})")
 
 
 def test_compare_shows_the_tree_verified_two_ways(app_url, app_page, fresh_page, recorder):
