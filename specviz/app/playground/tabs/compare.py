@@ -72,24 +72,35 @@ def seeds_table(seeds: compare.OverSeeds, expected: dict[str, compare.Expected],
     return step_html.compact(f"<table style='width:100%;margin:0'><thead>{head}</thead><tbody>{body}</tbody></table>")
 
 
-def many_seeds(pg: PlaygroundSession, scenario, result: compare.Comparison, presenter: bool) -> None:
-    """The same round under many seeds: the counts measured, the exact expectations, the differences drawn."""
+def seeds_count(pg: PlaygroundSession, help_text: str) -> int:
+    """The many-seeds section's heading and its count of seeds (kept across reruns)."""
     st.markdown("#### The same round under many seeds")
     pg.setdefault("compare_seeds", S.compare_seeds.default_value())
-    count = st.radio("Seeds", compare.SEEDS, key=S.compare_seeds.key, horizontal=True,
-                     help="The same prefix and round under this many seeds, from the scenario's own: one seed is one "
-                          "draw of the streams; the exact expectation is their limit")
+    return st.radio("Seeds", compare.SEEDS, key=S.compare_seeds.key, horizontal=True, help=help_text)
+
+
+def seeds_chart(seeds: compare.OverSeeds, more: tuple[str, str], less: tuple[str, str], presenter: bool):
+    """The seeds by how many more drafts ``more`` kept than ``less`` (each a rule name and its label) in the left
+    column; the right column, returned, for its caption."""
+    left, right = st.columns([3, 2])
+    figure = figures.seed_difference_figure(seeds.differences(more[0], less[0]), more[1], less[1],
+                                            presenter=presenter)
+    left.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
+                      theme=None)
+    return right
+
+
+def many_seeds(pg: PlaygroundSession, scenario, result: compare.Comparison, presenter: bool) -> None:
+    """The same round under many seeds: the counts measured, the exact expectations, the differences drawn."""
+    count = seeds_count(pg, "The same prefix and round under this many seeds, from the scenario's own: one seed is "
+                            "one draw of the streams; the exact expectation is their limit")
     names = tuple(s.rule.name for s in result.sides)
     seeds = compare.over_seeds(scenario, result.prefix, result.round_id, count, names)
     expected = compare.expectations(scenario, result.prefix, names)
     st.markdown(compare.seeds_sentence(seeds))
     st.markdown(seeds_table(seeds, expected, {s.rule.name: s.rule.label for s in result.sides}),
                 unsafe_allow_html=True)
-    left, right = st.columns([3, 2])
-    figure = figures.seed_difference_figure(seeds.differences("block", "token"), "block", "tokenwise",
-                                            presenter=presenter)
-    left.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
-                      theme=None)
+    right = seeds_chart(seeds, ("block", "block"), ("token", "tokenwise"), presenter)
     token, block = expected["token"], expected["block"]
     if token.kept is not None and block.kept is not None:
         right.caption(f"Each bar counts the seeds at which block verification kept that many more drafts than "
@@ -131,22 +142,15 @@ def trees_side(side: compare.Side, scenario, presenter: bool, key: str) -> None:
 
 def trees_seeds(pg: PlaygroundSession, scenario, result: compare.Comparison, presenter: bool) -> None:
     """The same round and tree drafting under many seeds: drafts kept by each verification, measured."""
-    st.markdown("#### The same round under many seeds")
-    pg.setdefault("compare_seeds", S.compare_seeds.default_value())
-    count = st.radio("Seeds", compare.SEEDS, key=S.compare_seeds.key, horizontal=True,
-                     help="The same prefix and round under this many seeds, from the scenario's own: each seed drafts "
-                          "one tree, verified both ways; the exact expectation is their limit")
+    count = seeds_count(pg, "The same prefix and round under this many seeds, from the scenario's own: each seed "
+                            "drafts one tree, verified both ways; the exact expectation is their limit")
     rrs, walk = (s.rule.name for s in result.sides)
     seeds = compare.over_seeds(scenario, result.prefix, result.round_id, count, (rrs, walk))
     expected = compare.expectations(scenario, result.prefix, (rrs, walk))
     st.markdown(compare.seeds_sentence(seeds, walk, rrs))
     st.markdown(seeds_table(seeds, expected, {s.rule.name: compare.tree_name(s.rule) for s in result.sides}),
                 unsafe_allow_html=True)
-    left, right = st.columns([3, 2])
-    figure = figures.seed_difference_figure(seeds.differences(walk, rrs), "traversal",
-                                            "recursive rejection sampling", presenter=presenter)
-    left.plotly_chart(figure, key=Keys.compare_chart_seeds, config=figure_config.config("specviz-compare-seeds"),
-                      theme=None)
+    right = seeds_chart(seeds, (walk, "traversal"), (rrs, "recursive rejection sampling"), presenter)
     right.caption(f"Each bar counts the seeds (of {count}) at which traversal kept that many more drafts than "
                   "recursive rejection sampling (fewer, left of 0) on the same drafted tree and streams.")
 
