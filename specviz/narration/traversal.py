@@ -71,7 +71,7 @@ def _check(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> Narr
     head = (f"Round {nth(event.round_id)}, traversal at {_node(event.path)} (position {nth(event.position)}, "
             f"sibling {nth(event.sibling)} of {event.siblings}): {x} is {verdict}")
     compare = "<" if event.accepted else "≥"
-    drawn = (f"Weight 0: {x} is **rejected**, no draw needed (no u can fall below 0)." if not event.acceptance else
+    drawn = (f"{x} is **rejected**, no draw needed (no u falls below a weight of 0)." if not event.acceptance else
              f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so "
              f"{x} is **{verdict}**.")
     # a leaf's test is said on its entry's line (one bullet less: the step fits a projector at width 3, depth 3)
