@@ -48,8 +48,8 @@ def _entered(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> st
     if not event.parent_weight:
         return f"{_tok(vocab, event.token)} enters with weight 0: its parent ({parent}) has weight 0 left."
     return (f"It entered with weight min(1, w·r({name})/q′({name})) = min(1, {_op(event.parent_weight, f)}·"
-            f"{_op(event.r_token, f)}/{_op(event.q_token, f)}) = {f.fraction(event.entry_weight)}, w being its "
-            f"parent's weight ({parent}), r the parent's current target and q′ the law it was drafted from.")
+            f"{_op(event.r_token, f)}/{_op(event.q_token, f)}) = {f.fraction(event.entry_weight)} (w: its parent's "
+            f"weight, {parent}; r: the parent's current target; q′: the law it was drafted from).")
 
 
 def _tested(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> str:
@@ -61,7 +61,7 @@ def _tested(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> str
         return (f"Its {count} child{'ren' if count > 1 else ''} (with everything under them) "
                 f"{'were' if count > 1 else 'was'} rejected first, which left it weight "
                 f"{f.fraction(event.acceptance)}: the chance its path is kept now.")
-    return f"A leaf: it is tested with the weight it entered with, {f.fraction(event.acceptance)}."
+    return "A leaf: it is tested with that weight."
 
 
 def _check_values(event: TraversalCheckEvent, vocab: Sequence[str]) -> Values:
@@ -88,21 +88,25 @@ def _check(event: TraversalCheckEvent, vocab: Sequence[str], f: Formats) -> Narr
     head = (f"Round {nth(event.round_id)}, traversal at {_node(event.path)} (position {nth(event.position)}, "
             f"sibling {nth(event.sibling)} of {event.siblings}): {x} is {verdict}")
     compare = "<" if event.accepted else "≥"
-    lines = [_entered(event, vocab, f), _tested(event, vocab, f),
+    drawn = (f"{x} is **rejected**, no draw needed (no u falls below a weight of 0)." if not event.acceptance else
              f"The acceptance {f.draw(event.draw, event.draw_range)}: u {compare} {f.exact(event.acceptance)}, so "
-             f"{x} is **{verdict}**."]
+             f"{x} is **{verdict}**.")
+    # a leaf's test is said on its entry's line (one bullet less: the step fits a projector at width 3, depth 3)
+    leaf = not (event.pruned or event.children_rejected)
+    lines = ([_entered(event, vocab, f) + " " + _tested(event, vocab, f)] if leaf else
+             [_entered(event, vocab, f), _tested(event, vocab, f)]) + [drawn]
     if event.accepted:
         after = {"bonus": "the bonus comes from p after it", "stop": "it is a stop token: the request ends",
                  "correction": "the next token comes from its own residual r (its children were rejected)"}
         lines.append(f"The whole path {_path(vocab, event.kept)} is kept ({len(event.kept)} draft"
                      f"{'s' if len(event.kept) > 1 else ''}); {after[event.ending]}.")
     elif event.residual is None:
-        lines.append("Nothing of the parent's target is left: (w·r − q′)+ is empty, so the parent's weight is 0 and "
-                     "no later sibling can be kept.")
+        lines.append("Nothing of the parent's target is left ((w·r − q′)+ is empty): its weight is 0, so no later "
+                     "sibling can be kept.")
     else:
         lines.append(
-            f"The parent's target becomes r = normalized (w·r − q′)+ = normalized {_scaled(event.scale, f)} "  # type: ignore[arg-type]
-            f"(ρ = Σ (w·r − q′)+ = {f.fraction(event.residual_mass)}), and its weight ρ/(ρ + 1 − w) = "  # type: ignore[arg-type]
+            f"The parent's target becomes normalized (w·r − q′)+ = normalized {_scaled(event.scale, f)} "  # type: ignore[arg-type]
+            f"(ρ = {f.fraction(event.residual_mass)}) and its weight ρ/(ρ + 1 − w) = "  # type: ignore[arg-type]
             f"{f.fraction(event.parent_weight_after)}: "  # type: ignore[arg-type]
             + ("the next sibling enters against them." if event.sibling + 1 < event.siblings else
                "no sibling is left, so the parent is tested next."))

@@ -9,3 +9,5 @@ history that go with them: the player receives a round once and steps through it
 fetched at run time), read by ``files``; the Playground mounts it with Streamlit's custom components v2
 (``specviz.app.playground.player``) and ``deck`` writes it, with a round's frames, into one offline HTML file.
 """
+
+from . import traversal_frames  # noqa: F401 - registers traversal verification's builders in frames.BUILDERS

@@ -99,6 +99,7 @@ class Drawing(NamedTuple):
 
     chart: Data
     strip: Data | None = None
+    layout: str | None = None  # the page's layout for this step (None: the event kind's, step_page.layout_of)
 
 
 Builder = Callable[[Any, Context], Drawing]
@@ -310,7 +311,9 @@ def _tree(ctx: Context, panel: Data | None, panel_title: str, strip: Data | None
         nodes.append({"key": node_key(node.path), "x": node.x, "y": node.y, "label": label, "state": node.state,
                       "hover": node.hover.replace("<br>", "\n"),
                       "parent": None if node.path == () else node_key(node.path[:-1])})
-    edges = [[node_key(a), node_key(b), a in on_path and b in on_path] for a, b in at.edges]
+    struck = set(at.struck)  # traversal verification's rejected subtrees: their edges struck out
+    edges = [[node_key(a), node_key(b), a in on_path and b in on_path] + ([True] if b in struck else [])
+             for a, b in at.edges]
     shown = [s for s in tree_plots.STATES if any(n.state == s for n in at.nodes)]
     heading = title or (f"Draft tree: {panel_title}" if panel_title else "Draft tree")
     chart = {"type": "tree", "title": heading, "nodes": nodes, "edges": edges,
@@ -639,8 +642,7 @@ def chips(view: StepView, ctx: Context) -> Data:
 def _chip_source(ctx: Context, index_in_round: int, origin: str) -> Data | None:
     """Where this round's committed token ``index_in_round`` comes from on screen."""
     if ctx.tree:
-        accepted = sorted((tuple(e.path) for e in ctx.events[: ctx.upto + 1] if e.kind in tree_plots.CHECK_KINDS
-                           and e.accepted), key=len)
+        accepted = sorted(tree_plots.kept_paths(ctx.events[: ctx.upto + 1]), key=len)  # traversal: the whole path
         if origin == "accepted" and index_in_round < len(accepted):
             return pr.grows(node_key(accepted[index_in_round]))
         end = next((e for e in ctx.events[: ctx.upto + 1] if isinstance(e, (CorrectionEvent, BonusEvent))), None)
@@ -685,7 +687,8 @@ def frame(view: StepView, ctx: Context) -> Data:
     drawn = drawing(event, ctx)
     return {
         "kind": view.phase, "event": type(event).__name__, "step": view.step, "caption": step_html.caption(view),
-        "headline": view.headline, "layout": step_page.layout_of(event.kind, ctx.presenter), "chart": drawn.chart,
+        "headline": view.headline, "layout": drawn.layout or step_page.layout_of(event.kind, ctx.presenter),
+        "chart": drawn.chart,
         "strip": drawn.strip, "lines": lines(view), "exact": [list(v) for v in narration.exact_values(
             event, ctx.scenario.vocab)], "text": chips(view, ctx), "stats": stats(view), "finished": len(view.history),
         "flags": flags(ctx), "groups": groups(ctx),

@@ -17,7 +17,8 @@ each its own integer; and tokenwise stops drawing at its first rejection, block 
 Trees two ways (``tree_rules(name)``, ``compare_trees``): a tree of K children per node verified by
 token-level recursive rejection sampling (``multi:K``, top-down) and by traversal verification (``traversal:K``,
 Weng et al. 2025, from the leaves up) on the very same drafted tree (the same drafting from the same proposal
-stream, ``Comparison.same_tree``) and the same acceptance and correction streams, with their exact expectations.
+stream, ``Comparison.same_tree``) and the same acceptance and correction streams, with their exact expectations
+(``trees_rows``, ``trees_sentence``: each count with its denominator).
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ WHY_DRAWS_DIFFER = ("Same streams, different draws: each rule draws randrange(d)
                     "with d the denominator of its own probability (min(1, p/q) for tokenwise, h_k for block"
                     "{tree}), so the same stream gives each rule its own integer and its own u; and tokenwise stops "
                     "drawing at its first rejection while block draws at every position.")
+
+
+WHY_TREE_DRAWS_DIFFER = ("Same tree and streams, different draws: recursive rejection sampling walks down from the "
+                         "root, drawing randrange(d) against min(1, r/q′) for each child in turn until one is "
+                         "accepted; traversal walks up from the first leaf, drawing against each tested node's current "
+                         "weight until a node is kept (a node of weight 0 is rejected whatever the draw). Each draws "
+                         "its own integers from the same acceptance stream, so the two can keep different paths of "
+                         "the very same tree.")
 
 
 def rules_for(scenario: Scenario) -> tuple[str, ...]:
@@ -69,6 +78,12 @@ def tree_rules(name: str | Rule) -> tuple[str, str] | None:
     children), or None for a rule that drafts no tree of either kind."""
     found = rule(name)
     return TREE_PAIRS_BY_FAMILY[found](found) if TREE_PAIRS_BY_FAMILY.supports(found) else None
+
+
+def is_traversal(name: str | Rule) -> bool:
+    """Whether the rule is the traversal side of a tree pair (its Compare verifies its tree two ways)."""
+    pair = tree_rules(name)
+    return pair is not None and rule(name).name == pair[1]
 
 
 def why_draws_differ(rules: tuple[str, ...]) -> str:
@@ -179,6 +194,11 @@ def compare_trees(scenario: Scenario, prefix: Prefix = (), round_id: int = 0) ->
     return compare(scenario, prefix, round_id, pair)
 
 
+def trees_at(scenario: Scenario, round_id: int) -> Comparison:
+    """The animation's round ``round_id`` (its committed prefix) verified two ways on one drafted tree."""
+    return compare_trees(scenario, *round_at(scenario, round_id))
+
+
 def round_at(scenario: Scenario, round_id: int) -> tuple[Prefix, int]:
     """(prefix, round id) of the animation's round ``round_id`` (the last played one if it is past the end)."""
     from .state import timeline_for
@@ -221,6 +241,53 @@ def expectations(scenario: Scenario, prefix: Prefix = (), rules: tuple[str, ...]
             continue
         out[rule(name).name] = Expected(found.accepted_drafts, found.tokens)
     return out
+
+
+KEPT_DENOMINATOR = ("per round: the mean over every tree drafted from this prefix and every draw of the acceptance "
+                    "and correction streams, exactly")
+
+
+def tree_name(found: Rule) -> str:
+    """A tree verification as the comparison names it: 'recursive rejection sampling (multi:3)', 'traversal
+    (traversal:3)'."""
+    pair = tree_rules(found)
+    how = "traversal" if pair is not None and found.name == pair[1] else "recursive rejection sampling"
+    return f"{how} ({found.name})"
+
+
+def trees_rows(comparison: Comparison, expected: dict[str, Expected], vocab: tuple[str, ...]) -> list[dict[str, str]]:
+    """A tree's two verifications side by side, each count with its denominator: the exact expectations per round
+    (over every drafted tree and draw), then this round's drafted nodes kept (of the tree's drafted nodes)."""
+    out = []
+    for side in comparison.sides:
+        found = expected[side.rule.name]
+        out.append({"verification": tree_name(side.rule),
+                    "E[drafts kept] per round (exact)": _exact(found.kept),
+                    "E[tokens] per round (exact)": _exact(found.tokens),
+                    "this round: drafted nodes kept": f"{side.kept} of {side.drafted}",
+                    "this round: committed": tokens_text(vocab, side.result.tokens)})
+    return out
+
+
+def _exact(value: Fraction | None) -> str:
+    from .. import formats
+
+    return "not computed" if value is None else formats.fraction_folded(value, 3)
+
+
+def trees_sentence(comparison: Comparison, expected: dict[str, Expected]) -> str:
+    """What the exact expectations say of the two verifications (traversal against recursive rejection sampling),
+    from the numbers as they are, with their denominator; what one round can show besides."""
+    rrs, walk = (side.rule for side in comparison.sides)
+    a, b = expected[walk.name].kept, expected[rrs.name].kept
+    if a is None or b is None:
+        reason = expected[walk.name].why_not or expected[rrs.name].why_not
+        return f"No exact comparison from this prefix: {reason}"
+    gap = a - b
+    how = "as many drafts as" if gap == 0 else f"{_exact(abs(gap))} {'more' if gap > 0 else 'fewer'} drafts than"
+    return (f"Exactly, {tree_name(walk)} keeps {_exact(a)} drafts per round and {tree_name(rrs)} {_exact(b)}: "
+            f"traversal keeps {how} recursive rejection sampling on average ({KEPT_DENOMINATOR}). On one drafted "
+            "tree either can keep more: this round's counts are one draw of that average.")
 
 
 # --- many seeds ------------------------------------------------------------------------------------------
@@ -306,6 +373,7 @@ def rows(comparison: Comparison, vocab: tuple[str, ...]) -> list[dict[str, str]]
 def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
     """The rule's decisions in its round, one short line each (numbers exact)."""
     from ..narration.block import fraction_text, names
+    from ..narration.counting import node as node_name
     from ..narration.counting import nth
 
     lines = []
@@ -321,10 +389,11 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
                          f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
                          f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
         elif isinstance(e, TraversalCheckEvent):
-            verdict = "kept (its path)" if e.accepted else "rejected"
-            lines.append(f"node {list(e.path)}: {x} weight {fraction_text(e.acceptance)}"
-                         + (f" after {e.children_rejected} rejected children" if e.children_rejected else "")
-                         + f"; draw {e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
+            verdict = "kept (its whole path)" if e.accepted else "rejected"
+            after = f" after {e.children_rejected} rejected children" if e.children_rejected else ""
+            draw = (": rejected, no draw needed" if not e.acceptance else
+                    f"; draw {e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
+            lines.append(f"{node_name(e.path)}: {x} weight {fraction_text(e.acceptance)}{after}{draw}")
         elif isinstance(e, TreeCheckEvent):
             verdict = "accepted" if e.accepted else "rejected"
             lines.append(f"position {nth(e.position)}, sibling {nth(e.sibling)} of {e.siblings}: {x} min(1, r/q′) = "

@@ -127,6 +127,8 @@ PHASE_TITLES = {
     "tree_check": "Tree check: a sibling against the residual r",
     "threshold_check": "Tree check: a sibling against SGLang's thresholds (one coin per node)",
     "tree_correction": "Every sibling rejected: correction from r",
+    "traversal_check": "Traversal: a node tested against its path's weight, from the leaves up",
+    "traversal_correction": "Traversal: the next token from the kept node's residual r",
     "match_check": "Exact match: a draft against the target's own sample",
     "match_correction": "No draft equals the target's sample: the sample is committed",
     "bonus": "All accepted: bonus token",
@@ -139,7 +141,7 @@ PHASE_TITLES = {
 PHASE_BY_CLASS: dict[type, str] = {
     ExactMatchCheckEvent: "match_check", ExactMatchTreeCheckEvent: "match_check",
     ExactMatchCorrectionEvent: "match_correction", TreeCorrectionEvent: "tree_correction",
-    ThresholdTreeCorrectionEvent: "tree_correction", TraversalCorrectionEvent: "tree_correction",
+    ThresholdTreeCorrectionEvent: "tree_correction", TraversalCorrectionEvent: "traversal_correction",
     ScaledCorrectionEvent: "scaled_correction"}
 # the kinds of a check, whatever the rule (a rule's subclass of a chain's check keeps the kind "check")
 CHECK_KINDS = ("check", "block_check", "tree_check", "threshold_check", "traversal_check")
@@ -277,9 +279,9 @@ def step_view(scenario: Scenario, step: int) -> StepView:
             accepted += e.kind != "block_check" and e.accepted  # type: ignore[union-attr]
         if e.kind == "block_decision":  # block verification commits its kept drafts all at once
             accepted += e.accepted_drafts
-            committed += [Token(t, scenario.vocab[t], "accepted", e.round_id) for t in e.drafts[: e.accepted_drafts]]
-        if kind is not None:
-            committed.append(Token(e.token, scenario.vocab[e.token], kind, timeline.round_index[index]))
+        if kind is not None or e.kind == "block_decision":  # a kept traversal node: its whole path at once
+            committed += [Token(t, scenario.vocab[t], origin, timeline.round_index[index])
+                          for t, origin in narration.committed_by(e)]
     drafted = [e.token for e in round_events[: step - start + 1] if e.kind == "draft"]
 
     done_rounds = round_id + (1 if event.kind == "result" else 0)

@@ -3,7 +3,9 @@
 Left panel: the tree the draft proposed (levels left to right, the committed prefix as the root), each
 node a token coloured *and shaped* by what happened to it so far: drafted and not yet checked (orange
 diamond), accepted (green circle), rejected (vermillion thin x), never checked (grey open circle), the
-correction drawn after every sibling was rejected (vermillion triangle), the bonus (purple star). The
+correction drawn after every sibling was rejected (vermillion triangle), the bonus (purple star); traversal
+verification's walk adds pruned nodes (grey open diamond: under a node entered with weight 0, never tested), its
+kept node's whole path (accepted, its ancestors untested) and its rejected subtrees' edges struck out (dotted). The
 node of the current step wears a black ring; the accepted path is drawn thick. Every shown leaf has a row of
 its own, and the correction or the bonus a row of its own too, so no marker lies on a label; a tree wider
 than ``ROW_BUDGET`` rows folds the subtrees off the checked path (``unfolded``: the way to the step's node
@@ -13,9 +15,11 @@ Right panel, at the step's node: the draft q′ a child was drawn from; at a che
 sibling is tested against, split into min(r, q′) (what this sibling can take) and (r − q′)+ (what is left
 for the next sibling or the correction), with q′ as diamonds, each at the value the narration states; r's
 share of p (the probability that every earlier sibling was rejected) is a series of its own, a bar on [0, 1]
-above them; at a correction the last r and its share; at a bonus p.
+above them; at a correction the last r and its share; at a bonus p. At traversal verification's test of a node:
+the weights it reads (its parent's running weight, the weight it entered with, the weight it is tested with and,
+after a rejection, the parent's new weight); at its correction the kept node's r.
 
-Reads the tree events of ``specviz.core.trace`` (``tree_draft``, ``tree_check``, the tree's
+Reads the tree events of ``specviz.core.trace`` (``tree_draft``, ``tree_check``, ``traversal_check``, the tree's
 ``correction``, ``bonus``, ``stop``, ``result``) by their documented fields; exact values in every hover.
 """
 
@@ -30,7 +34,8 @@ import plotly.graph_objects as go  # noqa: F401 - the return type
 
 from .. import formats
 from ..core import Categorical
-from ..core.trace import Event, TreeCheckEvent
+from ..core.trace import Event, TraversalCheckEvent, TraversalCorrectionEvent, TreeCheckEvent
+from ..narration.counting import node as node_name
 from . import style
 from .draw_strip import exact
 
@@ -43,6 +48,7 @@ STATES: dict[str, tuple[str, str, str]] = {
     "accepted": ("accepted", style.origin("accepted").color, "circle"),
     "rejected": ("rejected", style.origin("correction").color, "x-thin-open"),
     "unchecked": ("not checked", style.GREY, "circle-open"),
+    "pruned": ("pruned: never tested", style.GREY, "diamond-open"),
     "correction": ("correction", style.origin("correction").color, "triangle-up"),
     "bonus": ("bonus", style.origin("bonus").color, "star"),
 }
@@ -59,6 +65,7 @@ def _kinds(base: type) -> tuple[str, ...]:
 # a node's check, of every rule that checks tree nodes (recursive rejection, SGLang's thresholds, traversal), from the
 # trace's classes: a new check event is drawn as a check
 CHECK_KINDS = _kinds(TreeCheckEvent)
+WALK = TraversalCheckEvent.kind  # traversal verification's check: a node tested from the leaves up, its whole path kept
 MAX_TREE_NODES = 40  # drafted nodes the Playground animates (width 2 to depth 4, width 3 to depth 3, width 4 to 2)
 
 
@@ -86,6 +93,7 @@ class TreeAtStep:
     current: Path | None
     accepted: tuple[Path, ...]
     depth: int
+    struck: tuple[Path, ...] = ()  # nodes in a subtree traversal verification rejected: their edges struck out
 
 
 def _draft_paths(events: Sequence[Event]) -> list[Path]:
@@ -155,15 +163,42 @@ def _fmt(value: Fraction) -> str:
 ROW_BUDGET = {False: 10, True: 8}  # rows a tree may take before subtrees off the checked path fold
 
 
+def kept_paths(seen: Sequence[Event]) -> tuple[Path, ...]:
+    """The nodes kept so far (root excluded), in path order: each accepted check's node, and for traversal
+    verification every node on the way to it (a kept node keeps its whole path; its ancestors were never tested)."""
+    kept: set[Path] = set()
+    for e in seen:
+        if e.kind in CHECK_KINDS and e.accepted:
+            path = tuple(e.path)
+            kept.update(path[:i] for i in range(1, len(path) + 1) if e.kind == WALK or i == len(path))
+    return tuple(sorted(kept))
+
+
+def pruned_paths(seen: Sequence[Event], drafted: Sequence[Path]) -> set[Path]:
+    """Drafted nodes the traversal walk never tests: those under a node it entered with weight 0 (tested alone)."""
+    tops = [tuple(e.path) for e in seen if e.kind == WALK and e.pruned]
+    return {path for path in drafted for top in tops if len(path) > len(top) and path[: len(top)] == top}
+
+
+def struck_paths(seen: Sequence[Event], drafted: Sequence[Path]) -> set[Path]:
+    """The nodes of the subtrees traversal verification rejected so far (each tested and rejected, or pruned):
+    their edges are struck out. Empty for the other rules (their rejected subtrees are never tested)."""
+    rejected = {tuple(e.path) for e in seen if e.kind == WALK and not e.accepted}
+    return rejected | pruned_paths(seen, drafted) if rejected else set()
+
+
 def focus_of(round_events: Sequence[Event], upto: int) -> Path:
     """Where the step looks: the node whose children are drafted or checked (and a child accepted here, whose
-    children come next); a correction's node; the accepted leaf at a bonus; the walk's end after it."""
+    children come next); the node traversal verification tests (its subtree was walked before it); a correction's
+    node; the accepted leaf at a bonus; the walk's end after it."""
     seen = round_events[: upto + 1]
     event = round_events[upto]
-    accepted = sorted((tuple(e.path) for e in seen if e.kind == "tree_check" and e.accepted), key=len)
+    accepted = kept_paths(seen)
     end = next((e for e in seen if e.kind in ("correction", "bonus")), None)
     if event.kind == "tree_draft":
         return tuple(event.path)[:-1]
+    if event.kind == WALK:
+        return tuple(event.path)
     if event.kind == "tree_check":
         return tuple(event.path) if event.accepted else tuple(event.path)[:-1]
     if end is not None and end.kind == "correction":
@@ -180,7 +215,8 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str], *, b
     seen = round_events[: upto + 1]
     drafted = {tuple(e.path): e for e in seen if e.kind == "tree_draft"}
     checks = {tuple(e.path): e for e in seen if e.kind in CHECK_KINDS}
-    accepted = tuple(sorted(p for p, e in checks.items() if e.accepted))
+    accepted = kept_paths(seen)
+    pruned = pruned_paths(seen, list(drafted))
     finished = any(e.kind in ("correction", "bonus", "result") for e in seen)
     end = next((e for e in seen if e.kind in ("correction", "bonus")), None)
     parent = None
@@ -193,14 +229,10 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str], *, b
         if path not in ys:  # inside a folded subtree
             continue
         check = checks.get(path)
-        state = "drafted" if check is None else ("accepted" if check.accepted else "rejected")
-        if check is None and finished:
-            state = "unchecked"
+        state = _state(path, check, accepted, pruned, finished)
         where = ", ".join(str(i + 1) for i in path)  # paths count from 1, as the narration reads them
         hover = f"{labels[draft.token]} at [{where}]: q′({labels[draft.token]}) = {_fmt(draft.q_token)}"
-        if check is not None:
-            hover += (f"<br>r(x) = {_fmt(check.r_token)}, min(1, r/q′) = {_fmt(check.acceptance)}"
-                      f"<br>draw {check.draw} of 0..{check.draw_range - 1}: {state}")
+        hover += _outcome_hover(check, state)
         hidden = sum(1 for other in drafted if len(other) > len(path) and other[: len(path)] == path) \
             if path not in expanded else 0
         if hidden:
@@ -219,7 +251,35 @@ def tree_at(round_events: Sequence[Event], upto: int, vocab: Sequence[str], *, b
         if round_events[upto] is end:
             current = extra
     depth = max((len(p) for p in paths), default=1)
-    return TreeAtStep(tuple(nodes), tuple(edges), current, accepted, depth)
+    struck = tuple(sorted(path for path in struck_paths(seen, list(drafted)) if path in ys))
+    return TreeAtStep(tuple(nodes), tuple(edges), current, accepted, depth, struck)
+
+
+def _state(path: Path, check: Event | None, kept: Sequence[Path], pruned: set[Path], finished: bool) -> str:
+    """A drafted node's state: kept (its check accepted, or on traversal's kept path), rejected, pruned (under a
+    node traversal entered with weight 0), or drafted (not checked yet; 'unchecked' once the round ended)."""
+    if path in kept:
+        return "accepted"
+    if check is not None:
+        return "rejected"
+    if path in pruned:
+        return "pruned"
+    return "unchecked" if finished else "drafted"
+
+
+def _outcome_hover(check: Event | None, state: str) -> str:
+    """What happened to a node, for its hover: its check's numbers, or why it was kept or pruned untested."""
+    if check is not None and check.kind == WALK:
+        return (f"<br>entered with weight {_fmt(check.entry_weight)}, tested with weight {_fmt(check.acceptance)}"
+                f"<br>draw {check.draw} of 0..{check.draw_range - 1}: {'kept' if check.accepted else 'rejected'}")
+    if check is not None:
+        return (f"<br>r(x) = {_fmt(check.r_token)}, min(1, r/q′) = {_fmt(check.acceptance)}"
+                f"<br>draw {check.draw} of 0..{check.draw_range - 1}: {state}")
+    if state == "accepted":
+        return "<br>kept without a test of its own: a node below it was kept, with its whole path"
+    if state == "pruned":
+        return "<br>never tested: a node above it entered with weight 0, so nothing under it can be kept"
+    return ""
 
 
 def _current(event: Event | None) -> Path | None:
@@ -298,6 +358,15 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
     of p as its own series (``SHARE_NAME``), not folded into the bars.
     """
     event = round_events[upto]
+    if event.kind == WALK:
+        weights = walk_weights(event)
+        names = walk_categories(event)
+        traces = [_bar(w.name, style.cue_named(w.cue), names, [w.value if v is w else _ZERO for v in weights],
+                       w.meaning) for w in weights]
+        return traces, walk_axis_title(event, labels), f"the weights at {node_name(event.path)}"
+    if isinstance(event, TraversalCorrectionEvent):
+        return ([_bar("r", style.role("residual"), labels, _probs(event.residual), "r", event.token)],
+                traversal_correction_axis(event), f"correction from r at {node_name(event.path)}")
     if event.kind == "tree_draft" and hasattr(event, "rank"):  # SGLang's top-K drafting: q, the chosen token marked
         return ([_bar("q", style.role("q"), labels, _probs(event.q), "q", event.token)],
                 f"q: child {event.sibling + 1} is its top {event.rank + 1} (no draw)", "q at the node")
@@ -334,10 +403,55 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
     return [], "", ""
 
 
+@dataclass(frozen=True)
+class WalkWeight:
+    """One weight traversal verification reads at a node's test: its name on the panel's axis, value and cue."""
+
+    name: str
+    value: Fraction
+    cue: str  # a key of style.ROLES or style.ORIGINS
+    meaning: str  # what it is, for the hover
+
+
+def walk_weights(event: TraversalCheckEvent) -> list[WalkWeight]:
+    """The weights of one tested node, in the walk's order: its parent's running weight w as it entered, the weight
+    it entered with, the weight it is tested with (after its children were rejected), and after a rejection the
+    parent's new weight."""
+    parent = "the root" if len(event.path) == 1 else node_name(event.path[:-1])
+    weights = [WalkWeight("parent's w", event.parent_weight, "p", f"w, the running weight of its parent ({parent})"),
+               WalkWeight("entered", event.entry_weight, "q", "min(1, w·r(x)/q′(x)): the weight it entered with"),
+               WalkWeight("tested", event.acceptance, "accepted" if event.accepted else "correction",
+                          "its weight when tested (after its children's rejections): P(its path is kept)")]
+    if event.parent_weight_after is not None:
+        weights.append(WalkWeight("parent's w after", event.parent_weight_after, "residual",
+                                  f"ρ/(ρ + 1 − w): the parent's ({parent}) weight after this rejection"))
+    return weights
+
+
+def walk_categories(event: TraversalCheckEvent) -> list[str]:
+    """The weights' names on a plotly axis, "parent's" on a line of its own: side by side in the narrow panel."""
+    return [w.name.replace("parent's ", "parent's<br>") for w in walk_weights(event)]
+
+
+def walk_axis_title(event: TraversalCheckEvent, labels: Sequence[str]) -> str:
+    """The weights panel's axis: the token's r and q′ its entry weight came from."""
+    x = labels[event.token]
+    return f"r({x}) = {_short(event.r_token)}, q′({x}) = {_short(event.q_token)}"
+
+
+def traversal_correction_axis(event: TraversalCorrectionEvent) -> str:
+    """The correction panel's axis: whose residual it is and the weight that node was kept with."""
+    if not event.path:
+        return "the root's r, after every child was rejected"
+    return f"r at {node_name(event.path)}, kept with weight {_short(event.weight)}"
+
+
 def _panel_top(round_events: Sequence[Event], upto: int) -> float:
     """The right panel's y range: the largest probability the node's panels show (q′, every r), with headroom,
     one scale for every sibling of the node."""
     event = round_events[upto]
+    if event.kind == WALK:  # weights, on [0, 1]
+        return 1.05
     node = tuple(getattr(event, "path", ()))
     if event.kind in ("tree_draft", "tree_check"):
         node = node[:-1]
@@ -415,21 +529,30 @@ def label_layout(tree: TreeAtStep, labels: list[str], size: int, columns_px: flo
     return out
 
 
+def _edge_kind(parent: Path, child: Path, on_path: set[Path], struck: set[Path]) -> str:
+    if parent in on_path and child in on_path:
+        return "thick"
+    return "struck" if child in struck else "thin"
+
+
 def _node_traces(tree: TreeAtStep, labels: list[str], size: int, columns_px: float) -> list[dict]:
     spots = {n.path: n for n in tree.nodes}
     data: list[dict] = []
     on_path = set(tree.accepted) | {()}
-    for thick in (False, True):  # thin edges first, the accepted path over them
+    struck = set(tree.struck)
+    lines = {"thin": {"color": style.LIGHT_GREY, "width": 2},
+             "struck": {"color": style.GREY, "width": 2, "dash": "dot"},  # a subtree traversal rejected
+             "thick": {"color": style.origin("accepted").color, "width": 5}}
+    for kind, line in lines.items():  # thin edges first, the accepted path over them
         xs: list[float | None] = []
         ys: list[float | None] = []
         for parent, child in tree.edges:
-            if (parent in on_path and child in on_path) != thick or parent not in spots or child not in spots:
+            if _edge_kind(parent, child, on_path, struck) != kind or parent not in spots or child not in spots:
                 continue
             xs += [spots[parent].x, spots[child].x, None]
             ys += [spots[parent].y, spots[child].y, None]
         data.append({"type": "scatter", "mode": "lines", "x": xs, "y": ys, "hoverinfo": "skip", "showlegend": False,
-                     "line": {"color": style.origin("accepted").color if thick else style.LIGHT_GREY,
-                              "width": 5 if thick else 2}})
+                     "line": line})
     text_size = max(11, round(size * 0.8))
     for state, (label, colour, symbol) in STATES.items():
         nodes = [n for n in tree.nodes if n.state == state]
@@ -440,7 +563,7 @@ def _node_traces(tree: TreeAtStep, labels: list[str], size: int, columns_px: flo
             "type": "scatter", "name": label, "mode": "markers", "x": [n.x for n in nodes], "cliponaxis": False,
             "y": [n.y for n in nodes], "customdata": [n.hover for n in nodes],
             "hovertemplate": "%{customdata}<extra></extra>",
-            "marker": {"symbol": symbol, "size": MARKER if state != "unchecked" else 14, "color": colour,
+            "marker": {"symbol": symbol, "size": 14 if state in ("unchecked", "pruned") else MARKER, "color": colour,
                        "line": {"color": colour if open_ else style.OKABE_ITO["black"], "width": 3 if open_ else 1}}})
     # the labels, one trace: placed right of an invisible marker as wide as the ring, so that every label
     # starts clear of the ring round the step's node (plotly sets text off by its marker's size)
@@ -489,7 +612,9 @@ def tree_figure(round_events: Sequence[Event], upto: int, vocab: Sequence[str], 
     if panel:
         small = {"size": round(size * 0.8)}
         # the panel is narrow: small tick labels, on their side when many
-        axes["xaxis2"] = style.category_axis(labels, domain=[split + 0.04, 1], anchor="y2",
+        event = round_events[upto]
+        categories = walk_categories(event) if event.kind == WALK else labels
+        axes["xaxis2"] = style.category_axis(categories, domain=[split + 0.04, 1], anchor="y2",
                                              title={"text": axis_title, "font": small},
                                              tickfont={"size": round(size * 0.7)},
                                              tickangle=0 if len(labels) <= 6 else -90)

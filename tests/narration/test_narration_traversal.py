@@ -41,6 +41,22 @@ def test_each_check_says_the_node_its_weights_and_the_draw():
     assert seen > 30
 
 
+def test_a_node_of_weight_zero_is_rejected_with_no_draw_and_a_draw_is_said_otherwise():
+    zero = drawn = 0
+    for trace in _rounds():
+        for event in trace:
+            if isinstance(event, TraversalCheckEvent):
+                _, lines = narration.sentences(event, narration.Setting(VOCAB, 2, "traversal:2"))
+                text = " ".join(lines)
+                if event.acceptance == 0:
+                    assert "**rejected**, no draw needed" in text and "The acceptance draw" not in text
+                    zero += 1
+                else:
+                    assert f"draw {event.draw} of 0..{event.draw_range - 1}" in text
+                    drawn += 1
+    assert zero and drawn
+
+
 def test_the_correction_says_whose_residual():
     said = set()
     for trace in _rounds():

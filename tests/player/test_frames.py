@@ -33,7 +33,11 @@ RULES = [FAR, SAME, FAR.with_changes(verification="block"), SAME.with_changes(ve
          FAR.with_changes(verification="typical-sample:0.09"), SAME.with_changes(verification="typical:0.09"),
          STOPS, STOPS.with_changes(verification="multi:2", depth=2), WIDE,
          FAR.with_changes(verification="exact-match"), FAR.with_changes(verification="exact-match:2", depth=2),
-         FAR.with_changes(verification="sglang:0.5,0.8,2", depth=2)]
+         FAR.with_changes(verification="sglang:0.5,0.8,2", depth=2),
+         # traversal verification: subtrees rejected and pruned, a kept inner node's correction, the root's, a bonus
+         FAR.with_changes(verification="traversal:3", depth=2, seed=3),
+         presets.apply_preset(BASE, "close").with_changes(verification="traversal-distinct:2", depth=2, seed=1),
+         STOPS.with_changes(verification="traversal:2", depth=2)]
 
 
 def event_classes() -> set[type]:

@@ -69,3 +69,27 @@ def test_width_one_expects_what_block_verification_keeps():
     expected = compare.expectations(s, (), ("token", "block", "multi:1", "traversal:1"))
     assert expected["traversal:1"].kept == expected["block"].kept > expected["multi:1"].kept == expected["token"].kept
     assert isinstance(expected["block"].kept, F)
+
+
+def test_the_tables_rows_and_sentence_carry_the_papers_exact_numbers_with_their_denominators():
+    """Weng et al.'s example (the gallery's card): 112/81 drafts per round for recursive rejection sampling, 118/81
+    for traversal, so 6/81 = 2/27 more; tokens are one more each (no stop token)."""
+    from specviz import gallery
+
+    paper = gallery.BY_SLUG["traversal"].scenario.with_changes(verification="traversal:2")
+    result = compare.trees_at(paper, 0)
+    expected = compare.expectations(paper, result.prefix, ("multi:2", "traversal:2"))
+    rows = compare.trees_rows(result, expected, paper.vocab)
+    assert [r["verification"] for r in rows] == ["recursive rejection sampling (multi:2)", "traversal (traversal:2)"]
+    assert [r["E[drafts kept] per round (exact)"] for r in rows] == ["112/81 ≈ 1.383", "118/81 ≈ 1.457"]
+    assert [r["E[tokens] per round (exact)"] for r in rows] == ["193/81 ≈ 2.383", "199/81 ≈ 2.457"]
+    assert all(r["this round: drafted nodes kept"] == f"{s.kept} of 6" for r, s in zip(rows, result.sides))
+    sentence = compare.trees_sentence(result, expected)
+    assert "traversal keeps 2/27 ≈ 0.074 more drafts than recursive rejection sampling" in sentence
+    assert "every tree drafted from this prefix and every draw" in sentence
+
+
+@pytest.mark.parametrize("name, walks", [("traversal:2", True), ("traversal-distinct:3", True), ("multi:2", False),
+                                         ("token", False), ("exact-match:2", False)])
+def test_compare_verifies_the_tree_two_ways_for_traversal_only(name, walks):
+    assert compare.is_traversal(name) is walks

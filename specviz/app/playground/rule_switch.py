@@ -26,7 +26,7 @@ import streamlit as st
 from ...core import MAX_WIDTH
 from ...core.medusa import SQRT_STOP
 from ...core.rule_params import Param, RuleParams
-from ...core.verification import FamilyTable, Rule, Unsupported, declared, read_number, rule
+from ...core.verification import FamilyTable, Rule, declared, read_number, rule
 from ...playground.explain import Problem
 from ...plots.tree_figures import MAX_TREE_NODES, tree_nodes
 from ...scenario import Scenario
@@ -170,6 +170,11 @@ CHOICES: tuple[Choice, ...] = (
     Choice("tree", "tree", "tree: every node gets K drafted children, checked one after another against a "
                            "shrinking residual (recursive rejection sampling, as SpecInfer and llama.cpp)",
            problems=_tree_problems),
+    Choice("traversal", "traversal", "traversal (Weng et al. 2025, no engine ships it): the same tree as tree's, "
+                                     "walked from the leaves up; a node is tested against the weight of its whole "
+                                     "path once its children were rejected, so a good child can save a rejected "
+                                     "parent's subtree",
+           problems=_tree_problems),
     Choice("ensemble", "ensemble", "ensemble (transformers' assistant_ensemble_weight W): a draft is accepted with "
                                    "min(1, 1 − W + W·p/q) and corrected from (p − q)+, so the text follows "
                                    "W·p + (1 − W)·q (W = 1 is tokenwise)", exact=False),
@@ -188,14 +193,9 @@ CHOICES: tuple[Choice, ...] = (
            problems=_tree_problems),
 )
 BY_KEY: dict[str, Choice] = {choice.key: choice for choice in CHOICES}
-# traversal verification plays in the core, the command line, the lab and on real models; the Step's pictures
-# (the walk from the leaves up, a whole path committed at once) come with the Playground's next player
-NOT_ANIMATED = Unsupported("the Playground does not animate traversal verification yet (its walk from the leaves up "
-                           "is drawn in the next version of the Step); play it with `python -m specviz play "
-                           "--verification traversal:2`, or see it exactly in the Exactness lab's rules view")
 # the switch per family of playable rules (the choice's key is the family it plays)
-SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY",
-                                                     {**BY_KEY, "traversal": NOT_ANIMATED}, scope="playable")
+SWITCH_BY_FAMILY: FamilyTable[Choice] = FamilyTable("app.playground.rule_switch.SWITCH_BY_FAMILY", BY_KEY,
+                                                     scope="playable")
 _LOSSY = [choice.label for choice in CHOICES if not choice.exact]
 HELP = "; ".join(choice.help for choice in CHOICES) + (
     f". Lossy (not exactly p, at some settings): {', '.join(_LOSSY)}." if _LOSSY else ". All are exact.")
@@ -237,8 +237,8 @@ def verification_controls() -> None:
 def switch_problems(scenario: Scenario) -> list[Problem]:
     """What the Playground cannot animate of the scenario's rule, in words (empty: it plays)."""
     found = rule(scenario.verification)
-    if not SWITCH_BY_FAMILY.supports(found):
+    if not SWITCH_BY_FAMILY.supports(found):  # a family the switch does not offer: said, not drawn
+        why = SWITCH_BY_FAMILY.why_not(found) or "the Playground's switch does not offer it"
         return [Problem(f"{found.label.capitalize()} is not animated in the Playground",
-                        f"verification {found.name!r}: {NOT_ANIMATED.why}.",
-                        "choose another rule under Verification.")]
+                        f"verification {found.name!r}: {why}.", "choose another rule under Verification.")]
     return SWITCH_BY_FAMILY[found].problems(scenario, found)

@@ -250,6 +250,7 @@ class Keys:
     lecture_add, lecture_mine = PREFIX + "lecture_add", PREFIX + "lecture_mine"
     compare_chart_token, compare_chart_block = PREFIX + "compare_token", PREFIX + "compare_block"
     compare_chart_tree, compare_chart_seeds = PREFIX + "compare_tree", PREFIX + "compare_seeds_chart"
+    compare_chart_rrs, compare_chart_traversal = PREFIX + "compare_rrs", PREFIX + "compare_traversal"
 
 
 EDITOR_TABLES = ("fixed", "tokens", "p", "q")

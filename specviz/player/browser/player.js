@@ -24,8 +24,9 @@ const CUES = ["p", "q", "residual", "overlap", "theory", "empirical", "accepted"
 const STATES = {  // a tree node's state: its marker's shape and colour cue (the legend's words come with the frame)
   root: ["square", "prompt"], drafted: ["diamond", "q"], accepted: ["circle", "accepted"],
   rejected: ["x", "correction"], unchecked: ["circle", "overlap"], correction: ["triangle", "correction"],
-  bonus: ["star", "bonus"],
+  bonus: ["star", "bonus"], pruned: ["diamond", "overlap"],
 };
+const OPEN_STATES = ["rejected", "unchecked", "pruned"];  // drawn as an outline only
 const TEXT_INPUTS = ["text", "search", "number", "email", "password", "tel", "url", "date", "time",
                      "datetime-local", "month", "week"];
 const registry = new WeakMap();  // parentElement -> Player
@@ -301,7 +302,7 @@ function legendSpecs(items, width, y, font, prefix) {  // [{name, cue, kind}] fl
       specs.push({key: key + ":s", tag: "line", cls: "tickmark", attrs: {x1: x, x2: x + 20, y1: cy, y2: cy}});
     } else if (item.kind === "node" || item.kind === "marker") {
       const [form, cue] = item.kind === "node" ? STATES[item.state] || ["circle", item.cue] : ["diamond", item.cue];
-      const open = item.kind === "node" && (item.state === "rejected" || item.state === "unchecked");
+      const open = item.kind === "node" && OPEN_STATES.includes(item.state);
       specs.push({key: key + ":s", tag: "path", cls: open ? `node ${item.state}` : `marker c-${cue}`,
                   attrs: {d: shape(form, 8), tx: x + 10, ty: cy}});
     } else {
@@ -491,16 +492,18 @@ function treeChart(chart, width, height, font) {
   specs.push({key: "t:xtitle", tag: "text", cls: "axis-title", text: chart.x_title || "", style: "text-anchor:middle",
               attrs: {x: treeW / 2, y: height - 4}});
   const inner = new Set((chart.edges || []).map((e) => e[0]));
-  for (const [a, b, thick] of chart.edges || []) {  // thin edges first, the accepted path over them
+  for (const [a, b, thick, struck] of chart.edges || []) {  // thin edges first, the accepted path over them
     if (thick || !byKey[a] || !byKey[b]) continue;
-    specs.push(edgeSpec(a, b, false, byKey, px, py));
+    const spec = edgeSpec(a, b, false, byKey, px, py);
+    if (struck) spec.cls += " struck";  // a subtree the walk rejected
+    specs.push(spec);
   }
   for (const [a, b, thick] of chart.edges || []) if (thick && byKey[a] && byKey[b]) specs.push(edgeSpec(a, b, true, byKey, px, py));
   const size = font.size * 0.8;
   for (const n of nodes) {
     const [form, cue] = STATES[n.state] || ["circle", "q"];
-    const open = n.state === "rejected" || n.state === "unchecked";
-    const r = n.state === "unchecked" ? 7 : n.state === "root" ? 8 : 10;
+    const open = OPEN_STATES.includes(n.state);
+    const r = n.state === "unchecked" || n.state === "pruned" ? 7 : n.state === "root" ? 8 : 10;
     const x = px(n.x), y = py(n.y);
     const parent = n.parent && byKey[n.parent];
     const enter = parent ? {tx: px(parent.x), ty: py(parent.y), sc: 0.3} : null;

@@ -9,12 +9,11 @@ from specviz.playground import presets
 
 NAMES = ["token", "block", *[f"multi:{k}" for k in range(1, 5)], *[f"multi-distinct:{k}" for k in range(1, 5)],
          "threshold:0.5,0.8", "threshold:1,1,3", "sglang:1,1", "sglang:0.5,0.8,2", "typical:0.09",
-         "typical:0.09,sqrt", "typical-sample:0.2,0.5"]
+         "typical:0.09,sqrt", "typical-sample:0.2,0.5", "traversal:2", "traversal-distinct:3", "traversal:1"]
 
 
 def test_every_playable_family_has_one_choice_whose_key_is_the_family():
-    # traversal verification is refused by the switch, in words, until the Step draws its walk from the leaves up
-    assert [choice.key for choice in rule_switch.CHOICES] == [f for f in families("playable") if f != "traversal"]
+    assert sorted(choice.key for choice in rule_switch.CHOICES) == sorted(families("playable"))
     assert rule_switch.SWITCH_BY_FAMILY.missing() == ()
     assert all(choice.help in rule_switch.HELP for choice in rule_switch.CHOICES)
     assert rule_switch.HELP.endswith("All are exact.") == all(c.exact for c in rule_switch.CHOICES)
@@ -53,15 +52,18 @@ def test_a_tree_the_playground_cannot_animate_is_said_in_words():
     assert pg.tree_width == rule_switch.MAX_PLAYGROUND_WIDTH and rule(rule_switch.chosen(pg)).width == 4
 
 
-def test_traversal_is_refused_in_words_and_leaves_the_switch_as_it_was():
+def test_traversal_plays_with_its_width_and_distinct_children_from_its_declaration():
     s = presets.default_scenario().with_changes(verification="traversal:2")
-    problems = rule_switch.switch_problems(s)
-    assert len(problems) == 1 and "not animated in the Playground" in problems[0].title
-    assert "'traversal:2'" in problems[0].detail and "python -m specviz play" in problems[0].detail
+    assert rule_switch.switch_problems(s) == []
+    big = rule_switch.switch_problems(s.with_changes(verification="traversal-distinct:4", depth=4))
+    assert "too large to animate" in big[0].title  # the tree rules' limits, in words
     pg = PlaygroundSession({})
-    rule_switch.show(pg, "block")
     rule_switch.show(pg, "traversal-distinct:3")
-    assert rule_switch.chosen(pg) == "block"
+    assert pg.verification == "traversal" and (pg.traversal_width, pg.traversal_distinct) == (3, True)
+    rule_switch.show(pg, "multi:2")  # the tree's controls are its own: traversal's keep their values
+    pg.verification = "traversal"
+    assert rule_switch.chosen(pg) == "traversal-distinct:3"
+    assert "traversal (Weng et al. 2025" in rule_switch.HELP
 
 
 def test_sglang_is_the_threshold_choice_with_top_k_drafting_on():
