@@ -199,7 +199,7 @@ def _correction(event: ScaledCorrectionEvent, vocab: Sequence[str], f: Formats) 
 
 
 def narrate_event(event: Event, vocab: Sequence[str], formats: Formats = EXACT) -> Narration | None:
-    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree``)."""
+    """(headline, lines) for a block verification event; None for any other (a tree's: ``narration.tree_words``)."""
     return narrate_own(event, vocab, formats, __name__)
 
 

@@ -37,7 +37,7 @@ class Words:
 
     @property
     def module(self) -> str:
-        """The narration module that tells it (``narration.engine_rules``, ...)."""
+        """The narration module that tells it (``narration.engine_rule_words``, ...)."""
         return (self.narrate or self.sentences).__module__  # type: ignore[union-attr]
 
 

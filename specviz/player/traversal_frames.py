@@ -1,6 +1,6 @@
 """Traversal verification's steps as frames (Weng et al. 2025): the tree walked from the leaves up.
 
-At each tested node the tree shows the walk so far (``plots.tree.tree_at``: nodes tested and rejected, their
+At each tested node the tree shows the walk so far (``plots.tree_figures.tree_at``: nodes tested and rejected, their
 subtrees' edges struck out, nodes under a weight-0 node pruned, never tested; once a node is kept, its whole path)
 and the step's node ringed; beside it the weights that node reads: its parent's running weight w as it entered,
 the weight it entered with, min(1, w·r(x)/q′(x)), the weight it is tested with after its children's rejections

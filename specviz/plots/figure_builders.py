@@ -6,8 +6,8 @@ player draws frames, ``specviz.player.frames``). A class is looked up exactly, n
 new subclass of ``CheckEvent`` is not drawn as its parent with min(1, p/q): ``tests/plots/test_figure_builders.py``
 fails naming any class of ``core/trace.py`` without an entry. To draw a new event, write ``@plots(NewEvent)`` over
 a function ``(event, at: Round) -> (figure, strip)`` in its rule's figure module; the chain's and the tree's
-builders are in ``plots.playground``, the engine rules' in ``plots.engine_rules``, exact match's in
-``plots.exact_match``.
+builders are in ``plots.step_figures``, the engine rules' in ``plots.engine_rule_figures``, exact match's in
+``plots.exact_match_figures``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Axes are fixed (every token on x in vocabulary order, probability 0..1 on y) so 
 not jump between steps; every hover shows exact fractions; colour is backed by a pattern
 or marker symbol (see ``specviz.plots.style``). ``event_figures`` draws any event by its class's entry in
 ``plots.figure_builders.FIGURES``: the chain's, block verification's and a draft tree's are entered here (a tree's
-round, traversal's included, is drawn by the tree path, ``plots.tree``), the rules' own in their modules.
+round, traversal's included, is drawn by the tree path, ``plots.tree_figures``), the rules' own in their modules.
 """
 
 from __future__ import annotations
