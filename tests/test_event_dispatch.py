@@ -10,16 +10,12 @@ specviz/, views/ and app.py, naming each file and line.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from pathlib import Path
 
 from trace_classes import event_classes
 
 ROOT = Path(__file__).resolve().parents[1]
-LIMIT = 5  # issue 35: isinstance tests on the trace's event classes outside core/
-# files another helper owned while the registries came in, with the tests they still hold: each may only shrink, and
-# the coordinator takes an entry out once its file reads the registries too
-PENDING = {"specviz/player/frames.py": 14, "specviz/player/round_frames.py": 1, "specviz/playground/compare.py": 6}
+LIMIT = 0  # issue 35 asked for at most 5; none is left, so none may come back
 
 
 def _names(node: ast.expr) -> list[str]:
@@ -51,11 +47,7 @@ def all_event_tests() -> list[str]:
 
 
 def test_isinstance_tests_on_events_outside_core_stay_within_the_limit():
-    found = all_event_tests()
-    by_file = Counter(line.split(":")[0] for line in found)
-    for where, allowed in PENDING.items():
-        assert by_file[where] <= allowed, f"{where} grew: {by_file[where]} isinstance tests on events (was {allowed})"
-    counted = [line for line in found if line.split(":")[0] not in PENDING]
+    counted = all_event_tests()
     assert len(counted) <= LIMIT, ("isinstance tests on the trace's event classes outside core/ (use the layer's "
                                    "registry, the event's kind or a ClassVar):\n" + "\n".join(counted))
 

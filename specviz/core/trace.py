@@ -413,6 +413,8 @@ class ExactMatchCorrectionEvent(TreeCorrectionEvent):
 
 Event = (DraftEvent | CheckEvent | CorrectionEvent | BonusEvent | StopEvent | ResultEvent | BlockCheckEvent
          | BlockDecisionEvent | TreeDraftEvent | TreeCheckEvent)  # subclasses (the rules' own events) included
+# the kinds of a check, whatever the rule (a rule's subclass of a check keeps its base's kind, or names its own here)
+CHECK_KINDS = ("check", "block_check", "tree_check", "threshold_check", "traversal_check")
 
 
 def _jsonable(value: Any, top_n: int | None) -> Any:

@@ -241,13 +241,13 @@ def round_end(event: StopEvent | ResultEvent, ctx: Context) -> Drawing:
 def summary(ctx: Context) -> Data:
     """Drafted tokens (top row, the rejected struck) and what the verifier committed (bottom row), by position."""
     events, labels = ctx.events, ctx.labels
-    decision = next((e for e in events if isinstance(e, BlockDecisionEvent)), None)
+    decision = next((e for e in events if e.kind == "block_decision"), None)
     kept = decision.accepted_drafts if decision is not None else None
-    rejected = {e.position for e in events if isinstance(e, CheckEvent) and not e.accepted}
+    rejected = {e.position for e in events if e.kind == "check" and not e.accepted}
     if decision is not None:
-        rejected = {e.position for e in events if isinstance(e, BlockCheckEvent) and e.position >= kept}
+        rejected = {e.position for e in events if e.kind == "block_check" and e.position >= kept}
     drafted = [{"key": f"d{e.position}", "at": e.position, "label": labels[e.token], "cue": "q",
-                "struck": e.position in rejected} for e in events if isinstance(e, DraftEvent)]
+                "struck": e.position in rejected} for e in events if e.kind == "draft"]
     committed = []
     for e in events:
         origin = narration.origin_of(e)
@@ -256,7 +256,7 @@ def summary(ctx: Context) -> Data:
     if decision is not None:
         committed = [{"key": f"c{i}", "at": i, "label": labels[t], "cue": "accepted"}
                      for i, t in enumerate(decision.drafts[:kept])] + committed
-    title = "Round summary" + (": stopped at a stop token" if any(isinstance(e, StopEvent) for e in events) else "")
+    title = "Round summary" + (": stopped at a stop token" if any(e.kind == "stop" for e in events) else "")
     return {"type": "round", "title": title, "columns": [str(nth(i)) for i in range(ctx.scenario.depth + 1)],
             "x_title": "position in the block", "rows": [{"name": "drafted", "items": drafted},
                                                          {"name": "committed", "items": committed}]}
@@ -399,7 +399,7 @@ def _sample_strip(event: ExactMatchCheckEvent | ExactMatchTreeCheckEvent | Exact
 
 
 def _drafted_children(ctx: Context, node: tuple[int, ...]) -> list[int]:
-    return [e.token for e in ctx.events[: ctx.upto + 1] if isinstance(e, TreeDraftEvent) and tuple(e.path)[:-1] == node]
+    return [e.token for e in ctx.events[: ctx.upto + 1] if e.kind == "tree_draft" and tuple(e.path)[:-1] == node]
 
 
 def _node_sample_panel(ctx: Context, p: list[Fraction], node: tuple[int, ...], sample: int) -> Data:
@@ -519,7 +519,7 @@ def threshold_final(event: ThresholdCorrectionEvent, ctx: Context) -> Drawing:
 def threshold_tree_check(event: ThresholdTreeCheckEvent, ctx: Context) -> Drawing:
     """The tree, and beside it p at the node with the siblings' summed mass C so far; the node's one coin."""
     siblings = [e for e in ctx.events[: ctx.upto + 1]
-                if isinstance(e, ThresholdTreeCheckEvent) and tuple(e.path)[:-1] == tuple(event.path)[:-1]]
+                if e.kind == "threshold_check" and tuple(e.path)[:-1] == tuple(event.path)[:-1]]
     held = [sum((e.p_token for e in siblings if e.token == t), pr.ZERO) for t in range(len(ctx.labels))]
     p = pr.probs(event.p)
     top = min(1.05, 1.15 * max(float(v) for v in p))
@@ -565,7 +565,7 @@ def medusa_check(event: MedusaCheckEvent, ctx: Context) -> Drawing:
 @draws(MedusaCorrectionEvent, MedusaBonusEvent)
 def medusa_next(event: MedusaCorrectionEvent | MedusaBonusEvent, ctx: Context) -> Drawing:
     """What Medusa draws the next token from (argmax p, or p above T renormalized) beside p and T."""
-    is_bonus = isinstance(event, MedusaBonusEvent)
+    is_bonus = event.origin == "bonus"  # MedusaBonusEvent; its correction is MedusaCorrectionEvent
     source = event.drawn_from if is_bonus else event.residual
     chosen, y = pr.probs(source), event.token
     name = "argmax p (fast)" if event.fast else "p above T, renormalized"
@@ -597,15 +597,15 @@ def stats(view: StepView) -> Data:
 
 def _chain_drafts(view: StepView, ctx: Context) -> list[tuple[int, int]]:
     """(position, token) of the round's chain drafts drawn so far."""
-    return [(e.position, e.token) for e in ctx.events[: ctx.upto + 1] if isinstance(e, DraftEvent)]
+    return [(e.position, e.token) for e in ctx.events[: ctx.upto + 1] if e.kind == "draft"]
 
 
 def _discarded_from(ctx: Context) -> int | None:
     """The first draft position this round discards so far (a rejection, or block's τ), None while none is."""
     for e in ctx.events[: ctx.upto + 1]:
-        if isinstance(e, CheckEvent) and not e.accepted:
+        if e.kind == "check" and not e.accepted:
             return e.position
-        if isinstance(e, BlockDecisionEvent) and e.accepted_drafts < len(e.drafts):
+        if e.kind == "block_decision" and e.accepted_drafts < len(e.drafts):
             return e.accepted_drafts
     return None
 
@@ -645,10 +645,10 @@ def _chip_source(ctx: Context, index_in_round: int, origin: str) -> Data | None:
         accepted = sorted(tree_plots.kept_paths(ctx.events[: ctx.upto + 1]), key=len)  # traversal: the whole path
         if origin == "accepted" and index_in_round < len(accepted):
             return pr.grows(node_key(accepted[index_in_round]))
-        end = next((e for e in ctx.events[: ctx.upto + 1] if isinstance(e, (CorrectionEvent, BonusEvent))), None)
+        end = next((e for e in ctx.events[: ctx.upto + 1] if e.kind in ("correction", "bonus")), None)
         if end is None:
             return None
-        parent = tuple(getattr(end, "path", ())) if isinstance(end, CorrectionEvent) else \
+        parent = tuple(getattr(end, "path", ())) if end is not None and end.kind == "correction" else \
             (accepted[-1] if accepted else ())
         return pr.grows(node_key(parent + (-1,)))
     if origin == "accepted":
@@ -676,7 +676,7 @@ def flags(ctx: Context) -> list[str]:
 def groups(ctx: Context) -> Data:
     """How coarser paces gather this step: a tree's drafting by level ('level') or whole ('tree')."""
     event = ctx.event
-    if isinstance(event, TreeDraftEvent):
+    if event.kind == "tree_draft":
         return {"level": f"level {event.position}", "tree": "tree"}
     return {}
 

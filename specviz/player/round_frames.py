@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..core.trace import TreeDraftEvent
 from ..playground import jump, narrative
 from ..playground.state import timeline_for
 from ..plots import step_html
@@ -65,7 +64,7 @@ def payload(scenario: Scenario, round_id: int, presenter: bool) -> Data:
         last = narrative.step_view(scenario, step)
         built.append(build_frame(last, Context(scenario, events, index, presenter)))
     history = last.history if last is not None else []
-    paces = list(PACES) if any(isinstance(e, TreeDraftEvent) for e in events) else []
+    paces = list(PACES) if any(e.kind == "tree_draft" for e in events) else []
     return {
         "schema": SCHEMA, "round": round_id, "first": steps.start, "last": steps.stop - 1, "frames": built,
         "rounds": {"columns": step_html.rounds_columns(scenario.verification),

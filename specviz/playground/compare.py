@@ -31,7 +31,7 @@ from functools import lru_cache
 from .. import narration
 from ..core import Block, Result, Trace
 from ..core.errors import SpecvizError, VerificationError
-from ..core.trace import BlockCheckEvent, CheckEvent, DraftEvent, Event, TraversalCheckEvent, TreeCheckEvent
+from ..core.trace import CHECK_KINDS, Event
 from ..core.tree import Tree
 from ..core.verification import FamilyTable, Rule, Unsupported, rule
 from ..scenario import Prefix, Scenario, play_round
@@ -134,7 +134,7 @@ class Side:
 
     @property
     def checks(self) -> list[Event]:
-        return [e for e in self.trace.events if isinstance(e, (CheckEvent, BlockCheckEvent, TreeCheckEvent))]
+        return [e for e in self.trace.events if e.kind in CHECK_KINDS]
 
     def summary(self) -> str:
         """'2 of 3 drafts accepted, 3 tokens committed' (out of every draft of the round, checked or not)."""
@@ -379,22 +379,22 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
     lines = []
     for e in side.trace.events:
         x = f"‘{vocab[e.token]}’" if hasattr(e, "token") else ""
-        if isinstance(e, CheckEvent):
+        if e.kind == "check":
             verdict = "accepted" if e.accepted else "rejected"
             lines.append(f"position {nth(e.position)}: {x} min(1, p/q) = {fraction_text(e.acceptance)}; draw "
                          f"{e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
-        elif isinstance(e, BlockCheckEvent):
+        elif e.kind == "block_check":
             n = names(e.position)  # w_k and h_k: computed at position k, as the narration names them
             lines.append(f"position {nth(e.position)}: {x} {n.weight} = {fraction_text(e.weight)}, {n.stop} "
                          f"= {fraction_text(e.stop_probability)}; draw {e.draw} {'<' if e.hit else '≥'} "
                          f"{e.stop_probability.numerator} → {'hit' if e.hit else 'no hit'}")
-        elif isinstance(e, TraversalCheckEvent):
+        elif e.kind == "traversal_check":
             verdict = "kept (its whole path)" if e.accepted else "rejected"
             after = f" after {e.children_rejected} rejected children" if e.children_rejected else ""
             draw = (": rejected, no draw needed" if not e.acceptance else
                     f"; draw {e.draw} {'<' if e.accepted else '≥'} {e.acceptance.numerator} → {verdict}")
             lines.append(f"{node_name(e.path)}: {x} weight {fraction_text(e.acceptance)}{after}{draw}")
-        elif isinstance(e, TreeCheckEvent):
+        elif e.kind in ("tree_check", "threshold_check"):
             verdict = "accepted" if e.accepted else "rejected"
             lines.append(f"position {nth(e.position)}, sibling {nth(e.sibling)} of {e.siblings}: {x} min(1, r/q′) = "
                          f"{fraction_text(e.acceptance)}; draw {e.draw} {'<' if e.accepted else '≥'} "
@@ -408,5 +408,5 @@ def trace_lines(side: Side, vocab: tuple[str, ...]) -> list[str]:
     return lines
 
 
-def drafted_events(side: Side) -> list[DraftEvent]:
-    return [e for e in side.trace.events if isinstance(e, DraftEvent)]
+def drafted_events(side: Side) -> list[Event]:
+    return [e for e in side.trace.events if e.kind == "draft"]

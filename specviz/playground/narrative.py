@@ -16,6 +16,7 @@ from functools import lru_cache
 from .. import narration
 from ..core.errors import SpecvizError
 from ..core.trace import (
+    CHECK_KINDS,
     Event,
     ExactMatchCheckEvent,
     ExactMatchCorrectionEvent,
@@ -143,8 +144,6 @@ PHASE_BY_CLASS: dict[type, str] = {
     ExactMatchCorrectionEvent: "match_correction", TreeCorrectionEvent: "tree_correction",
     ThresholdTreeCorrectionEvent: "tree_correction", TraversalCorrectionEvent: "traversal_correction",
     ScaledCorrectionEvent: "scaled_correction"}
-# the kinds of a check, whatever the rule (a rule's subclass of a chain's check keeps the kind "check")
-CHECK_KINDS = ("check", "block_check", "tree_check", "threshold_check", "traversal_check")
 
 
 def phase_of(event: Event) -> str:

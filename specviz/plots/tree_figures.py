@@ -364,7 +364,7 @@ def _panel(round_events: Sequence[Event], upto: int, labels: list[str]) -> tuple
         traces = [_bar(w.name, style.cue_named(w.cue), names, [w.value if v is w else _ZERO for v in weights],
                        w.meaning) for w in weights]
         return traces, walk_axis_title(event, labels), f"the weights at {node_name(event.path)}"
-    if isinstance(event, TraversalCorrectionEvent):
+    if type(event) is TraversalCorrectionEvent:  # exactly: a registry of one
         return ([_bar("r", style.role("residual"), labels, _probs(event.residual), "r", event.token)],
                 traversal_correction_axis(event), f"correction from r at {node_name(event.path)}")
     if event.kind == "tree_draft" and hasattr(event, "rank"):  # SGLang's top-K drafting: q, the chosen token marked
