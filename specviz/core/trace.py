@@ -19,14 +19,28 @@ from .categorical import Categorical
 
 
 @dataclass(frozen=True)
-class DraftEvent:
+class Placed:
+    """What every event shares: its round (from 0) and its position in the round's block (the draft's index, from 0).
+
+    No ``kind`` here: only the classes below with a kind are events (the registries and their tests read them)."""
+
+    round_id: int
+    position: int
+
+
+@dataclass(frozen=True)
+class InContext(Placed):
+    """An event at a context: ``prefix`` is the committed tokens the position's distributions are read after."""
+
+    prefix: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DraftEvent(InContext):
     """The draft sampled token from q at this position of the block."""
 
     kind: ClassVar[str] = "draft"
     origin: ClassVar[str | None] = None
-    round_id: int
-    position: int
-    prefix: tuple[int, ...]
     q: Categorical
     draw: int
     draw_range: int
@@ -34,14 +48,11 @@ class DraftEvent:
 
 
 @dataclass(frozen=True)
-class CheckEvent:
+class CheckEvent(InContext):
     """The verifier tested the drafted token: accept iff draw < numerator of min(1, p/q)."""
 
     kind: ClassVar[str] = "check"
     origin: ClassVar[str | None] = "accepted"
-    round_id: int
-    position: int
-    prefix: tuple[int, ...]
     p: Categorical
     q: Categorical
     token: int
@@ -54,15 +65,12 @@ class CheckEvent:
 
 
 @dataclass(frozen=True)
-class CorrectionEvent:
+class CorrectionEvent(InContext):
     """After a rejection, a token drawn from the normalized residual (p - q)+."""
 
     kind: ClassVar[str] = "correction"
     origin: ClassVar[str | None] = "correction"
     sample_committed: ClassVar[bool] = False  # True: the token is the target's own sample, no second draw
-    round_id: int
-    position: int
-    prefix: tuple[int, ...]
     p: Categorical
     q: Categorical
     residual: Categorical
@@ -73,14 +81,11 @@ class CorrectionEvent:
 
 
 @dataclass(frozen=True)
-class BonusEvent:
+class BonusEvent(InContext):
     """Every draft was accepted: one more token drawn from p after the last draft."""
 
     kind: ClassVar[str] = "bonus"
     origin: ClassVar[str | None] = "bonus"
-    round_id: int
-    position: int
-    prefix: tuple[int, ...]
     p: Categorical
     draw: int
     draw_range: int
@@ -88,26 +93,21 @@ class BonusEvent:
 
 
 @dataclass(frozen=True)
-class StopEvent:
+class StopEvent(Placed):
     """A stop token ended the block (in the draft, or committed by the verifier)."""
 
     kind: ClassVar[str] = "stop"
     origin: ClassVar[str | None] = None
-    round_id: int
-    position: int
     token: int
     stage: str  # "draft": the draft stopped early; "commit": the request stopped
 
 
 @dataclass(frozen=True)
-class ResultEvent:
+class ResultEvent(InContext):
     """What the round committed."""
 
     kind: ClassVar[str] = "result"
     origin: ClassVar[str | None] = None
-    round_id: int
-    position: int
-    prefix: tuple[int, ...]
     tokens: tuple[int, ...]
     accepted_drafts: int
     rejected: bool
@@ -115,7 +115,7 @@ class ResultEvent:
 
 
 @dataclass(frozen=True)
-class BlockCheckEvent:
+class BlockCheckEvent(InContext):
     """Block verification at one draft: the running weight w_i, the stop probability h_i and its draw.
 
     ``position`` is the draft's index (0-based), so this is w_i and h_i for i = position + 1 kept
@@ -125,9 +125,6 @@ class BlockCheckEvent:
 
     kind: ClassVar[str] = "block_check"
     origin: ClassVar[str | None] = None
-    round_id: int
-    position: int
-    prefix: tuple[int, ...]
     p: Categorical
     q: Categorical
     token: int
@@ -144,14 +141,13 @@ class BlockCheckEvent:
 
 
 @dataclass(frozen=True)
-class BlockDecisionEvent:
-    """Block verification's decision: keep the first tau drafts (the last position whose draw hit, or 0)."""
+class BlockDecisionEvent(InContext):
+    """Block verification's decision: keep the first tau drafts (the last position whose draw hit, or 0).
+
+    Its ``position`` is tau, and its ``prefix`` the committed prefix the block was drafted from."""
 
     kind: ClassVar[str] = "block_decision"
     origin: ClassVar[str | None] = None
-    round_id: int
-    position: int  # tau
-    prefix: tuple[int, ...]  # the committed prefix the block was drafted from
     drafts: tuple[int, ...]
     weights: tuple[Fraction, ...]  # w_0..w_g
     residual_masses: tuple[Fraction, ...]  # rho_0..rho_{g-1}
@@ -169,7 +165,7 @@ class ScaledCorrectionEvent(CorrectionEvent):
 
 
 @dataclass(frozen=True)
-class TreeDraftEvent:
+class TreeDraftEvent(Placed):
     """propose_tree drew one child: the node's path, its sibling index, the q' it was drawn from and the draw.
 
     ``path`` names the new node by sibling indices from the root ((1,) is the root's second
@@ -181,8 +177,6 @@ class TreeDraftEvent:
 
     kind: ClassVar[str] = "tree_draft"
     origin: ClassVar[str | None] = None
-    round_id: int
-    position: int
     path: tuple[int, ...]
     sibling: int
     prefix: tuple[int, ...]
@@ -195,7 +189,7 @@ class TreeDraftEvent:
 
 
 @dataclass(frozen=True)
-class TreeCheckEvent:
+class TreeCheckEvent(Placed):
     """TreeVerifier tested one child against the current residual r: accept iff draw < numerator of min(1, r(x)/q'(x)).
 
     ``path`` and ``sibling`` name the child, ``siblings`` how many its node has. The first
@@ -207,8 +201,6 @@ class TreeCheckEvent:
 
     kind: ClassVar[str] = "tree_check"
     origin: ClassVar[str | None] = "accepted"
-    round_id: int
-    position: int
     path: tuple[int, ...]
     sibling: int
     siblings: int
