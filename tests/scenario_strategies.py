@@ -251,12 +251,11 @@ def playground_scenarios(draw) -> Scenario:
     """A scenario the Playground's controls hold as it is (a lecture entry it can open unchanged)."""
     from specviz.core.tree import tree_size
     from specviz.core.verification import rule
-    from specviz.playground import form
-    from specviz.playground import tree_limits as limits
+    from specviz.playground import form, tree_limits
 
     scenario = draw(scenarios(trees=True))
     width = rule(scenario.verification).width
-    depth = min(scenario.depth, max(d for d in range(1, 6) if tree_size(d, width) <= limits.MAX_TREE_NODES))
+    depth = min(scenario.depth, max(d for d in range(1, 6) if tree_size(d, width) <= tree_limits.MAX_TREE_NODES))
     return form.fit_to_controls(scenario.with_changes(depth=depth), 5)[0]
 
 

@@ -15,8 +15,7 @@ import streamlit as st
 from ..core import SpecvizError, rule
 from ..core.rule_params import Param
 from ..core.verification import declared
-from ..lab import all_rules as rules
-from ..lab import rule_rows
+from ..lab import all_rules, rule_rows
 from ..playground import share
 from ..plots import all_rules_figures as plots
 from ..plots import lab as lab_plots
@@ -40,14 +39,14 @@ def linked_scenario(params: Mapping[str, str]) -> Scenario | None:
 
 
 @st.cache_data(show_spinner="Computing every rule exactly…")
-def _compare(key: str, engine_rules: tuple[str, ...]) -> rules.RulesComparison:
-    return rules.compare(picker.from_key(key), engine_rules)
+def _compare(key: str, engine_rules: tuple[str, ...]) -> all_rules.RulesComparison:
+    return all_rules.compare(picker.from_key(key), engine_rules)
 
 
 @st.cache_data(show_spinner="Sampling every rule…")
-def _samples(key: str, engine_rules: tuple[str, ...], n: int, seed: int) -> dict[str, rules.Sample]:
+def _samples(key: str, engine_rules: tuple[str, ...], n: int, seed: int) -> dict[str, all_rules.Sample]:
     scenario = picker.from_key(key)
-    return {name: rules.sample_first_tokens(scenario, name, n, seed) for name in rules.rule_names(engine_rules)}
+    return {name: all_rules.sample_first_tokens(scenario, name, n, seed) for name in all_rules.rule_names(engine_rules)}
 
 
 def control_key(family: str, field: str) -> str:
@@ -101,7 +100,7 @@ def _table(rows: list[dict]) -> None:
     st.markdown(lab_plots.html_table(rows), unsafe_allow_html=True)
 
 
-def _exact_section(comparison: rules.RulesComparison, labels: list[str]) -> None:
+def _exact_section(comparison: all_rules.RulesComparison, labels: list[str]) -> None:
     st.plotly_chart(plots.accepted_figure(comparison), width="stretch", theme=None)
     _table(plots.table_rows(comparison, labels))
     for found, why in comparison.refused:  # past theory's stated limits on this scenario: said, not guessed
@@ -113,14 +112,14 @@ def _exact_section(comparison: rules.RulesComparison, labels: list[str]) -> None
                "are not i.i.d. and can exceed it.")
 
 
-def _engines_section(comparison: rules.RulesComparison) -> None:
+def _engines_section(comparison: all_rules.RulesComparison) -> None:
     st.subheader("Who uses which rule")
     _table(plots.engine_rows(comparison))
-    links = " · ".join(f"[{name}]({url}): {what}" for name, url, what in rules.ISSUES)
+    links = " · ".join(f"[{name}]({url}): {what}" for name, url, what in all_rules.ISSUES)
     st.markdown(f"Public threads where an engine's verification went wrong: {links}.")
 
 
-def _monte_carlo_section(scenario: Scenario, comparison: rules.RulesComparison, key: str,
+def _monte_carlo_section(scenario: Scenario, comparison: all_rules.RulesComparison, key: str,
                          engine_rules: tuple[str, ...]) -> None:
     st.subheader("Monte Carlo: each rule's own mechanism, first committed token")
     c1, c2, c3 = st.columns([2, 1, 2])
@@ -135,7 +134,7 @@ def _monte_carlo_section(scenario: Scenario, comparison: rules.RulesComparison, 
         st.error(f"The Monte Carlo cannot run here: {error}")
         return
     labels = list(scenario.vocab)
-    fits = {name: rules.fit(sample, comparison.p, labels) for name, sample in samples.items()}
+    fits = {name: all_rules.fit(sample, comparison.p, labels) for name, sample in samples.items()}
     law = next(r.first_law for r in comparison.rows if r.rule.name == shown)
     st.plotly_chart(plots.first_token_figure(fits[shown], law, rule(shown).label), width="stretch", theme=None)
     _table([{"rule": r.rule.label, "exact TV to p": r.distance,
@@ -146,7 +145,7 @@ def _monte_carlo_section(scenario: Scenario, comparison: rules.RulesComparison, 
              else f"{samples[r.rule.name].kept / samples[r.rule.name].rounds:.4f}"} for r in comparison.rows])
     st.caption("Seeded numpy draws of integer tickets, vectorized over rounds: the drafts, each acceptance and the "
                "correction, as the rule runs them (block verification: the lab's block simulator; traversal "
-               f"verification: its core verifier itself, at most {rules.MAX_PLAYED_ROUNDS:,} rounds). Error bars: "
+               f"verification: its core verifier itself, at most {all_rules.MAX_PLAYED_ROUNDS:,} rounds). Error bars: "
                "±1.96 binomial standard deviations around p. A p-value is uniform on [0, 1] for an exact rule; "
                "a lossy rule's histogram converges to its own law (diamonds), not to p.")
 

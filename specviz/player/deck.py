@@ -1,7 +1,7 @@
 """A round as one self-contained HTML deck: the step player itself, with the round's frames, in one file.
 
 ``deck_html(scenario, round_id)`` writes the player's HTML, CSS and ES module (``files``) and the round's frames
-(``rounds.payload``) into one page that needs no server and no network: opened from disk it plays with the
+(``round_frames.payload``) into one page that needs no server and no network: opened from disk it plays with the
 Playground's motion, keys (PageDown, Space, → and PageUp, ←) and labels; Play, Jump to and the speed work as there.
 The frames travel as JSON in a ``<script type="application/json">`` element with every ``<`` written as ``\\u003c``,
 so a label that is markup stays text; the module is inlined and called with them.
@@ -25,8 +25,7 @@ from ..narration.counting import nth
 from ..playground import jump
 from ..plots import step_page, style
 from ..scenario import Scenario
-from . import browser_files as files
-from . import round_frames as rounds
+from . import browser_files, round_frames
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium (BROWSER_PATH names another)
 DECK_CSS = f"""
@@ -52,8 +51,8 @@ window.specvizDeck = {
 
 def data(scenario: Scenario, round_id: int, presenter: bool = True) -> dict[str, Any]:
     """The player's data for the deck: the round's frames, opened at its first step, with no server behind it."""
-    payload = rounds.payload(scenario, round_id, presenter)
-    return {"schema": rounds.SCHEMA, "token": "deck", "seq": 0, "step": payload["first"], "presenter": presenter,
+    payload = round_frames.payload(scenario, round_id, presenter)
+    return {"schema": round_frames.SCHEMA, "token": "deck", "seq": 0, "step": payload["first"], "presenter": presenter,
             "playing": False, "notice": "", "bounds": None, "lecture": None, "link": None, "offline": True,
             "filename": step_page.filename(scenario, 0).rsplit("-", 1)[0],
             "targets": [{"key": t, "label": t.capitalize(), "help": jump.HELP[t]} for t in jump.TARGETS],
@@ -67,17 +66,17 @@ def _json_for_html(value: Any) -> str:
 
 def deck_html(scenario: Scenario, round_id: int, presenter: bool = True) -> str:
     """The round as one self-contained HTML file: the step player, its module inlined, the round's frames."""
-    module = files.js()
+    module = browser_files.js()
     if "</script" in module.lower():  # would end the inline module early
         raise AssertionError("player.js holds '</script': it cannot be inlined")
     title = (f"specviz: round {nth(round_id)} under {rule(scenario.verification).label}, seed {scenario.seed}, "
              f"depth {scenario.depth}")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title><style>{DECK_CSS}{files.css()}</style></head><body>"
+            f"<title>{html.escape(title)}</title><style>{DECK_CSS}{browser_files.css()}</style></head><body>"
             f"<header><b>{html.escape(title)}</b> · → PageDown or Space for the next step, ← or PageUp for the "
             "previous; Play, Jump to and the speed as in the Playground</header>"
-            f"<main>{files.html()}</main>"
+            f"<main>{browser_files.html()}</main>"
             f"<script type='application/json' id='specviz-round'>{_json_for_html(data(scenario, round_id, presenter))}"
             f"</script><script type='module'>\n{module}\n{BOOT}</script></body></html>\n")
 

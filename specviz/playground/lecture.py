@@ -32,8 +32,7 @@ from ..core import MAX_DEPTH
 from ..core.errors import SpecvizError
 from ..scenario import Scenario, ScenarioError, read_json, scenario_from_dict, scenario_to_dict
 from ..scenario.reading import INTEGER, JsonNumber, describe, got, short_text
-from . import explain, form
-from . import tree_limits as limits
+from . import explain, form, tree_limits
 from .presets import MAX_VOCAB, MIN_VOCAB
 from .state import timeline_for
 
@@ -159,7 +158,7 @@ def _check_controls(scenario: Scenario, field: str) -> None:
         if getattr(fitted, name) != getattr(scenario, name):
             raise LectureError(f"{field}.{name}", f"{_shown(getattr(scenario, name))} is outside the Playground's "
                                                   f"controls: {allowed}")
-    reason = limits.width_refusal(scenario.verification) or limits.size_refusal(scenario.verification,
+    reason = tree_limits.width_refusal(scenario.verification) or tree_limits.size_refusal(scenario.verification,
                                                                                 scenario.depth)
     if reason:
         raise LectureError(f"{field}.verification", reason)

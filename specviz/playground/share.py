@@ -50,7 +50,7 @@ from ..scenario import (
     weight_from_text,
     weight_text,
 )
-from . import tree_limits as limits
+from . import tree_limits
 from .explain import PlaygroundError
 from .presets import MAX_VOCAB
 
@@ -357,7 +357,7 @@ def scenario_from_query(params: Mapping[str, str]) -> tuple[Scenario, int]:
             raise _refuse_link(f"The link's verification ‘{_short(str(doc['verification']))}’ cannot be played: "
                                f"{error.reason}.", "verification") from None
         raise _refuse_link(f"The link's {field}: {error.reason}.", field.split(" ")[0]) from None
-    wide = limits.width_refusal(scenario.verification)
+    wide = tree_limits.width_refusal(scenario.verification)
     if wide:  # the width slider holds 1..4: opening it would show (and then play) another width
         raise _refuse_link(f"The link's verification: {wide}.", "verification")
     return Opened(scenario, _link_step(params, notes), notes)
@@ -395,7 +395,7 @@ def import_json(text: str | bytes) -> tuple[Scenario, int]:
     except ScenarioError as error:
         where = "The file" if error.field == "file" else f"The file's {error.field}:"
         raise PlaygroundError(f"{where} {error.reason}.", field=error.field, unreadable=True) from None
-    wide = limits.width_refusal(scenario.verification)
+    wide = tree_limits.width_refusal(scenario.verification)
     if wide:  # the width slider holds 1..4: opening it would show (and then play) another width
         raise PlaygroundError(f"The file's verification: {wide}.", field="verification", unreadable=True)
     return Opened(scenario, step, notes)

@@ -16,8 +16,7 @@ from fractions import Fraction
 import plotly.graph_objects as go  # noqa: F401 - the return types
 
 from ..core.trace import Event, ExactMatchCheckEvent, ExactMatchCorrectionEvent, ExactMatchTreeCheckEvent
-from . import style
-from . import tree_figures as tree
+from . import style, tree_figures
 from .engine_rule_figures import _bars, _chart, _mark, _panel, _probs, _short, sampling_strip
 from .figure_builders import Figures, Round, own, plots
 
@@ -85,11 +84,11 @@ def chain_correction(event: ExactMatchCorrectionEvent, labels: list[str], presen
 def _hovers(fig: go.Figure, round_events: Sequence[Event], upto: int, vocab: Sequence[str]) -> None:
     """The tree's node hovers say the node's sample, not a residual ratio."""
     labels = style.token_labels(vocab)
-    at = tree.tree_at(round_events, upto, vocab)
+    at = tree_figures.tree_at(round_events, upto, vocab)
     # an exact-match round's tree checks all compare with the node's sample
     checks = {tuple(e.path): e for e in round_events[: upto + 1] if e.kind == "tree_check"}
     for trace in fig.data:
-        nodes = [n for n in at.nodes if tree.STATES.get(n.state, ("",))[0] == trace.name]
+        nodes = [n for n in at.nodes if tree_figures.STATES.get(n.state, ("",))[0] == trace.name]
         if trace.name is None or not nodes or trace.customdata is None or len(nodes) != len(trace.customdata):
             continue
         hovers = []
@@ -106,7 +105,7 @@ def tree_step(event: ExactMatchTreeCheckEvent | ExactMatchCorrectionEvent, at: R
               sample: int, title: str) -> Figures:
     """A tree round under exact match: the tree, and beside it p at the node with its drafted children marked."""
     labels, round_events, upto, vocab = at.labels, at.events, at.upto, at.vocab
-    fig = tree.tree_figure(round_events, upto, vocab, presenter=at.presenter, title=title)
+    fig = tree_figures.tree_figure(round_events, upto, vocab, presenter=at.presenter, title=title)
     p = _probs(event.p)
     children = _drafted(round_events, node)
     drafted = [p[t] if t in children else _ZERO for t in range(len(p))]

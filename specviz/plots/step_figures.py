@@ -38,8 +38,7 @@ from ..core.trace import (
 )
 from ..narration import origin_of
 from ..narration.block import names as block_names
-from . import engine_rule_figures, exact_match_figures, style  # noqa: F401  (the rules' modules register their builders)
-from . import tree_figures as tree
+from . import engine_rule_figures, exact_match_figures, style, tree_figures  # noqa: F401  (the rules' modules register their builders)
 from .draw_strip import DrawStrip, Segment
 from .draw_strip import exact as _exact
 from .figure_builders import Figures, Round, build_of, plots
@@ -440,7 +439,7 @@ def event_figures(event: Event, round_events: Sequence[Event], vocab: Sequence[s
     full_width = event.origin == "correction" and not presenter  # the residual's two panels span the page
     settle_margins(main, presenter=presenter, width=820 if full_width else None)  # as for every chart: one pass
     if at.tree:
-        main.layout.margin.l = tree.left_margin(main, presenter)  # no y axis on the tree's side: room
+        main.layout.margin.l = tree_figures.left_margin(main, presenter)  # no y axis on the tree's side: room
     return main, draw
 
 
@@ -490,7 +489,7 @@ def _summary(event: StopEvent | ResultEvent, at: Round) -> Figures:
        TraversalCorrectionEvent)
 def _tree_figures(event: Event, at: Round) -> Figures:
     """A tree round: the tree up to this event beside the node's numbers, and the event's draw."""
-    figure = tree.tree_figure(at.events, at.upto, at.vocab, presenter=at.presenter)
+    figure = tree_figures.tree_figure(at.events, at.upto, at.vocab, presenter=at.presenter)
     strip, vocab = None, at.vocab
     if event.kind == "tree_draft" and not hasattr(event, "rank"):  # SGLang's top-K children are chosen, not drawn
         strip = sampling_draw_strip(event.drawn_from, event.draw, event.token, vocab, cue="q",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .. import formats
 from ..core.verification import FamilyTable
 from ..narration.counting import nth
-from . import engine_rule_figures as engine_rules
+from . import engine_rule_figures
 
 if TYPE_CHECKING:  # the step view is this module's input; nothing here calls back into it
     from ..playground.narrative import HistoryRow, Stats, StepView
@@ -83,11 +83,11 @@ def _block_table(stats: Stats) -> str:
 # the statistics table per rule: a tree counts its sibling checks as the chain counts its checks
 STATS_TABLES_BY_FAMILY: FamilyTable[Callable[[Stats], str]] = FamilyTable(
     "plots.step_html.STATS_TABLES_BY_FAMILY", {"token": _chain_table, "block": _block_table, "tree": _chain_table,
-                                               "ensemble": engine_rules.stats_table,
-                                               "threshold": engine_rules.stats_table,
-                                               "typical": engine_rules.stats_table,
-                                               "traversal": engine_rules.stats_table,
-                                               "exact-match": engine_rules.stats_table}, scope="playable")
+                                               "ensemble": engine_rule_figures.stats_table,
+                                               "threshold": engine_rule_figures.stats_table,
+                                               "typical": engine_rule_figures.stats_table,
+                                               "traversal": engine_rule_figures.stats_table,
+                                               "exact-match": engine_rule_figures.stats_table}, scope="playable")
 
 
 def stats_markdown(stats: Stats) -> str:

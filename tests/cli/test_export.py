@@ -20,7 +20,7 @@ from specviz.cli import export as cli_export
 from specviz.player import deck
 from specviz.player import round_export as export
 from specviz.playground import presets, share
-from specviz.plots import whole_files as files
+from specviz.plots import whole_files
 from specviz.scenario.reading import MAX_JSON_CHARS
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=2)
@@ -252,12 +252,12 @@ def _interrupt_on(monkeypatch, call: int, exception: BaseException) -> None:
             raise exception
         return real(source, target)
 
-    monkeypatch.setattr(files.os, "replace", replace)
+    monkeypatch.setattr(whole_files.os, "replace", replace)
 
 
 def _only_whole_files(folder: Path) -> list[Path]:
     listed = sorted(folder.iterdir())
-    assert not [p for p in listed if p.name.endswith(files.PART)], listed  # no temporary file left
+    assert not [p for p in listed if p.name.endswith(whole_files.PART)], listed  # no temporary file left
     for path in listed:
         text = path.read_text(encoding="utf-8")
         assert text.rstrip().endswith("</svg>") or text.rstrip().endswith("</html>"), path
@@ -303,11 +303,11 @@ def test_write_whole_replaces_a_file_only_when_the_new_one_is_complete(monkeypat
             self.file.write(data[: len(data) // 2])
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(files, "open", HalfThenCtrlC, raising=False)
+    monkeypatch.setattr(whole_files, "open", HalfThenCtrlC, raising=False)
     with pytest.raises(KeyboardInterrupt):
-        files.write_whole(path, "<svg>" + "x" * 1000 + "</svg>")
+        whole_files.write_whole(path, "<svg>" + "x" * 1000 + "</svg>")
     assert path.read_text(encoding="utf-8") == "<svg>old</svg>"
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
     monkeypatch.undo()
-    files.write_whole(path, "<svg>new</svg>")
+    whole_files.write_whole(path, "<svg>new</svg>")
     assert path.read_text(encoding="utf-8") == "<svg>new</svg>" and len(list(tmp_path.iterdir())) == 1

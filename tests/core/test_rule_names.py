@@ -19,8 +19,7 @@ from rule_name_strategies import HOSTILE_TEXT, hostile_names, valid_names
 from specviz import theory
 from specviz.core import Categorical, SpecvizError, VerificationError, check_verification, rule
 from specviz.core.verification import MAX_NAME_LENGTH, number_name, read_number
-from specviz.playground import presets, share
-from specviz.playground import tree_limits as limits
+from specviz.playground import presets, share, tree_limits
 from specviz.playground.explain import PlaygroundError
 from specviz.scenario import ScenarioError, scenario_from_dict, scenario_to_dict
 
@@ -151,7 +150,7 @@ def test_files_links_and_theory_read_a_name_as_the_registry_does(name):
         except (ScenarioError, PlaygroundError):
             got = None
         shown = playable
-        if surface is _through_a_link and playable is not None and limits.width_refusal(playable):
+        if surface is _through_a_link and playable is not None and tree_limits.width_refusal(playable):
             shown = None  # a link opens in the Playground, which refuses trees wider than its switch
         assert got == shown, (surface.__name__, name)
     if name is None:

@@ -9,7 +9,7 @@ import pytest
 
 from specviz import theory
 from specviz.core import rule
-from specviz.lab import all_rules as rules
+from specviz.lab import all_rules
 from specviz.lab.montecarlo import goodness_of_fit
 from specviz.scenario import Scenario, Table
 
@@ -19,9 +19,9 @@ WIDER = Scenario(vocab=("a", "b", "c", "d"), target=Table((1, 4, 2, 1)), draft=T
 
 
 def test_the_paper_example_side_by_side():
-    comparison = rules.compare(EXAMPLE)
+    comparison = all_rules.compare(EXAMPLE)
     by_name = {row.rule.name: row for row in comparison.rows}
-    assert [row.rule.name for row in comparison.rows] == list(rules.rule_names())
+    assert [row.rule.name for row in comparison.rows] == list(all_rules.rule_names())
     assert by_name["token"].accepted_drafts == F(10, 9)
     assert by_name["block"].accepted_drafts == F(11, 9)
     assert by_name["multi:2"].accepted_drafts == F(112, 81)
@@ -38,23 +38,22 @@ def test_the_paper_example_side_by_side():
 
 
 def test_the_typical_eps_is_the_users():
-    comparison = rules.compare(EXAMPLE, ("ensemble:0.25", "typical:0.50,0.2"))
+    comparison = all_rules.compare(EXAMPLE, ("ensemble:0.25", "typical:0.50,0.2"))
     assert [row.rule.name for row in comparison.rows[-2:]] == ["ensemble:0.25", "typical:0.5,0.2"]
-    assert rules.rule_names(("token", "ensemble:1/2", "ensemble:0.5"))[-1] == "ensemble:0.5"  # once, canonical
+    assert all_rules.rule_names(("token", "ensemble:1/2", "ensemble:0.5"))[-1] == "ensemble:0.5"  # once, canonical
 
 
 @pytest.mark.parametrize("scenario", [EXAMPLE, WIDER], ids=["example", "wider"])
-@pytest.mark.parametrize("name", list(rules.rule_names()) + ["multi-distinct:3", "typical:0.3", "typical-sample:0.2",
-                                                             "typical:0.3,0.9", "threshold:0.6,0.9,2",
-                                                             "threshold:1,1,3", "threshold:0.3,0.5,3", "ensemble:0.1",
-                                                             "sglang:1/4,1/2,2", "sglang:1,1,3", "sglang:0.6,0.9"])
+@pytest.mark.parametrize("name", list(all_rules.rule_names()) + [
+    "multi-distinct:3", "typical:0.3", "typical-sample:0.2", "typical:0.3,0.9", "threshold:0.6,0.9,2",
+    "threshold:1,1,3", "threshold:0.3,0.5,3", "ensemble:0.1", "sglang:1/4,1/2,2", "sglang:1,1,3", "sglang:0.6,0.9"])
 def test_each_mechanism_commits_its_exact_law(scenario, name):
-    comparison = rules.compare(scenario, (name,))
-    p, q = rules.first_pair(scenario)
-    law = rules.first_law(scenario, name)
-    sample = rules.sample_first_tokens(scenario, name, 40_000, seed=3)
+    comparison = all_rules.compare(scenario, (name,))
+    p, q = all_rules.first_pair(scenario)
+    law = all_rules.first_law(scenario, name)
+    sample = all_rules.sample_first_tokens(scenario, name, 40_000, seed=3)
     # traversal's walk is played by its core verifier, at most MAX_PLAYED_ROUNDS rounds
-    n = rules.MAX_PLAYED_ROUNDS if name.startswith("traversal") else 40_000
+    n = all_rules.MAX_PLAYED_ROUNDS if name.startswith("traversal") else 40_000
     assert sample.rounds == sample.counts.sum() == n
     check = goodness_of_fit(sample.counts, list(law))
     assert check.impossible == 0
@@ -67,21 +66,21 @@ def test_each_mechanism_commits_its_exact_law(scenario, name):
 
 
 def test_a_lossy_rule_is_told_apart_from_p():
-    sample = rules.sample_first_tokens(EXAMPLE, "typical:0.09", 20_000, seed=1)
-    fit = rules.fit(sample, rules.compare(EXAMPLE).p, ["a", "b"])
+    sample = all_rules.sample_first_tokens(EXAMPLE, "typical:0.09", 20_000, seed=1)
+    fit = all_rules.fit(sample, all_rules.compare(EXAMPLE).p, ["a", "b"])
     assert fit.p_value < 1e-6
     assert abs(fit.total_variation - 1 / 3) < 0.02
 
 
 def test_runs_are_seeded_and_bad_counts_are_refused():
-    first = rules.sample_first_tokens(EXAMPLE, "multi:2", 1_000, seed=7).counts
-    assert np.array_equal(first, rules.sample_first_tokens(EXAMPLE, "multi:2", 1_000, seed=7).counts)
-    with pytest.raises(rules.RulesError, match="rounds n"):
-        rules.sample_first_tokens(EXAMPLE, "token", 0)
+    first = all_rules.sample_first_tokens(EXAMPLE, "multi:2", 1_000, seed=7).counts
+    assert np.array_equal(first, all_rules.sample_first_tokens(EXAMPLE, "multi:2", 1_000, seed=7).counts)
+    with pytest.raises(all_rules.RulesError, match="rounds n"):
+        all_rules.sample_first_tokens(EXAMPLE, "token", 0)
 
 
 def test_engines_and_issues_are_named():
-    assert "EAGLE" in rules.engines(rule("multi:2"))
-    assert "Medusa" in rules.engines(rule("typical:0.09"))
-    assert "mlx-lm" in rules.engines(rule("exact-match"))
-    assert all(url.startswith("https://github.com/") for _, url, _ in rules.ISSUES)
+    assert "EAGLE" in all_rules.engines(rule("multi:2"))
+    assert "Medusa" in all_rules.engines(rule("typical:0.09"))
+    assert "mlx-lm" in all_rules.engines(rule("exact-match"))
+    assert all(url.startswith("https://github.com/") for _, url, _ in all_rules.ISSUES)

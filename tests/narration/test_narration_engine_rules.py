@@ -9,7 +9,7 @@ import pytest
 
 from specviz import formats, narration
 from specviz.core import trace as T
-from specviz.narration import engine_rule_words as engine_rules
+from specviz.narration import engine_rule_words
 from specviz.playground import presets, state
 
 CLOSE = presets.apply_preset(presets.default_scenario(), "close")
@@ -40,7 +40,7 @@ def test_every_engine_event_is_told_by_its_rule_in_both_profiles():
                 seen.add(type(event))
                 text = " ".join([page[0], *page[1]])
                 assert "min(1, p(x)/q(x))" not in text and "min(1, p/q)" not in text  # never tokenwise's test
-                assert engine_rules.narrate_event(event, scenario.vocab, narration.PAGE.block_formats) == page
+                assert engine_rule_words.narrate_event(event, scenario.vocab, narration.PAGE.block_formats) == page
                 assert terminal[0] == page[0] and all("**" not in line for line in terminal[1])
                 if hasattr(event, "acceptance") and not isinstance(event, T.MedusaCheckEvent):
                     assert formats.fraction_folded(event.acceptance) in text  # the exact acceptance, as the page writes
@@ -52,7 +52,7 @@ def test_each_rule_says_its_own_acceptance():
     for name in RULES:
         for _, events in _events(name, 8):
             for event in events:
-                told = engine_rules.narrate_event(event, CLOSE.vocab, narration.PAGE.block_formats)
+                told = engine_rule_words.narrate_event(event, CLOSE.vocab, narration.PAGE.block_formats)
                 if told is not None:
                     said.setdefault(type(event), " ".join(told[1]))
     assert "min(1, 1 − W + W·p(x)/q(x)) = min(1, v(x)/q(x))" in said[T.EnsembleCheckEvent]
@@ -67,11 +67,11 @@ def test_each_rule_says_its_own_acceptance():
 def test_an_ensemble_check_with_its_exact_numbers():
     scenario, events = next(_events("ensemble:0.5", 1))
     check = next(e for e in events if isinstance(e, T.EnsembleCheckEvent))
-    head, lines = engine_rules.narrate_event(check, scenario.vocab, narration.PAGE.block_formats)
+    head, lines = engine_rule_words.narrate_event(check, scenario.vocab, narration.PAGE.block_formats)
     assert check.mixture_token == F(1, 2) * check.p_token + F(1, 2) * check.q_token
     assert check.acceptance == min(F(1), check.mixture_token / check.q_token)
     assert "W = 1/2" in head and formats.fraction_folded(check.mixture_token) in lines[0]
-    values = dict(engine_rules.values(check, scenario.vocab))
+    values = dict(engine_rule_words.values(check, scenario.vocab))
     assert values["min(1, 1 − W + W·p(x)/q(x))"] == check.acceptance and values["W"] == F(1, 2)
 
 
@@ -85,5 +85,5 @@ def test_the_stop_narration_names_how_the_rule_checks(name):
 def test_other_events_are_left_to_the_chain_and_tree_narrations():
     for _, events in _events("token", 3):
         for event in events:
-            assert engine_rules.narrate_event(event, CLOSE.vocab, narration.PAGE.block_formats) is None
-            assert engine_rules.values(event, CLOSE.vocab) is None
+            assert engine_rule_words.narrate_event(event, CLOSE.vocab, narration.PAGE.block_formats) is None
+            assert engine_rule_words.values(event, CLOSE.vocab) is None

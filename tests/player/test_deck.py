@@ -9,9 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from specviz.player import browser_files as files
-from specviz.player import deck
-from specviz.player import round_export as export
+from specviz.player import browser_files, deck, round_export
 from specviz.playground import presets
 
 FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes(seed=1)
@@ -25,11 +23,11 @@ def frames_of(page: str) -> dict:
 
 
 def test_the_deck_is_one_file_holding_the_player_and_the_rounds_frames(tmp_path):
-    exported = export.write_round(FAR, 0, tmp_path, ("html",))
+    exported = round_export.write_round(FAR, 0, tmp_path, ("html",))
     page = (tmp_path / "round-1.html").read_text(encoding="utf-8")
-    steps = export.round_steps(FAR, 0)
+    steps = round_export.round_steps(FAR, 0)
     assert exported.steps == len(steps) and [p.name for p in exported.files] == ["round-1.html"]  # counts from 1
-    assert files.js() in page and files.css() in page and files.html() in page  # the player itself
+    assert browser_files.js() in page and browser_files.css() in page and browser_files.html() in page  # the player
     data = frames_of(page)
     assert data["offline"] and data["step"] == steps.start and len(data["round"]["frames"]) == len(steps)
     assert data["round"]["frames"][0]["caption"].startswith(f"Step {steps.start + 1} · round 1 ·")
@@ -51,9 +49,9 @@ def test_labels_that_are_markup_stay_data_in_the_deck():
 def test_each_steps_svg_is_the_players_own_drawing(tmp_path):
     if deck.browser_problem():
         pytest.skip(deck.browser_problem())
-    exported = export.write_round(FAR, 0, tmp_path, ("svg",))
+    exported = round_export.write_round(FAR, 0, tmp_path, ("svg",))
     drawings = sorted(tmp_path.glob("step-*.svg"))
-    assert len(drawings) == len(export.round_steps(FAR, 0)) == len(exported.files)
+    assert len(drawings) == len(round_export.round_steps(FAR, 0)) == len(exported.files)
     for path in drawings:
         root = ET.parse(path).getroot()
         assert root.tag.endswith("svg") and float(root.get("width")) > 400

@@ -12,8 +12,7 @@ import pytest
 
 from specviz.core import trace
 from specviz.formats import fraction_folded
-from specviz.player import frames
-from specviz.player import round_frames as rounds
+from specviz.player import frames, round_frames
 from specviz.player.frames import BUILDERS, Context
 from specviz.playground import narrative, presets
 from specviz.playground.state import timeline_for
@@ -70,7 +69,7 @@ def all_frames(scenario: Scenario, rounds_played: int = 3, presenter: bool = Fal
     timeline = timeline_for(scenario)
     timeline.ensure_rounds(rounds_played)
     for round_id in range(len(timeline.rounds)):
-        payload = rounds.payload(scenario, round_id, presenter)
+        payload = round_frames.payload(scenario, round_id, presenter)
         events = timeline.rounds[round_id].trace.events
         for index, frame in enumerate(payload["frames"]):
             yield events[index], frame, payload

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from specviz.core.trace import TraversalCheckEvent, TraversalCorrectionEvent
 from specviz.formats import fraction_folded
-from specviz.player import round_frames as rounds
+from specviz.player import round_frames
 from specviz.playground import presets
 from specviz.playground.state import timeline_for
 from specviz.plots import step_figures as plots
@@ -43,7 +43,7 @@ def walk():
     timeline = timeline_for(WALK)
     timeline.ensure_rounds(1)
     events = timeline.rounds[0].trace.events
-    return events, rounds.payload(WALK, 0, False)["frames"]
+    return events, round_frames.payload(WALK, 0, False)["frames"]
 
 
 def states(frame) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Lecture scripts read as scenario files are (exact numbers, limits) and held to the Playground's limits.
+"""Lecture scripts read as scenario files are (exact numbers, limits) and held to the Playground's tree_limits.
 
 Every refusal is a LectureError naming the field; nothing slow runs before it.
 """
@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from scenario_strategies import lectures
 
-from specviz.playground import lecture, presets, share
-from specviz.playground import tree_limits as limits
+from specviz.playground import lecture, presets, share, tree_limits
 from specviz.playground.explain import PlaygroundError
 from specviz.playground.lecture import LectureError, LectureTypeError
 from specviz.scenario import read_json, scenario_from_dict, scenario_to_dict
@@ -152,8 +151,8 @@ def test_the_library_copies_of_the_page_limits_agree_with_the_page():
     from specviz.app.playground.rule_switch import MAX_PLAYGROUND_WIDTH
     from specviz.plots.tree_figures import MAX_TREE_NODES
 
-    assert limits.MAX_PLAYGROUND_WIDTH == MAX_PLAYGROUND_WIDTH
-    assert limits.MAX_TREE_NODES == MAX_TREE_NODES
+    assert tree_limits.MAX_PLAYGROUND_WIDTH == MAX_PLAYGROUND_WIDTH
+    assert tree_limits.MAX_TREE_NODES == MAX_TREE_NODES
 
 
 # --- every generated script loads or is refused with a LectureError ------------------------------------------
@@ -190,6 +189,6 @@ def test_every_lecture_script_loads_or_is_refused_naming_the_field(case):
     if mutation.kind == "none":
         assert talk == original
     for item in talk.entries:  # every entry within the Playground's limits, as the page will open it
-        assert limits.width_refusal(item.scenario.verification) is None
-        assert limits.size_refusal(item.scenario.verification, item.scenario.depth) is None
+        assert tree_limits.width_refusal(item.scenario.verification) is None
+        assert tree_limits.size_refusal(item.scenario.verification, item.scenario.depth) is None
         assert 2 <= item.scenario.vocab_size <= 12 and 0 <= item.step <= lecture.MAX_STEP

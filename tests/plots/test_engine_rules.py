@@ -11,9 +11,7 @@ import pytest
 
 from specviz.core import trace as T
 from specviz.playground import narrative, presets, state
-from specviz.plots import engine_rule_figures as engine_rules
-from specviz.plots import step_page, style
-from specviz.plots import tree_figures as tree
+from specviz.plots import engine_rule_figures, step_page, style, tree_figures
 
 CLOSE = presets.apply_preset(presets.default_scenario(), "close")
 
@@ -40,7 +38,7 @@ def _probs(c):
 
 def test_an_ensemble_check_draws_v_and_its_acceptance():
     scenario, events, event = _first("ensemble:0.5", T.EnsembleCheckEvent)
-    fig, strip = engine_rules.event_figures(event, events, scenario.vocab)
+    fig, strip = engine_rule_figures.event_figures(event, events, scenario.vocab)
     go.Figure(fig.to_dict())  # a valid figure
     v = next(t for t in fig.data if t.name.startswith("v = "))
     want = [F(1, 2) * a + F(1, 2) * b for a, b in zip(_probs(event.p), _probs(event.q))]
@@ -50,7 +48,7 @@ def test_an_ensemble_check_draws_v_and_its_acceptance():
 
 def test_an_sglang_chain_check_draws_s_and_the_coins_bound():
     scenario, events, event = _first("threshold:0.5,0.8", T.ThresholdCheckEvent)
-    fig, strip = engine_rules.event_figures(event, events, scenario.vocab)
+    fig, strip = engine_rule_figures.event_figures(event, events, scenario.vocab)
     names = [t.name for t in fig.data]
     assert "S = 1/2" in names and "draft q (not read)" in names
     if not event.single:
@@ -61,7 +59,7 @@ def test_an_sglang_chain_check_draws_s_and_the_coins_bound():
 
 def test_an_sglang_tree_check_shows_the_tree_and_the_nodes_one_coin():
     scenario, events, event = _first("threshold:0.6,0.9,2", T.ThresholdTreeCheckEvent)
-    fig, strip = engine_rules.event_figures(event, events, scenario.vocab)
+    fig, strip = engine_rule_figures.event_figures(event, events, scenario.vocab)
     go.Figure(fig.to_dict())
     states = {t.name for t in fig.data}
     assert "rejected" in states or "accepted" in states  # the tree knows SGLang's sibling checks (CHECK_KINDS)
@@ -75,11 +73,11 @@ def test_an_sglang_tree_check_shows_the_tree_and_the_nodes_one_coin():
 
 def test_a_medusa_check_draws_the_threshold_line_and_no_coin_when_fast():
     scenario, events, event = _first("typical:0.09", T.MedusaCheckEvent)
-    fig, strip = engine_rules.event_figures(event, events, scenario.vocab)
+    fig, strip = engine_rule_figures.event_figures(event, events, scenario.vocab)
     line = next(t for t in fig.data if t.name.startswith("T = "))
     assert set(line.y) == {float(event.threshold)} and strip is None
     scenario, events, event = _first("typical-sample:0.2", T.MedusaCheckEvent)
-    assert engine_rules.event_figures(event, events, scenario.vocab)[1].segments[0].end == event.acceptance
+    assert engine_rule_figures.event_figures(event, events, scenario.vocab)[1].segments[0].end == event.acceptance
 
 
 @pytest.mark.parametrize("name, kind", [("typical:0.09", T.MedusaCorrectionEvent),
@@ -88,7 +86,7 @@ def test_a_medusa_check_draws_the_threshold_line_and_no_coin_when_fast():
                                         ("threshold:0.6,0.9,2", T.ThresholdTreeCorrectionEvent)])
 def test_after_a_rejection_the_figure_draws_what_the_token_is_drawn_from(name, kind):
     scenario, events, event = _first(name, kind)
-    fig, strip = engine_rules.event_figures(event, events, scenario.vocab)
+    fig, strip = engine_rule_figures.event_figures(event, events, scenario.vocab)
     go.Figure(fig.to_dict())
     source = event.drawn_from if isinstance(event, T.MedusaBonusEvent) else event.residual
     assert strip.draw_range == source.total and strip.draw == event.draw
@@ -106,13 +104,13 @@ def test_every_step_page_of_a_rule_builds_and_its_statistics_are_exact(name):
                 page = step_page.build(narrative.step_view(scenario, step), scenario, presenter)
                 go.Figure(page.figure.to_dict())
         view = narrative.step_view(scenario, len(events) - 1)
-        table = engine_rules.stats_table(view.stats)
+        table = engine_rule_figures.stats_table(view.stats)
         assert "theory (exact)" in table and "accepted drafts per round" in table
         assert view.stats.expected_accepted is not None
 
 
 def test_the_tree_figure_reads_sglangs_siblings_as_checks():
-    assert "threshold_check" in tree.CHECK_KINDS
+    assert "threshold_check" in tree_figures.CHECK_KINDS
 
 
 def test_sglang_s_final_chart_tells_its_three_series_apart_and_its_title_reads_whole():

@@ -197,14 +197,14 @@ def test_finer_ticks_on_a_right_side_axis_take_more_room():
 def test_a_tree_reserves_room_for_its_root_label_when_its_columns_are_narrow():
     import plotly.graph_objects as go
 
-    from specviz.plots import tree_figures as tree
+    from specviz.plots import tree_figures
 
     def figure(depth):
         return go.Figure(layout={"xaxis": {"range": [-0.25, depth + 0.6], "domain": [0, 0.56]}})
 
-    assert tree.left_margin(figure(1), False) == tree.TREE_MARGIN  # wide columns: the label fits
-    assert tree.left_margin(figure(3), False) >= 19  # depth 3: measured 19 px in Chromium
-    assert tree.left_margin(figure(3), True) >= 21  # and 21 px in presenter mode
+    assert tree_figures.left_margin(figure(1), False) == tree_figures.TREE_MARGIN  # wide columns: the label fits
+    assert tree_figures.left_margin(figure(3), False) >= 19  # depth 3: measured 19 px in Chromium
+    assert tree_figures.left_margin(figure(3), True) >= 21  # and 21 px in presenter mode
 
 
 @pytest.mark.parametrize("topk", [1, None])

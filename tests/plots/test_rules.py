@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction as F
 
-from specviz.lab import all_rules as rules
+from specviz.lab import all_rules
 from specviz.plots import all_rules_figures as plots
 from specviz.plots import lab
 from specviz.scenario import Scenario, Table
@@ -32,7 +32,7 @@ def test_a_column_with_one_long_fraction_is_all_decimals():
 
 
 def test_rules_table_and_figures_on_the_example():
-    comparison = rules.compare(EXAMPLE)
+    comparison = all_rules.compare(EXAMPLE)
     rows = plots.table_rows(comparison, ["a", "b"])
     by_rule = {r["rule"]: r for r in rows}
     assert by_rule["tree, 2 i.i.d. drafts per node"]["accepted drafts / round"] == F(112, 81)
@@ -48,11 +48,11 @@ def test_rules_table_and_figures_on_the_example():
     assert list(figure.data[0].text) == lab.column_texts(column)
     cells = re.findall(r">([^<>]+)</span>", lab.html_table([{"v": v} for v in column]))
     assert [c for c in cells] == [t for t, v in zip(figure.data[0].text, column) if F(v).denominator != 1]
-    sample = rules.sample_first_tokens(EXAMPLE, "typical:0.09", 2_000, seed=0)
-    fit = rules.fit(sample, comparison.p, ["a", "b"])
+    sample = all_rules.sample_first_tokens(EXAMPLE, "typical:0.09", 2_000, seed=0)
+    fit = all_rules.fit(sample, comparison.p, ["a", "b"])
     histogram = plots.first_token_figure(fit, comparison.rows[-1].first_law, "typical")
     assert [t.name for t in histogram.data][1:] == ["target p (exact)", "exact law of typical"]
-    exact = plots.first_token_figure(rules.fit(rules.sample_first_tokens(EXAMPLE, "token", 500), comparison.p,
+    exact = plots.first_token_figure(all_rules.fit(all_rules.sample_first_tokens(EXAMPLE, "token", 500), comparison.p,
                                                ["a", "b"]), comparison.rows[0].first_law, "tokenwise")
     assert len(exact.data) == 2  # an exact rule's law is p: no second marker
     assert {r["rule"] for r in plots.engine_rows(comparison)} == {r.rule.label for r in comparison.rows}

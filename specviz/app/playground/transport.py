@@ -2,7 +2,7 @@
 
 The step player (``player``) moves within a round in the browser; what it cannot do there (it holds one round)
 it asks for, and these functions do it: each is a pure transition of ``specviz.playground.state`` (which plays the
-rounds on the memoized timeline); in a lecture, Step and Back walk the script's entries (``lecture.walk``). The
+rounds on the memoized timeline); in a lecture, Step and Back walk the script's entries (``lecture_walk.walk``). The
 keys the player binds (PageDown, Space, → step; PageUp, ← step back) are its own (``specviz/player/browser``).
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ... import scenario as scenarios
 from ...playground import jump, state
-from . import lecture_walk as lecture
+from . import lecture_walk
 from .session import session
 
 Transition = Callable[[state.PlayState, scenarios.Scenario], state.PlayState]
@@ -29,7 +29,7 @@ def on_step() -> None:
     if pg.lecture is None:
         move(state.step_forward)
     else:
-        lecture.walk(pg, forward=True)
+        lecture_walk.walk(pg, forward=True)
 
 
 def on_back() -> None:
@@ -38,7 +38,7 @@ def on_back() -> None:
     if pg.lecture is None:
         move(state.step_back)
     else:
-        lecture.walk(pg, forward=False)
+        lecture_walk.walk(pg, forward=False)
 
 
 def on_new_seed() -> None:

@@ -10,7 +10,7 @@ import pytest
 from specviz.app.playground import round_cache
 from specviz.app.playground.round_cache import RoundFrames
 from specviz.core.errors import SpecvizError
-from specviz.player import round_frames as rounds
+from specviz.player import round_frames
 from specviz.playground import presets
 from specviz.playground.state import timeline_for
 
@@ -19,8 +19,8 @@ FAR = presets.apply_preset(presets.default_scenario(), "far apart").with_changes
 
 def test_a_round_is_built_once_and_sent_as_its_json(monkeypatch):
     built = []
-    real = rounds.payload
-    monkeypatch.setattr(rounds, "payload", lambda *a: built.append(a) or real(*a))
+    real = round_frames.payload
+    monkeypatch.setattr(round_frames, "payload", lambda *a: built.append(a) or real(*a))
     cache = RoundFrames(capacity=2)
     timeline_for(FAR).ensure_rounds(3)
     first = cache.get(FAR, 0, False)
@@ -40,7 +40,7 @@ def test_a_refusal_is_raised_each_time_and_never_cached(monkeypatch):
         calls.append(args)
         raise SpecvizError("refused")
 
-    monkeypatch.setattr(rounds, "payload", refuse)
+    monkeypatch.setattr(round_frames, "payload", refuse)
     cache = RoundFrames()
     for _ in range(2):
         with pytest.raises(SpecvizError):

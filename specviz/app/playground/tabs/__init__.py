@@ -15,10 +15,7 @@ import streamlit as st
 from .. import animation, links, messages, weights
 from ..lecture_walk import lecture_section
 from ..session import PlaygroundSession, Tab, session
-from . import compare_tab as compare
-from . import many_rounds_tab as many_rounds
-from . import proof_tab as proof
-from . import share_tab as share
+from . import compare_tab, many_rounds_tab, proof_tab, share_tab
 
 PLAYS = (Tab.animation, Tab.proof, Tab.many_rounds, Tab.compare)  # the tabs that play the shown scenario
 
@@ -29,18 +26,19 @@ def animation_tab(presenter: bool) -> None:
     st.fragment(animation.animation)(presenter)  # the player steps in the browser: no timer on the server
 
 
-def share_tab(pg: PlaygroundSession) -> None:
+def sharing_tab(pg: PlaygroundSession) -> None:
     """The link, the download and the loader, then the lecture scripts (load one, or collect one)."""
-    share.sharing(*links.shown(pg))
+    share_tab.sharing(*links.shown(pg))
     lecture_section()
 
 
 def parts(pg: PlaygroundSession, presenter: bool) -> dict[str, Callable[[], None]]:
     """What each tab draws."""
-    return {Tab.animation: lambda: animation_tab(presenter), Tab.proof: lambda: proof.proof_tab(presenter),
-            Tab.many_rounds: lambda: many_rounds.many_rounds_tab(presenter),
-            Tab.compare: lambda: compare.compare_tab(presenter), Tab.weights: lambda: weights.weight_editors(presenter),
-            Tab.share: lambda: share_tab(pg)}
+    return {Tab.animation: lambda: animation_tab(presenter), Tab.proof: lambda: proof_tab.proof_tab(presenter),
+            Tab.many_rounds: lambda: many_rounds_tab.many_rounds_tab(presenter),
+            Tab.compare: lambda: compare_tab.compare_tab(presenter),
+            Tab.weights: lambda: weights.weight_editors(presenter),
+            Tab.share: lambda: sharing_tab(pg)}
 
 
 def tabs(presenter: bool) -> None:
