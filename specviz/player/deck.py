@@ -17,6 +17,7 @@ import html
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,16 @@ def browser_problem() -> str | None:
 
 
 def drawings(deck: str, steps: int) -> list[str]:
-    """Each step's drawing of a deck, as the player draws it (Chromium, every request but the file refused)."""
+    """Each step's drawing of a deck, as the player draws it (Chromium, every request but the file refused).
+
+    Playwright's sync API refuses to start in a thread whose asyncio loop runs (a notebook, or a process that
+    already drives a browser, such as the test session after its end-to-end tests), so it runs in a thread of
+    its own."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="specviz-deck") as pool:
+        return pool.submit(_drawings, deck, steps).result()
+
+
+def _drawings(deck: str, steps: int) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     browser_path = Path(os.environ.get("BROWSER_PATH") or CHROMIUM)

@@ -65,13 +65,15 @@ def strict_probabilistic_bars(p: Categorical, q: Categorical, labels: Sequence[s
     mins = [min(p.prob(x), q.prob(x)) for x in range(v)]
     products = [p.prob(x) * q.prob(x) for x in range(v)]
     both = sum(mins, Fraction(0)), sum(products, Fraction(0))
+    x = style.token_labels(labels)  # as a room reads them, escaped for plotly: <b>x</b> is drawn as written
     fig = go.Figure()
     for name, values, color, total in (("probabilistic: min(p, q)", mins, style.OKABE_ITO["blue"], both[0]),
                                        ("strict: p·q", products, style.OKABE_ITO["vermillion"], both[1])):
-        fig.add_bar(x=list(labels), y=[float(t) for t in values], name=f"{name}, Σ = {_frac(total)}",
+        fig.add_bar(x=x, y=[float(t) for t in values], name=f"{name}, Σ = {_frac(total)}",
                     marker={"color": color}, customdata=[_frac(t) for t in values],
                     hovertemplate=f"{name}(%{{x}}) = %{{customdata}}<extra></extra>")
-    fig.update_layout(barmode="group", yaxis_title="P(the draft is x and kept)", xaxis_title="token")
+    fig.update_layout(barmode="group", yaxis_title="P(the draft is x and kept)",
+                      xaxis=style.category_axis(x, title={"text": "token"}))
     return style.apply_layout(fig, title=f"vLLM: probabilistic keeps {_frac(both[0])} ≈ {float(both[0]):.4f}, strict "
                                          f"{_frac(both[1])} ≈ {float(both[1]):.4f}", presenter=presenter)
 

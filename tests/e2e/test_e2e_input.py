@@ -132,8 +132,7 @@ def test_a_link_with_markup_labels_reads_literally_on_every_other_page(stem, app
     sup.open_page(page, playground_link(app_url, scenario, 3))  # the Playground's scenario: what theory shows
     before = sup.runs(page)  # in the same session: theory and the lab analyse the Playground's scenario
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text=target.title).first.click()
-    sup.wait_for_rerun(page, before)
-    sup.wait_for_app(page, timeout=120_000)
+    sup.wait_for_rerun(page, before, timeout=120_000)  # Real models' first run loads the bundled model
     sup.wait_for_charts(page, timeout=120_000)
     found = assert_literal(page, recorder, stem, charts_expected=stem in ("theory", "exactness_lab"))
     if stem in ("theory", "exactness_lab"):

@@ -1,6 +1,7 @@
 """The Playground as a lecturer uses it, in Chromium at 1280x800: presenter mode fits the screen at a check
-and a correction step, growing the vocabulary keeps "keep all", clicker keys step without piling up browser
-history, the proof and many-rounds views draw; and the server logs no traceback meanwhile."""
+and a correction step (and outside presenter mode the step's chart and draw need no scrolling), growing the
+vocabulary keeps "keep all", clicker keys step without piling up browser history, the proof and many-rounds views
+draw; and the server logs no traceback meanwhile."""
 
 from __future__ import annotations
 
@@ -63,6 +64,19 @@ def test_presenter_mode_fits_the_step_on_one_screen(scenario, kind, app_url, app
     assert verdict and verdict["y"] + verdict["height"] <= sup.VIEWPORT["height"]
     assert_clean(page, recorder, f"presenter mode at a {kind} step")
     sup.screenshot(page, f"playground-presenter-{kind}")
+
+
+@pytest.mark.parametrize("kind", ["check", "correction"])
+def test_outside_presenter_mode_the_step_and_its_draw_need_no_scrolling(kind, app_url, app_page, page, recorder):
+    """With the sidebar open, a check (chart beside its draw) and a correction (the residual's chart across the
+    page, its draw and words beneath) show the chart, the draw and the draw's axis on the first screen."""
+    app_page("playground")
+    sup.open_page(page, link(app_url, FAR, first_step(FAR, kind)))
+    assert position(page)[2].lower().startswith({"check": "checking", "correction": "rejection"}[kind])
+    for key in ("pg_main_chart", DRAW):
+        box = chart_box(page, key)
+        assert wholly_on_screen(box), f"{kind}: {key} is not wholly on screen at 1280x800: {box}"
+    assert_clean(page, recorder, f"a {kind} step outside presenter mode")
 
 
 BLOCK_FAR = FAR.with_changes(verification="block")

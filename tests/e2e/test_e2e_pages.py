@@ -6,6 +6,7 @@ used in the README; the Playground's is taken by test_e2e_playground.py mid-anim
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 
 import e2e_support as sup
@@ -65,7 +66,8 @@ def test_a_gallery_card_opens_in_the_playground(app_url, app_page, page, recorde
     open_buttons.first.click()
     sup.wait_for_rerun(page, before)
     page.wait_for_url(lambda url: urllib.parse.urlsplit(url).path.strip("/") == playground.url_path)
-    page.wait_for_selector('[data-testid="stMain"] [data-testid="stCaptionContainer"] >> text=/^Step \\d+/')
+    sup.wait_for_player(page)  # the step player's label, its round drawn
+    assert re.match(r"Step \d+ · round \d+ ·", sup.player_caption(page)), sup.player_caption(page)
     sup.wait_for_charts(page)
     check_clean(page, recorder, "the Playground opened from the gallery")
     assert {"vocab", "p", "q"} <= set(sup.query_of(page.url)), f"no scenario in the link: {page.url}"

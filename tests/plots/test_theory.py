@@ -22,6 +22,14 @@ def test_alpha_bars_shade_the_overlap():
     assert fig.layout.barmode == "overlay"
 
 
+def test_token_charts_escape_markup_labels_and_name_punctuation():
+    """Both per-token charts of the Theory page draw a label with markup as written (plotly reads its HTML subset)."""
+    labels = ["<b>x</b>", ".", "c"]
+    for fig in (plots.alpha_bars(P, Q, labels), plots.strict_probabilistic_bars(P, Q, labels)):
+        assert list(fig.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "‘.’ period", "c"]
+        assert fig.layout.xaxis.ticktext[:2] == ("&lt;b&gt;x&lt;/b&gt;", "‘.’<br>period")
+
+
 def test_depth_curves_mark_the_optimal_depth():
     fig = plots.depth_curves(F(4, 5), 0.1)
     best = theory.optimal_depth(F(4, 5), 0.1)

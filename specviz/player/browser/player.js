@@ -20,6 +20,8 @@ const SPEEDS = {slow: {motion: 600, dwell: 2000}, normal: {motion: 400, dwell: 1
 const STEP_KEYS = ["PageDown", " ", "ArrowRight"], BACK_KEYS = ["PageUp", "ArrowLeft"];
 const FONTS = {false: {size: 18, small: 15, title: 22}, true: {size: 24, small: 19, title: 26}};
 const HEIGHTS = {bars: {false: 380, true: 420}, tree: {false: 440, true: 430}, round: {false: 300, true: 360}};
+const MIN_COLUMN = 64;  // px between a tree's levels, at the least, where its last level's labels want room
+const WIDE_BARS = 320;  // a chart across the page (a correction, not in presenter mode): its draw fits beneath it
 const CUES = ["p", "q", "residual", "overlap", "theory", "empirical", "accepted", "correction", "bonus", "prompt"];
 const STATES = {  // a tree node's state: its marker's shape and colour cue (the legend's words come with the frame)
   root: ["square", "prompt"], drafted: ["diamond", "q"], accepted: ["circle", "accepted"],
@@ -315,6 +317,13 @@ function legendSpecs(items, width, y, font, prefix) {  // [{name, cue, kind}] fl
   return {specs, height: items.length ? (row + 1) * (size + 10) + 4 : 0};
 }
 
+const NAMED_MARK = /^(‘.+’)\s+([a-z][a-z ]*)$/u;  // specviz.scenario's shown label of a punctuation mark
+function turnedLabel(label) {  // [the text turned on its side, the mark drawn upright beneath it (or "")]
+  const flat = label.replace(/\n/g, " ");
+  const found = NAMED_MARK.exec(flat);
+  return found ? [found[2], found[1]] : [flat, ""];
+}
+
 function legendOf(chart) {
   const seen = new Set(), items = [];
   for (const se of chart.series || []) {
@@ -338,7 +347,11 @@ function panelSpecs(chart, index, box, font, anchors, prefix) {
   const widest = Math.max(0, ...labels.map((l) => Math.max(...String(l).split("\n").map((p) => textWidth(p, font.small)))));
   const lines = Math.max(1, ...labels.map((l) => String(l).split("\n").length));
   const turned = widest + 6 > band;
-  const labelH = turned ? widest + 8 : lines * font.small * 1.15 + 6;
+  // turned on its side, a label is one line, and a named mark ('‘.’ period') its name: the mark itself stands
+  // upright beneath it, where a room reads it (a quote turned on its side is a smudge)
+  const sideways = labels.map((l) => turnedLabel(String(l)));
+  const longest = Math.max(0, ...sideways.map(([name, mark]) => textWidth(name, font.small) + (mark ? font.small * 1.3 : 0)));
+  const labelH = turned ? longest + 8 : lines * font.small * 1.15 + 6;
   const titleH = panel.x_title ? font.small * 1.5 : 0;
   const top = box.y + shareH + 6, bottom = box.y + box.h - labelH - titleH;
   const yOf = (v) => bottom - (bottom - top) * clamp(v / panel.y_max, 0, 1.2);
@@ -358,8 +371,13 @@ function panelSpecs(chart, index, box, font, anchors, prefix) {
   labels.forEach((label, i) => {
     const x = xOf(i);
     if (turned) {
-      specs.push({key: `${prefix}:xl:${i}`, tag: "text", cls: "tick", text: String(label).replace(/\n/g, " "),
+      const [name, mark] = sideways[i];
+      specs.push({key: `${prefix}:xl:${i}`, tag: "text", cls: "tick", text: name,
                   style: "text-anchor:end", attrs: {x: 0, y: 0, transform: `translate(${x + font.small * 0.35},${bottom + 6}) rotate(-90)`}});
+      if (mark) {
+        specs.push({key: `${prefix}:xm:${i}`, tag: "text", cls: "tick", text: mark, style: "text-anchor:middle",
+                    attrs: {x, y: bottom + 6 + textWidth(name, font.small) + font.small * 1.1}});
+      }
     } else {
       specs.push({key: `${prefix}:xl:${i}`, tag: "text", cls: "tick", text: String(label), style: "text-anchor:middle",
                   attrs: {x, y: bottom + font.small * 1.05 + 2}});
@@ -476,7 +494,18 @@ function treeChart(chart, width, height, font) {
   const treeW = chart.panel ? width * 0.56 : width - 8;
   const nodes = chart.nodes || [];
   const maxX = Math.max(1, ...nodes.map((n) => n.x)), maxY = Math.max(0, ...nodes.map((n) => n.y));
-  const x0 = -0.25, x1 = maxX + 0.6, y0 = -0.7, y1 = maxY + 0.7;
+  const inner = new Set((chart.edges || []).map((e) => e[0]));
+  const size = font.size * 0.8;
+  // the last level's labels ('‘.’ period ▸+3') get the room they need after it, up to the panel's gap, as long as
+  // a column keeps MIN_COLUMN px; what still does not fit is set smaller (leafSize)
+  const edge = chart.panel ? treeW + 24 : width - 4;  // a label may run into the gap before the panel, not past it
+  const ownOf = (n) => (chart.current === n.key ? 20 : 13);
+  const need = Math.max(0, ...nodes.filter((n) => n.x === maxX && n.key !== "node:root" && !inner.has(n.key))
+    .map((n) => ownOf(n) + textWidth(n.label, size) + 4));
+  const x0 = -0.25, y0 = -0.7, y1 = maxY + 0.7, span0 = maxX + 0.6 - x0, run = maxX - x0;
+  const free = treeW - 8 - need + (edge - treeW);
+  const wanted = free > 0 ? run * (treeW - 8) / free : Infinity;
+  const x1 = x0 + Math.max(span0, Math.min(wanted, (treeW - 8) / MIN_COLUMN));
   const bottom = height - font.small * 2.8;
   const px = (x) => 8 + (treeW - 8) * (x - x0) / (x1 - x0);
   const py = (y) => bottom - (bottom - top) * (y - y0) / (y1 - y0);
@@ -485,13 +514,12 @@ function treeChart(chart, width, height, font) {
   for (const n of nodes) byKey[n.key] = n;
   const specs = [...head.specs, ...legend.specs];
   (chart.columns || []).forEach((name, i) => {
-    if (i > x1 - 0.3) return;  // a level folded away: its column lies past the shown tree
+    if (i > maxX) return;  // a level folded away: its column lies past the shown tree
     specs.push({key: `t:col:${i}`, tag: "text", cls: "tick", text: name, style: "text-anchor:middle",
                 attrs: {x: px(i), y: bottom + font.small * 1.3}});
   });
   specs.push({key: "t:xtitle", tag: "text", cls: "axis-title", text: chart.x_title || "", style: "text-anchor:middle",
               attrs: {x: treeW / 2, y: height - 4}});
-  const inner = new Set((chart.edges || []).map((e) => e[0]));
   for (const [a, b, thick, struck] of chart.edges || []) {  // thin edges first, the accepted path over them
     if (thick || !byKey[a] || !byKey[b]) continue;
     const spec = edgeSpec(a, b, false, byKey, px, py);
@@ -499,7 +527,6 @@ function treeChart(chart, width, height, font) {
     specs.push(spec);
   }
   for (const [a, b, thick] of chart.edges || []) if (thick && byKey[a] && byKey[b]) specs.push(edgeSpec(a, b, true, byKey, px, py));
-  const size = font.size * 0.8;
   for (const n of nodes) {
     const [form, cue] = STATES[n.state] || ["circle", "q"];
     const open = OPEN_STATES.includes(n.state);
@@ -510,15 +537,16 @@ function treeChart(chart, width, height, font) {
     specs.push({key: n.key, tag: "path", cls: open ? `node ${n.state}` : `node c-${cue}`, title: n.hover, grow: null,
                 enterAt: enter, attrs: {d: shape(form, r), tx: x, ty: y, sc: 1}});
     anchors[n.key] = [x, y];
-    const isCurrent = chart.current === n.key;
     if (n.key === "node:root") {
       continue;  // its column's tick names it: "prefix"
     }
-    const own = isCurrent ? 20 : 13;
+    const own = ownOf(n);
     let fsize = size;
     if (inner.has(n.key)) {
       const beside = 12;
       fsize = fitSize(n.label, column - own - beside - 3, size, 11);
+    } else if (n.x === maxX) {
+      fsize = fitSize(n.label, edge - x - own - 4, size, 12);
     }
     specs.push({key: `${n.key}:label`, tag: "text", cls: "node-label", text: n.label, style: `font-size:${fsize}px`,
                 enterAt: enter ? {tx: enter.tx - x, ty: enter.ty - y} : null,
@@ -581,10 +609,12 @@ function roundChart(chart, width, height, font) {
   return {specs, height, anchors};
 }
 
-function chartLayout(chart, width, presenter) {
+function chartLayout(chart, width, presenter, layout) {
   const font = FONTS[presenter];
   if (!chart) return {specs: [], height: 0, anchors: {}};
-  if (chart.type === "bars") return barsChart(chart, width, HEIGHTS.bars[presenter], font);
+  if (chart.type === "bars") {
+    return barsChart(chart, width, layout === "wide" && !presenter ? WIDE_BARS : HEIGHTS.bars[presenter], font);
+  }
   if (chart.type === "tree") return treeChart(chart, width, HEIGHTS.tree[presenter], font);
   if (chart.type === "round") return roundChart(chart, width, HEIGHTS.round[presenter], font);
   throw new Error(`no drawing for a chart of type ${JSON.stringify(chart.type)}`);
@@ -603,7 +633,8 @@ function stripLayout(strip, width, presenter) {
     return {specs, height: titleSize + size * 2.6, anchors: {}};
   }
   const uLabelY = titleSize + 2 + size * (presenter ? 1.3 : 1.6);
-  const barY = uLabelY + (presenter ? 24 : 30), barH = size * (presenter ? 2.1 : 2.8);
+  // u's label clears its marker's top (22 px above the strip's top, 2 px up): a gap under the digits
+  const barY = uLabelY + (presenter ? 29 : 30), barH = size * (presenter ? 2.1 : 2.8);
   const xOf = (v) => left + plot * v;
   let callouts = 0;
   const placed = [];
@@ -995,7 +1026,7 @@ class Player {
     const main = this.q(".main"), side = this.q(".specviz-draw");
     const chartSvg = this.q("svg.chart"), stripSvg = this.q("svg.strip");
     const width = Math.max(this.widths.main || 480, 240);
-    const layout = chartLayout(frame.chart, width, presenter);
+    const layout = chartLayout(frame.chart, width, presenter, frame.layout);
     const stages = layout.specs.some((sp) => sp.stage) ? 2 : 1;
     const timing = {duration: motion / stages, stage: motion / stages};
     const old = this.anchors;
@@ -1242,8 +1273,8 @@ function inline(from, into) {  // a deep copy with each element's drawn style as
     if (child.nodeType !== 1) { into.appendChild(child.cloneNode(true)); continue; }
     const copy = child.cloneNode(false);
     const cs = getComputedStyle(child);
-    for (const prop of ["fill", "stroke", "stroke-width", "stroke-dasharray", "opacity", "font-size", "font-weight",
-                        "font-style", "text-anchor", "font-family"]) {
+    for (const prop of ["fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-linejoin", "paint-order",
+                        "opacity", "font-size", "font-weight", "font-style", "text-anchor", "font-family"]) {
       const value = cs.getPropertyValue(prop);
       if (value) copy.setAttribute(prop, value);
     }
