@@ -46,6 +46,7 @@ MODES = {  # name: (verification, depth, preset)
     "tree": ("multi:2", 3, "far apart"), "tree3": ("multi:3", 3, "far apart"),
     "block": ("block", 4, "far apart"), "ensemble": ("ensemble:0.5", 4, "far apart"),
     "sglang": ("threshold:0.5,0.8,2", 3, "far apart"), "medusa": ("typical:0.09", 4, "far apart"),
+    "traversal3": ("traversal:3", 3, "far apart"),  # the code before the player refused it: after only
 }
 
 # in the page: the label now (the player's, or the Streamlit caption before it), and the timing of one press
