@@ -43,6 +43,9 @@ def title(proof: Proof) -> str:
     return f"Why {proof.names.rule} commits exactly p (kept {short(proof.alpha)})"
 
 
+HALF_TICK_CHARACTERS = 8  # two charts side by side: a tick longer than this is cut with '…'
+
+
 def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presenter: bool = False,
                  height: int | None = None, width: float | None = None) -> go.Figure:
     """Left: q = min(p, q) + (q − p)+ (what was proposed, accepted or rejected). Right: min(p, q) stacked with
@@ -68,7 +71,7 @@ def proof_figure(proof: Proof, corrections_shown: int | None = None, *, presente
          "hovertemplate": "%{x}: p = %{customdata}<extra></extra>"},
     ]
     top = float(max(max(proof.p), max(proof.q))) * 1.15 or 1.0
-    axis = style.category_axis(x)
+    axis = style.category_axis(x, characters=HALF_TICK_CHARACTERS)
     if shown < v:
         rebuilt = f"{n.axes[2]} for {shown} of {v} tokens"
     else:

@@ -298,18 +298,26 @@ def token_labels(vocab) -> list[str]:
     return [chart_text(token_label(v)) for v in vocab]
 
 
-def tick_text(chart_label: str) -> str:
+TICK_CHARACTERS = 16  # a longer label's tick ends in '…': plotly would grow the margin and crush the bars
+
+
+def tick_text(chart_label: str, characters: int = TICK_CHARACTERS) -> str:
     """A chart label as an axis tick: a punctuation mark's name on a line of its own ('‘.’<br>period'), so the
-    name reads from the back of the room and the axis keeps its width; any other label as it is."""
+    name reads from the back of the room and the axis keeps its width; a label over ``characters`` cut to them
+    with '…' (the hover and the tables keep it whole); any other label as it is."""
     found = re.fullmatch(r"‘(.+)’ ([a-z ]+)", chart_label)
     if found and is_mark(plain_text(found[1])) and mark_name(plain_text(found[1])) == found[2]:
         return f"‘{found[1]}’<br>{found[2]}"
+    plain = plain_text(chart_label)
+    if len(plain) > characters:  # cut as plain text, so no escape ('&lt;') is cut in two
+        return chart_text(plain[:characters - 1] + "…")
     return chart_label
 
 
-def category_axis(chart_labels, **extra: Any) -> dict[str, Any]:
-    """A category axis over chart labels (``token_labels``) in their order, each tick as ``tick_text`` writes it."""
+def category_axis(chart_labels, characters: int = TICK_CHARACTERS, **extra: Any) -> dict[str, Any]:
+    """A category axis over chart labels (``token_labels``) in their order, each tick as ``tick_text`` writes it
+    (a half-width chart passes fewer ``characters``: its turned ticks would take the bars' height)."""
     labels = list(chart_labels)
     return {"type": "category", "categoryorder": "array", "categoryarray": labels, "tickmode": "array",
-            "tickvals": labels, "ticktext": [tick_text(label) for label in labels],
+            "tickvals": labels, "ticktext": [tick_text(label, characters) for label in labels],
             "range": [-0.5, len(labels) - 0.5], "fixedrange": True, **extra}

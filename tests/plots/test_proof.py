@@ -36,3 +36,15 @@ def test_the_title_wraps_to_the_page_and_never_cuts_its_fraction(presenter):
 def test_a_long_alpha_is_shortened_in_the_title():
     pr = proof(Categorical.dense([10**9, 3]), Categorical.dense([7, 10**9 + 1]), ("a", "b"))
     assert "≈ " in proof_plots.title(pr)
+
+
+def test_a_long_label_ticks_short_under_both_halves_and_hovers_whole():
+    """Two charts side by side turn their ticks: a label past HALF_TICK_CHARACTERS is cut with '…' there, so the
+    bars keep their height; the bars' own x keeps the label whole."""
+    long = "<img src=x onerror=1>"
+    pr = proof(Categorical.dense([1, 2]), Categorical.dense([2, 1]), (long, "b"))
+    figure = proof_plots.proof_figure(pr)
+    cut = "&lt;img sr…"
+    assert len(cut.replace("&lt;", "<")) == proof_plots.HALF_TICK_CHARACTERS
+    assert figure.layout.xaxis.ticktext == (cut, "b") and figure.layout.xaxis2.ticktext == (cut, "b")
+    assert figure.data[0].x[0] == "&lt;img src=x onerror=1&gt;"

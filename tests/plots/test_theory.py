@@ -30,6 +30,20 @@ def test_token_charts_escape_markup_labels_and_name_punctuation():
         assert fig.layout.xaxis.ticktext[:2] == ("&lt;b&gt;x&lt;/b&gt;", "‘.’<br>period")
 
 
+def test_a_long_label_ticks_cut_with_an_ellipsis_and_hovers_whole():
+    """A label past style.TICK_CHARACTERS is cut in its tick only (plotly would grow the margin and crush the bars),
+    as plain text, so an escape such as &lt; is never cut in two; the bar's own x keeps the whole label."""
+    long = "<img src=x onerror=window.__pwned=1>"
+    labels = [long, "x&y" * 7, "c"]
+    fig = plots.alpha_bars(P, Q, labels)
+    assert list(fig.data[0].x)[0] == style.chart_text(long)
+    ticks = fig.layout.xaxis.ticktext
+    assert ticks[0] == style.chart_text(long[:style.TICK_CHARACTERS - 1] + "…")
+    assert ticks[1] == "x&amp;y" * 5 + "…"  # 15 characters: no &amp; cut in two
+    assert ticks[2] == "c"
+    assert style.tick_text("a" * style.TICK_CHARACTERS) == "a" * style.TICK_CHARACTERS  # at the limit: whole
+
+
 def test_depth_curves_mark_the_optimal_depth():
     fig = plots.depth_curves(F(4, 5), 0.1)
     best = theory.optimal_depth(F(4, 5), 0.1)
