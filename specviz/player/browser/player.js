@@ -324,6 +324,14 @@ function turnedLabel(label) {  // [the text turned on its side, the mark drawn u
   return found ? [found[2], found[1]] : [flat, ""];
 }
 
+function cutToWidth(text, width, size) {  // text cut with '…' to fit width px (whole when it fits)
+  if (textWidth(text, size) <= width) return text;
+  const chars = [...text];  // by code point: a cut never splits a character
+  let n = chars.length;
+  while (n > 1 && textWidth(chars.slice(0, n - 1).join("") + "…", size) > width) n -= 1;
+  return chars.slice(0, n - 1).join("") + "…";
+}
+
 function legendOf(chart) {
   const seen = new Set(), items = [];
   for (const se of chart.series || []) {
@@ -349,7 +357,11 @@ function panelSpecs(chart, index, box, font, anchors, prefix) {
   const turned = widest + 6 > band;
   // turned on its side, a label is one line, and a named mark ('‘.’ period') its name: the mark itself stands
   // upright beneath it, where a room reads it (a quote turned on its side is a smudge)
-  const sideways = labels.map((l) => turnedLabel(String(l)));
+  // a long label (a link's vocabulary can hold anything) is cut with '…' past a third of the panel's height, so the
+  // bars keep theirs; its hover holds it whole
+  const room = Math.max(font.small * 5, box.h / 3);
+  const sideways = labels.map((l) => turnedLabel(String(l))).map(([name, mark]) =>
+    [cutToWidth(name, room - (mark ? font.small * 1.3 : 0), font.small), mark]);
   const longest = Math.max(0, ...sideways.map(([name, mark]) => textWidth(name, font.small) + (mark ? font.small * 1.3 : 0)));
   const labelH = turned ? longest + 8 : lines * font.small * 1.15 + 6;
   const titleH = panel.x_title ? font.small * 1.5 : 0;
@@ -373,6 +385,7 @@ function panelSpecs(chart, index, box, font, anchors, prefix) {
     if (turned) {
       const [name, mark] = sideways[i];
       specs.push({key: `${prefix}:xl:${i}`, tag: "text", cls: "tick", text: name,
+                  title: name !== turnedLabel(String(label))[0] ? String(label) : "",  // a cut label whole on hover
                   style: "text-anchor:end", attrs: {x: 0, y: 0, transform: `translate(${x + font.small * 0.35},${bottom + 6}) rotate(-90)`}});
       if (mark) {
         specs.push({key: `${prefix}:xm:${i}`, tag: "text", cls: "tick", text: mark, style: "text-anchor:middle",
