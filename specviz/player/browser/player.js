@@ -332,6 +332,12 @@ function cutToWidth(text, width, size) {  // text cut with '…' to fit width px
   return chars.slice(0, n - 1).join("") + "…";
 }
 
+function cutNodeLabel(label, width, size) {  // a node's label cut to width, its folded count ('▸+3') kept whole
+  const found = /^(.*?)( ▸\+\d+)$/u.exec(label);
+  if (!found || textWidth(label, size) <= width) return cutToWidth(label, width, size);
+  return cutToWidth(found[1], Math.max(width - textWidth(found[2], size), size * 2), size) + found[2];
+}
+
 function legendOf(chart) {
   const seen = new Set(), items = [];
   for (const se of chart.series || []) {
@@ -513,8 +519,9 @@ function treeChart(chart, width, height, font) {
   // a column keeps MIN_COLUMN px; what still does not fit is set smaller (leafSize)
   const edge = chart.panel ? treeW + 24 : width - 4;  // a label may run into the gap before the panel, not past it
   const ownOf = (n) => (chart.current === n.key ? 20 : 13);
+  const longest = treeW * 0.3;  // a longer leaf label is cut with '…' rather than squeeze the tree's columns
   const need = Math.max(0, ...nodes.filter((n) => n.x === maxX && n.key !== "node:root" && !inner.has(n.key))
-    .map((n) => ownOf(n) + textWidth(n.label, size) + 4));
+    .map((n) => ownOf(n) + Math.min(textWidth(n.label, size), longest) + 4));
   const x0 = -0.25, y0 = -0.7, y1 = maxY + 0.7, span0 = maxX + 0.6 - x0, run = maxX - x0;
   const free = treeW - 8 - need + (edge - treeW);
   const wanted = free > 0 ? run * (treeW - 8) / free : Infinity;
@@ -554,14 +561,16 @@ function treeChart(chart, width, height, font) {
       continue;  // its column's tick names it: "prefix"
     }
     const own = ownOf(n);
-    let fsize = size;
-    if (inner.has(n.key)) {
-      const beside = 12;
-      fsize = fitSize(n.label, column - own - beside - 3, size, 11);
-    } else if (n.x === maxX) {
-      fsize = fitSize(n.label, edge - x - own - 4, size, 12);
+    let fsize = size, text = n.label;
+    const room = inner.has(n.key) ? column - own - 12 - 3 : n.x === maxX ? edge - x - own - 4 : null;
+    if (room !== null) {
+      fsize = fitSize(n.label, room, size, inner.has(n.key) ? 11 : 12);
+      // what the smallest type cannot fit is cut, whole on hover; an inner label may run over its edges a little
+      // (the smallest type's '‘.’ period' still reads there), a leaf's must stop at the panel
+      text = cutNodeLabel(n.label, inner.has(n.key) ? room * 1.6 : room, fsize);
     }
-    specs.push({key: `${n.key}:label`, tag: "text", cls: "node-label", text: n.label, style: `font-size:${fsize}px`,
+    specs.push({key: `${n.key}:label`, tag: "text", cls: "node-label", text, style: `font-size:${fsize}px`,
+                title: text === n.label ? "" : n.label,
                 enterAt: enter ? {tx: enter.tx - x, ty: enter.ty - y} : null,
                 attrs: {x: x + own, y: y + fsize * 0.35, tx: 0, ty: 0}});
   }
