@@ -327,9 +327,13 @@ function turnedLabel(label) {  // [the text turned on its side, the mark drawn u
 function cutToWidth(text, width, size) {  // text cut with '…' to fit width px (whole when it fits)
   if (textWidth(text, size) <= width) return text;
   const chars = [...text];  // by code point: a cut never splits a character
-  let n = chars.length;
-  while (n > 1 && textWidth(chars.slice(0, n - 1).join("") + "…", size) > width) n -= 1;
-  return chars.slice(0, n - 1).join("") + "…";
+  const cut = (n) => chars.slice(0, n).join("") + "…";
+  let lo = 0, hi = chars.length - 1;  // the most characters kept with '…' in width (at least none): halved, as a
+  while (lo < hi) {                   // link's label may run to thousands and every step measures its ticks
+    const mid = Math.ceil((lo + hi) / 2);
+    if (textWidth(cut(mid), size) <= width) lo = mid; else hi = mid - 1;
+  }
+  return cut(lo);
 }
 
 function cutNodeLabel(label, width, size) {  // a node's label cut to width, its folded count ('▸+3') kept whole
@@ -362,12 +366,12 @@ function panelSpecs(chart, index, box, font, anchors, prefix) {
   const lines = Math.max(1, ...labels.map((l) => String(l).split("\n").length));
   const turned = widest + 6 > band;
   // turned on its side, a label is one line, and a named mark ('‘.’ period') its name: the mark itself stands
-  // upright beneath it, where a room reads it (a quote turned on its side is a smudge)
-  // a long label (a link's vocabulary can hold anything) is cut with '…' past a third of the panel's height, so the
-  // bars keep theirs; its hover holds it whole
+  // upright beneath it, where a room reads it (a quote turned on its side is a smudge); a long label (a link's
+  // vocabulary can hold anything) is cut with '…' past a third of the panel's height, so the bars keep theirs, and
+  // its hover holds it whole
   const room = Math.max(font.small * 5, box.h / 3);
-  const sideways = labels.map((l) => turnedLabel(String(l))).map(([name, mark]) =>
-    [cutToWidth(name, room - (mark ? font.small * 1.3 : 0), font.small), mark]);
+  const whole = labels.map((l) => turnedLabel(String(l)));
+  const sideways = whole.map(([name, mark]) => [cutToWidth(name, room - (mark ? font.small * 1.3 : 0), font.small), mark]);
   const longest = Math.max(0, ...sideways.map(([name, mark]) => textWidth(name, font.small) + (mark ? font.small * 1.3 : 0)));
   const labelH = turned ? longest + 8 : lines * font.small * 1.15 + 6;
   const titleH = panel.x_title ? font.small * 1.5 : 0;
@@ -391,7 +395,7 @@ function panelSpecs(chart, index, box, font, anchors, prefix) {
     if (turned) {
       const [name, mark] = sideways[i];
       specs.push({key: `${prefix}:xl:${i}`, tag: "text", cls: "tick", text: name,
-                  title: name !== turnedLabel(String(label))[0] ? String(label) : "",  // a cut label whole on hover
+                  title: name !== whole[i][0] ? String(label) : "",  // a cut label whole on hover
                   style: "text-anchor:end", attrs: {x: 0, y: 0, transform: `translate(${x + font.small * 0.35},${bottom + 6}) rotate(-90)`}});
       if (mark) {
         specs.push({key: `${prefix}:xm:${i}`, tag: "text", cls: "tick", text: mark, style: "text-anchor:middle",
@@ -561,13 +565,14 @@ function treeChart(chart, width, height, font) {
       continue;  // its column's tick names it: "prefix"
     }
     const own = ownOf(n);
+    const isInner = inner.has(n.key);
     let fsize = size, text = n.label;
-    const room = inner.has(n.key) ? column - own - 12 - 3 : n.x === maxX ? edge - x - own - 4 : null;
+    const room = isInner ? column - own - 12 - 3 : n.x === maxX ? edge - x - own - 4 : null;
     if (room !== null) {
-      fsize = fitSize(n.label, room, size, inner.has(n.key) ? 11 : 12);
+      fsize = fitSize(n.label, room, size, isInner ? 11 : 12);
       // what the smallest type cannot fit is cut, whole on hover; an inner label may run over its edges a little
       // (the smallest type's '‘.’ period' still reads there), a leaf's must stop at the panel
-      text = cutNodeLabel(n.label, inner.has(n.key) ? room * 1.6 : room, fsize);
+      text = cutNodeLabel(n.label, isInner ? room * 1.6 : room, fsize);
     }
     specs.push({key: `${n.key}:label`, tag: "text", cls: "node-label", text, style: `font-size:${fsize}px`,
                 title: text === n.label ? "" : n.label,
